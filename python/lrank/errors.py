@@ -1,0 +1,32 @@
+"""Exception types raised by lrank.
+
+The Rust extension raises these same classes (it imports them), so user code
+can catch one hierarchy whatever layer the problem was found in.
+"""
+
+from __future__ import annotations
+
+
+class LrankError(Exception):
+    """Base class of every error lrank raises on purpose."""
+
+
+class InvalidInputError(LrankError, ValueError):
+    """Arrays or parameters passed to lrank are malformed (shape, range, value)."""
+
+
+class ModelFormatError(LrankError, ValueError):
+    """A saved model file is corrupt, of another format version, or not a model."""
+
+
+class DataFormatError(LrankError, ValueError):
+    """A data file could not be read; names the file, the line and the problem."""
+
+    def __init__(self, path: str | None, line: int | None, problem: str) -> None:
+        self.path = path
+        self.line = line
+        self.problem = problem
+        where = path if path is not None else "<input>"
+        if line is not None:
+            where = f"{where}:{line}"
+        super().__init__(f"{where}: {problem}")

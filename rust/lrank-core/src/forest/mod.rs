@@ -1,0 +1,266 @@
+//! LR-RF: the label ranking random forest of Zhou & Qiu (2018).
+//!
+//! Each tree is grown on a bootstrap sample of size n by the tree engine with the information
+//! gain of a class derived from each ranking ("top label as class": the most preferred label
+//! present; or each distinct ranking as its own class). A leaf keeps the generalized Borda
+//! votes of the training rankings that reach it, counted with their bootstrap multiplicity,
+//! and predicts their consensus ranking. The forest predicts the Borda consensus of its trees'
+//! rankings. Trees are grown in parallel, each from its own seed derived from the forest's
+//! seed and the tree's index, so the same seed gives the same model for any thread count.
+
+use crate::aggregation::add_borda_votes;
+use crate::error::{invalid, LrankError, Result};
+use crate::features::{fill_values, filled, FeatureMatrixView};
+use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
+use crate::rng::{child_seed, Rng};
+use crate::tree::{grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, Tree};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// What counts as the class of a training ranking when measuring information gain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClassMode {
+    /// The most preferred label present in the ranking (the paper's choice).
+    TopLabel,
+    /// Each distinct ranking (rank vector) is its own class (the authors' published code).
+    Ranking,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomForestParams {
+    pub n_estimators: usize,
+    /// Maximum splits on a root-to-leaf path; `None` grows until the other rules stop.
+    pub max_depth: Option<usize>,
+    pub max_features: MaxFeatures,
+    pub class_mode: ClassMode,
+    /// Grow each tree on a bootstrap sample of size n (else on the whole training set).
+    pub bootstrap: bool,
+    pub seed: u64,
+    /// Nodes whose class entropy (nats) is below this are leaves.
+    pub entropy_epsilon: f64,
+}
+
+impl Default for RandomForestParams {
+    fn default() -> Self {
+        RandomForestParams {
+            n_estimators: 50,
+            max_depth: Some(8),
+            max_features: MaxFeatures::Log2PlusOne,
+            class_mode: ClassMode::TopLabel,
+            bootstrap: true,
+            seed: 0,
+            entropy_epsilon: 1e-6,
+        }
+    }
+}
+
+impl RandomForestParams {
+    pub fn validate(&self) -> Result<()> {
+        if self.n_estimators == 0 {
+            return Err(LrankError::InvalidParameter { name: "n_estimators", reason: "must be at least 1".into() });
+        }
+        match self.max_features {
+            MaxFeatures::Count(0) => {
+                return Err(LrankError::InvalidParameter { name: "max_features", reason: "must be at least 1".into() })
+            }
+            MaxFeatures::Fraction(f) if !(f > 0.0 && f <= 1.0) => {
+                return Err(LrankError::InvalidParameter {
+                    name: "max_features",
+                    reason: format!("a fraction must lie in (0, 1], got {f}"),
+                })
+            }
+            _ => {}
+        }
+        if !(self.entropy_epsilon >= 0.0) {
+            return Err(LrankError::InvalidParameter { name: "entropy_epsilon", reason: "must be >= 0".into() });
+        }
+        Ok(())
+    }
+}
+
+/// A leaf's model: the consensus ranking of the training rankings that reached it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankingLeaf {
+    pub ranking: Vec<i32>,
+    /// Total (bootstrap-weighted) number of training rankings in the leaf.
+    pub weight: f64,
+}
+
+struct BordaLeafFitter<'a> {
+    y: &'a RankMatrixView<'a>,
+}
+
+impl LeafFitter for BordaLeafFitter<'_> {
+    type Leaf = RankingLeaf;
+    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> RankingLeaf {
+        let mut scores = vec![0.0; self.y.n_labels()];
+        for (&s, &w) in samples.iter().zip(weights) {
+            add_borda_votes(self.y.row(s as usize), w, &mut scores);
+        }
+        RankingLeaf { ranking: ranking_from_scores(&scores), weight: weights.iter().sum() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RandomForestModel {
+    pub params: RandomForestParams,
+    pub n_features: usize,
+    pub n_labels: usize,
+    /// Value used in place of a missing feature value (training lower median).
+    pub fill_values: Vec<f64>,
+    pub trees: Vec<Tree<RankingLeaf>>,
+}
+
+/// Class of every training ranking and the number of classes.
+fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usize)> {
+    match mode {
+        ClassMode::TopLabel => {
+            let mut classes = Vec::with_capacity(y.n_rows());
+            for (i, row) in y.rows().enumerate() {
+                let top = top_label(row).ok_or(LrankError::InvalidRanking {
+                    row: i,
+                    reason: "a training ranking must contain at least one label".into(),
+                })?;
+                classes.push(top as u32);
+            }
+            Ok((classes, y.n_labels()))
+        }
+        ClassMode::Ranking => {
+            let mut ids: HashMap<&[i32], u32> = HashMap::new();
+            let classes = y
+                .rows()
+                .map(|row| {
+                    let next = ids.len() as u32;
+                    *ids.entry(row).or_insert(next)
+                })
+                .collect();
+            Ok((classes, ids.len()))
+        }
+    }
+}
+
+impl RandomForestModel {
+    /// Fits a forest. Runs on the current rayon pool (see [`crate::parallel::with_threads`]).
+    pub fn fit(
+        x: &FeatureMatrixView<'_>,
+        y: &RankMatrixView<'_>,
+        sample_weight: Option<&[f64]>,
+        params: RandomForestParams,
+    ) -> Result<Self> {
+        params.validate()?;
+        let n = x.n_rows();
+        if n == 0 {
+            return Err(invalid("cannot fit on an empty training set"));
+        }
+        if y.n_rows() != n {
+            return Err(invalid(format!("X has {n} rows but Y has {}", y.n_rows())));
+        }
+        if x.n_features() == 0 {
+            return Err(invalid("X has no features"));
+        }
+        if let Some(w) = sample_weight {
+            if w.len() != n {
+                return Err(invalid(format!("sample_weight has {} entries, expected {n}", w.len())));
+            }
+            if w.iter().any(|&v| !(v >= 0.0) || v.is_infinite()) {
+                return Err(invalid("sample weights must be finite and non-negative"));
+            }
+        }
+        let (classes, n_classes) = classes_of(y, params.class_mode)?;
+        let fill = fill_values(x);
+        let owned;
+        let x = if x.has_missing() {
+            owned = filled(x, &fill);
+            FeatureMatrixView::new(&owned, n, x.n_features())?
+        } else {
+            *x
+        };
+        let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);
+        let leaf_fitter = BordaLeafFitter { y };
+        let grow = GrowParams {
+            max_depth: params.max_depth,
+            max_features: params.max_features.resolve(x.n_features()),
+            min_weight_split: 0.0,
+        };
+        let trees = (0..params.n_estimators)
+            .into_par_iter()
+            .map(|t| {
+                let mut rng = Rng::new(child_seed(params.seed, t as u64));
+                let mut counts = vec![0.0f64; n];
+                if params.bootstrap {
+                    for _ in 0..n {
+                        counts[rng.below(n)] += 1.0;
+                    }
+                } else {
+                    counts.iter_mut().for_each(|c| *c = 1.0);
+                }
+                let mut samples = Vec::with_capacity(n);
+                let mut weights = Vec::with_capacity(n);
+                for (i, &c) in counts.iter().enumerate() {
+                    let w = c * sample_weight.map_or(1.0, |sw| sw[i]);
+                    if w > 0.0 {
+                        samples.push(i as u32);
+                        weights.push(w);
+                    }
+                }
+                grow_tree(&x, samples, weights, &criterion, &leaf_fitter, &grow, &mut rng)
+            })
+            .collect();
+        Ok(RandomForestModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values: fill, trees })
+    }
+
+    fn check_x(&self, x: &FeatureMatrixView<'_>) -> Result<()> {
+        if x.n_features() != self.n_features {
+            return Err(invalid(format!(
+                "X has {} features but the model was fitted on {}",
+                x.n_features(),
+                self.n_features
+            )));
+        }
+        Ok(())
+    }
+
+    /// Borda votes of the trees for one row (label at position r gets m + 1 - r per tree).
+    fn votes(&self, row: &[f64], votes: &mut [f64]) {
+        let m1 = self.n_labels as f64 + 1.0;
+        votes.iter_mut().for_each(|v| *v = 0.0);
+        for tree in &self.trees {
+            let leaf = tree.leaf_for(row, &self.fill_values);
+            for (v, &r) in votes.iter_mut().zip(&leaf.ranking) {
+                *v += m1 - r as f64;
+            }
+        }
+    }
+
+    /// Predicted rank matrix (row-major, n x m), complete rankings.
+    pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
+        self.check_x(x)?;
+        let m = self.n_labels;
+        let mut out = vec![0i32; x.n_rows() * m];
+        out.par_chunks_mut(m).enumerate().for_each_init(
+            || vec![0.0; m],
+            |votes, (i, dst)| {
+                self.votes(x.row(i), votes);
+                dst.copy_from_slice(&ranking_from_scores(votes));
+            },
+        );
+        Ok(out)
+    }
+
+    /// Each tree's predicted ranking for each row: n x n_estimators x m, row-major.
+    pub fn predict_per_tree(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
+        self.check_x(x)?;
+        let (m, t) = (self.n_labels, self.trees.len());
+        let mut out = vec![0i32; x.n_rows() * t * m];
+        out.par_chunks_mut(t * m).enumerate().for_each(|(i, dst)| {
+            for (k, tree) in self.trees.iter().enumerate() {
+                dst[k * m..(k + 1) * m].copy_from_slice(&tree.leaf_for(x.row(i), &self.fill_values).ranking);
+            }
+        });
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

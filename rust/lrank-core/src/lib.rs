@@ -1,0 +1,23 @@
+//! lrank-core: label ranking in pure Rust (no Python).
+//!
+//! - [`ranking`]: rank matrices (1-based positions, 0 = label missing), complete or incomplete.
+//! - [`distance`]: Kendall, Spearman and footrule between rankings.
+//! - [`aggregation`]: Borda and generalized Borda consensus.
+//! - [`evaluation`]: per-row ranking measures and pairwise confusion counts.
+//! - [`tree`]: the tree-growing engine with pluggable split criteria and leaf models.
+//! - [`forest`]: LR-RF, the label ranking random forest of Zhou & Qiu (2018).
+//! - [`model_io`]: versioned binary and JSON model files.
+
+pub mod aggregation;
+pub mod distance;
+pub mod error;
+pub mod evaluation;
+pub mod features;
+pub mod forest;
+pub mod model_io;
+pub mod parallel;
+pub mod ranking;
+pub mod rng;
+pub mod tree;
+
+pub use error::{LrankError, Result};

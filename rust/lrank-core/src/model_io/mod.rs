@@ -1,0 +1,161 @@
+//! Saved models: a versioned binary format (postcard) and a JSON format.
+//!
+//! Binary layout: the 8 magic bytes `LRANKMDL`, the format version (u32, little endian), the
+//! FNV-1a 64 checksum of the payload (u64, little endian), then the postcard-encoded payload.
+//! JSON layout: `{"format": "lrank-model", "format_version": N, "metadata": ..., "model": ...}`.
+//! `metadata` is free-form JSON owned by the caller (the Python layer keeps label names,
+//! attribute types and estimator parameters there). A file of another format version, a
+//! truncated or altered file, or a file that is no lrank model is refused with a clear error.
+
+use crate::error::{LrankError, Result};
+use crate::forest::RandomForestModel;
+use serde::{Deserialize, Serialize};
+
+pub const FORMAT_VERSION: u32 = 1;
+const MAGIC: &[u8; 8] = b"LRANKMDL";
+const JSON_FORMAT_NAME: &str = "lrank-model";
+
+/// Every model kind the core can save. New learners add variants at the end.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Model {
+    RandomForest(RandomForestModel),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SavedModel {
+    /// Caller-owned JSON text describing the model (validated to be JSON on save).
+    pub metadata: String,
+    pub model: Model,
+}
+
+#[derive(Serialize, Deserialize)]
+struct BinaryPayload {
+    metadata: String,
+    model: Model,
+}
+
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01B3))
+}
+
+fn format_err(msg: impl Into<String>) -> LrankError {
+    LrankError::ModelFormat(msg.into())
+}
+
+fn check_metadata(metadata: &str) -> Result<()> {
+    serde_json::from_str::<serde_json::Value>(metadata)
+        .map(|_| ())
+        .map_err(|e| LrankError::InvalidInput(format!("model metadata is not valid JSON: {e}")))
+}
+
+pub fn to_binary(saved: &SavedModel) -> Result<Vec<u8>> {
+    check_metadata(&saved.metadata)?;
+    let payload = BinaryPayload { metadata: saved.metadata.clone(), model: saved.model.clone() };
+    let body = postcard::to_stdvec(&payload).map_err(|e| format_err(format!("cannot encode model: {e}")))?;
+    let mut out = Vec::with_capacity(body.len() + 20);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&fnv1a64(&body).to_le_bytes());
+    out.extend_from_slice(&body);
+    Ok(out)
+}
+
+pub fn from_binary(bytes: &[u8]) -> Result<SavedModel> {
+    if bytes.len() < 20 || &bytes[..8] != MAGIC {
+        return Err(format_err("not an lrank model file (no LRANKMDL header)"));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != FORMAT_VERSION {
+        return Err(format_err(format!(
+            "model file has format version {version}, this lrank reads version {FORMAT_VERSION}; \
+             re-train the model with this version or load it with the lrank that wrote it"
+        )));
+    }
+    let checksum = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
+    let body = &bytes[20..];
+    if fnv1a64(body) != checksum {
+        return Err(format_err("model file is damaged (checksum mismatch): truncated or altered"));
+    }
+    let payload: BinaryPayload =
+        postcard::from_bytes(body).map_err(|e| format_err(format!("model file cannot be decoded: {e}")))?;
+    Ok(SavedModel { metadata: payload.metadata, model: payload.model })
+}
+
+pub fn to_json(saved: &SavedModel) -> Result<String> {
+    check_metadata(&saved.metadata)?;
+    let metadata: serde_json::Value = serde_json::from_str(&saved.metadata).expect("checked above");
+    let doc = serde_json::json!({
+        "format": JSON_FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "metadata": metadata,
+        "model": saved.model,
+    });
+    serde_json::to_string(&doc).map_err(|e| format_err(format!("cannot encode model as JSON: {e}")))
+}
+
+pub fn from_json(text: &str) -> Result<SavedModel> {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format_err(format!("model file is not valid JSON: {e}")))?;
+    if doc.get("format").and_then(|f| f.as_str()) != Some(JSON_FORMAT_NAME) {
+        return Err(format_err("not an lrank model file (no \"format\": \"lrank-model\")"));
+    }
+    let version = doc.get("format_version").and_then(|v| v.as_u64());
+    if version != Some(FORMAT_VERSION as u64) {
+        return Err(format_err(format!(
+            "model file has format version {}, this lrank reads version {FORMAT_VERSION}",
+            version.map_or("unknown".to_string(), |v| v.to_string())
+        )));
+    }
+    let metadata = doc.get("metadata").cloned().unwrap_or(serde_json::Value::Null).to_string();
+    let model = serde_json::from_value(doc["model"].take())
+        .map_err(|e| format_err(format!("model file holds an invalid model: {e}")))?;
+    Ok(SavedModel { metadata, model })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::FeatureMatrixView;
+    use crate::forest::RandomForestParams;
+    use crate::ranking::RankMatrixView;
+
+    fn saved() -> SavedModel {
+        let x = [0.0, 1.0, 2.0, 3.0];
+        let y = [1, 2, 1, 2, 2, 1, 2, 1];
+        let model = RandomForestModel::fit(
+            &FeatureMatrixView::new(&x, 4, 1).unwrap(),
+            &RankMatrixView::new(&y, 4, 2).unwrap(),
+            None,
+            RandomForestParams { n_estimators: 3, ..Default::default() },
+        )
+        .unwrap();
+        SavedModel { metadata: r#"{"labels": ["a", "b"]}"#.into(), model: Model::RandomForest(model) }
+    }
+
+    #[test]
+    fn binary_and_json_round_trip() {
+        let s = saved();
+        assert_eq!(from_binary(&to_binary(&s).unwrap()).unwrap(), s);
+        let back = from_json(&to_json(&s).unwrap()).unwrap();
+        assert_eq!(back.model, s.model);
+        assert_eq!(serde_json::from_str::<serde_json::Value>(&back.metadata).unwrap()["labels"][1], "b");
+    }
+
+    #[test]
+    fn corrupt_and_foreign_files_are_refused() {
+        let bytes = to_binary(&saved()).unwrap();
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(from_binary(&flipped).unwrap_err().to_string().contains("damaged"));
+        assert!(from_binary(&bytes[..bytes.len() - 3]).unwrap_err().to_string().contains("damaged"));
+        let mut other = bytes.clone();
+        other[8] = 99;
+        assert!(from_binary(&other).unwrap_err().to_string().contains("format version 99"));
+        assert!(from_binary(b"hello world, not a model").unwrap_err().to_string().contains("not an lrank"));
+        let json = to_json(&saved()).unwrap().replace("\"format_version\":1", "\"format_version\":2");
+        assert!(from_json(&json).unwrap_err().to_string().contains("format version 2"));
+        assert!(from_json("{}").is_err());
+        assert!(from_json("not json").is_err());
+    }
+}
