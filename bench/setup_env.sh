@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Create bench/.venv313 (Python 3.13) with scikit-lr 0.3.0 (the peer) and lrank.
+# Idempotent: re-running reuses the venv and only reinstalls lrank.
+#
+#   bash bench/setup_env.sh            # peer + lrank (lrank skipped with a warning if not buildable)
+#   SKIP_LRANK=1 bash bench/setup_env.sh
+set -euo pipefail
+
+BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
+REPO_DIR="$(cd "$BENCH_DIR/.." && pwd)"
+VENV="$BENCH_DIR/.venv313"
+PY313="${PY313:-}"
+
+if [[ -z "$PY313" ]]; then
+    for cand in /root/.pyenv/versions/3.13.0/bin/python3.13 \
+                "$(command -v pyenv >/dev/null 2>&1 && pyenv root 2>/dev/null)/versions/3.13.0/bin/python3.13" \
+                "$(command -v python3.13 || true)"; do
+        if [[ -n "$cand" && -x "$cand" ]]; then PY313="$cand"; break; fi
+    done
+fi
+if [[ -z "$PY313" ]]; then
+    echo "setup_env.sh: no Python 3.13 found (set PY313=/path/to/python3.13)" >&2
+    exit 1
+fi
+
+if [[ ! -x "$VENV/bin/python" ]]; then
+    echo "creating $VENV with $PY313" >&2
+    "$PY313" -m venv "$VENV"
+fi
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
+
+"${PIP[@]}" install -q --upgrade pip
+"${PIP[@]}" install -q "scikit-lr==0.3.0" numpy polars psutil
+
+if [[ "${SKIP_LRANK:-0}" == "1" ]]; then
+    echo "SKIP_LRANK=1: not installing lrank" >&2
+elif [[ -f "$REPO_DIR/pyproject.toml" ]]; then
+    # Build the wheel once through the pyproject build backend (maturin, i.e. what
+    # `pip install "$REPO_DIR"` does), then install it: forced for lrank itself, so
+    # a rebuilt extension replaces the old one even when the version is unchanged,
+    # and normally for its runtime dependencies.
+    WHEEL_DIR="$(mktemp -d)"
+    trap 'rm -rf "$WHEEL_DIR"' EXIT
+    "${PIP[@]}" wheel -q --no-deps -w "$WHEEL_DIR" "$REPO_DIR"
+    WHEEL=("$WHEEL_DIR"/lrank-*.whl)
+    "${PIP[@]}" install -q --force-reinstall --no-deps "${WHEEL[0]}"
+    "${PIP[@]}" install -q "${WHEEL[0]}"
+else
+    echo "setup_env.sh: $REPO_DIR/pyproject.toml not found; lrank not installed (peer-only runs still work)" >&2
+fi
+
+"$VENV/bin/python" - <<'PY'
+import importlib.metadata as md
+for dist in ("scikit-lr", "numpy", "lrank"):
+    try:
+        print(f"{dist}=={md.version(dist)}")
+    except md.PackageNotFoundError:
+        print(f"{dist}: not installed")
+PY

@@ -1,0 +1,19 @@
+"""lrank: label ranking with a Rust core.
+
+Estimators follow scikit-learn's conventions: ``fit(X, Y)`` with ``Y`` a rank matrix
+(``Y[i, j]`` is the 1-based position of label ``j`` in row ``i``'s ranking, 0 when the label is
+missing), ``predict(X)`` returning a complete rank matrix, ``score`` the mean Kendall tau.
+"""
+
+from lrank._core import __version__
+from lrank.errors import DataFormatError, InvalidInputError, LrankError, ModelFormatError
+from lrank.estimators import LabelRankingRandomForest
+
+__all__ = [
+    "DataFormatError",
+    "InvalidInputError",
+    "LabelRankingRandomForest",
+    "LrankError",
+    "ModelFormatError",
+    "__version__",
+]

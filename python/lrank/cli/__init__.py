@@ -1,0 +1,31 @@
+"""The ``lrank`` command line, mirroring WEKA-LR's workflow (``lrank train -t iris.xarff -W LRRF``)."""
+
+from __future__ import annotations
+
+import click
+
+from lrank import __version__
+from lrank.cli.learners import learners_command
+from lrank.cli.predict import predict_command
+from lrank.cli.train import train_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lrank")
+def main() -> None:
+    """lrank: label ranking learners with WEKA-LR's command-line workflow.
+
+    \b
+    Examples:
+      lrank train -t datasets/iris.xarff -W LRRF
+      lrank train -t train.xarff -T test.xarff -W LRRF -d model.lrm -- -I 100
+      lrank predict -l model.lrm -T new.arff -o rankings.txt
+      lrank learners
+    """
+
+
+main.add_command(train_command)
+main.add_command(predict_command)
+main.add_command(learners_command)
+
+__all__ = ["main"]

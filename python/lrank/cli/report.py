@@ -1,0 +1,61 @@
+"""WEKA-style text rendering of a ``lrank train`` report."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from lrank.evaluation import MEASURES
+
+
+def _num(v: float | None, digits: int = 4) -> str:
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}f}"
+
+
+def text_report(r: dict[str, Any]) -> str:
+    lines: list[str] = []
+    opts = " ".join(r["learner"]["options"])
+    params = ", ".join(f"{k}={v}" for k, v in r["learner"]["params"].items())
+    lines += [
+        "=== Run information ===",
+        "",
+        f"Learner:      {r['learner']['name']} {opts}".rstrip(),
+        f"Parameters:   {params}",
+        f"Relation:     {r['relation']}",
+        f"Instances:    {r['instances']}",
+        f"Features:     {r['features']}",
+        f"Labels:       {len(r['labels'])} ({', '.join(r['labels'])})",
+        f"Test mode:    {r['test_mode']}",
+    ]
+    if r["missing_label_probability"] > 0:
+        lines.append(f"Missing:      training labels deleted with probability {r['missing_label_probability']}")
+    lines += ["", f"Time taken to build model: {r['build_time_seconds']:.3f} seconds"]
+    if r.get("model_file"):
+        lines.append(f"Model saved to: {r['model_file']}")
+    if "test_time_seconds" in r:
+        lines.append(f"Time taken to test model on test data: {r['test_time_seconds']:.3f} seconds")
+    for ev in r["evaluations"]:
+        title = {"training data": "Error on training data", "test data": "Error on test data",
+                 "cross-validation": "Stratified cross-validation"}.get(ev["name"], ev["name"])
+        lines += ["", f"=== {title} ===", "", "=== Ranking measures ===", ""]
+        lines.append(f"{'':<30}{'mean':>10}{'std':>10}")
+        for key, (display, _) in MEASURES.items():
+            m = ev["measures"][key]
+            lines.append(f"{display:<30}{_num(m['mean']):>10}{_num(m['std']):>10}")
+        lines.append(f"{'Total number of instances':<30}{ev['n_instances']:>10}")
+        if ev["n_folds"] > 1:
+            lines.append(f"{'Folds evaluated':<30}{ev['n_folds']:>10}")
+        lines += ["", "=== Pairwise correct | incorrect (row label before column label in the truth) ===", ""]
+        lines += _pairwise_table(ev["pairwise"])
+    return "\n".join(lines)
+
+
+def _pairwise_table(p: dict[str, Any]) -> list[str]:
+    labels = p["labels"]
+    cells = [
+        ["-" if a == b else f"{p['correct'][a][b]}|{p['incorrect'][a][b]}" for b in range(len(labels))]
+        for a in range(len(labels))
+    ]
+    width = max([len(s) for s in labels] + [len(c) for row in cells for c in row]) + 2
+    head = " " * width + "".join(f"{s:>{width}}" for s in labels)
+    return [head] + [f"{labels[a]:<{width}}" + "".join(f"{c:>{width}}" for c in cells[a]) for a in range(len(labels))]

@@ -1,0 +1,47 @@
+"""Label-ranking data: the :class:`LabelRankingDataset` model and its file formats.
+
+* :func:`read_arff` - ARFF / XARFF (WEKA-LR) files,
+* :func:`read_kebi_csv` - the CSV layout of the KEBI benchmark sets,
+* :func:`read_dataset` - either of these, chosen by the file suffix,
+* :func:`write_xarff` - XARFF that :func:`read_arff` reads back identically,
+* :func:`dataset_from_arrays` - a data set from a feature matrix and a rank matrix.
+
+The encoding decisions (rank matrix, partial orders, missing values, nominal
+and string attributes) are documented in :mod:`lrank.data.dataset`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from lrank.data.arff import read_arff, write_xarff
+from lrank.data.dataset import Attribute, LabelRankingDataset, dataset_from_arrays
+from lrank.data.kebi_csv import read_kebi_csv
+from lrank.errors import DataFormatError
+
+__all__ = [
+    "Attribute",
+    "LabelRankingDataset",
+    "dataset_from_arrays",
+    "read_arff",
+    "read_dataset",
+    "read_kebi_csv",
+    "write_xarff",
+]
+
+
+def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True) -> LabelRankingDataset:
+    """Read a data file, choosing the reader by suffix.
+
+    ``.xarff`` / ``.arff`` -> :func:`read_arff`; ``.csv`` -> :func:`read_kebi_csv`
+    (always with rankings).  Any other suffix raises ``DataFormatError``.
+    """
+    suffix = Path(os.fspath(path)).suffix.lower()
+    if suffix in (".xarff", ".arff"):
+        return read_arff(path, require_rankings=require_rankings)
+    if suffix == ".csv":
+        return read_kebi_csv(path)
+    raise DataFormatError(
+        os.fspath(path), None, f"unknown data file suffix {suffix or '(none)'!r}: expected .xarff, .arff or .csv"
+    )

@@ -1,0 +1,53 @@
+"""Encoding a new data file the way a model's training file was encoded."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from lrank.data.dataset import Attribute, LabelRankingDataset
+from lrank.errors import DataFormatError
+
+
+def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDataset) -> np.ndarray:
+    """``data``'s feature matrix in the training encoding.
+
+    The used (non-string) attributes must match the training ones by name, kind and order;
+    nominal values are re-coded by value name, so a file that declares the values in another
+    order still gets the training codes.
+    """
+    used_train = [a for a in train_attributes if a.kind != "string"]
+    used = [a for a in data.attributes if a.kind != "string"]
+    if [(a.name, a.kind) for a in used] != [(a.name, a.kind) for a in used_train]:
+        want = ", ".join(f"{a.name} ({a.kind})" for a in used_train)
+        have = ", ".join(f"{a.name} ({a.kind})" for a in used)
+        raise DataFormatError(data.source, None, f"attributes do not match the training data: expected [{want}], found [{have}]")
+    out = np.empty((data.n_rows, len(used)), dtype=np.float64)
+    for j, (a_train, a) in enumerate(zip(used_train, used)):
+        col = data.features.get_column(a.name)
+        if a.kind == "nominal" and a.values != a_train.values:
+            codes = {v: float(k) for k, v in enumerate(a_train.values or ())}
+            values = col.cast(pl.Utf8).to_list()
+            unknown = sorted({v for v in values if v is not None and v not in codes})
+            if unknown:
+                raise DataFormatError(data.source, None, f"attribute {a.name}: value(s) {unknown} not seen in the training declaration")
+            out[:, j] = [np.nan if v is None else codes[v] for v in values]
+        elif a.kind == "nominal":
+            out[:, j] = col.to_physical().cast(pl.Float64).to_numpy(allow_copy=True)
+        else:
+            out[:, j] = col.cast(pl.Float64).to_numpy(allow_copy=True)
+    return out
+
+
+def aligned_rankings(train_labels: Sequence[str], data: LabelRankingDataset) -> np.ndarray:
+    """``data``'s rank matrix with columns in the training label order (same label set required)."""
+    if data.rankings is None:
+        raise DataFormatError(data.source, None, "the file has no RANKING attribute")
+    if set(data.labels) != set(train_labels) or len(data.labels) != len(train_labels):
+        raise DataFormatError(
+            data.source, None, f"labels {list(data.labels)} differ from the training labels {list(train_labels)}"
+        )
+    index = [data.labels.index(lab) for lab in train_labels]
+    return np.ascontiguousarray(data.rankings[:, index])

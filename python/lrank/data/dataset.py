@@ -1,0 +1,313 @@
+"""In-memory label-ranking data set.
+
+A :class:`LabelRankingDataset` holds a feature table (a Polars DataFrame) and,
+for every row, a ranking of a fixed set of labels.
+
+Decisions documented here (they hold for every reader and writer of
+``lrank.data``):
+
+Rank matrix
+    ``rankings[i, j]`` is the 1-based position of label ``j`` in row ``i``'s
+    ranking (1 = most preferred); 0 means label ``j`` does not occur in the
+    row's ranking (an *incomplete* ranking).  The non-zero positions of a row
+    are always exactly ``1..m'`` where ``m'`` is the number of ranked labels,
+    and ``m' >= 1``.  Ties cannot be expressed.
+
+Partial orders
+    XARFF lets a row give its preferences as several ``|``-separated chains
+    (``a>b|c>d``).  A rank-matrix row cannot hold a partial order, so it keeps
+    the *first longest chain* (``a>b`` here): an incomplete ranking that is
+    consistent with the partial order and invents no preference.  The exact
+    chains are kept in ``partial_orders[row]`` as tuples of label indices,
+    most preferred first; the XARFF writer writes them back verbatim.  Rows
+    given as a single chain are ordinary (incomplete) rankings and never
+    appear in ``partial_orders``.
+
+Missing feature values
+    A missing value (``?`` in ARFF, an empty cell in the KEBI CSV) is a null
+    in ``features`` and NaN in :meth:`LabelRankingDataset.feature_matrix`.  A
+    numeric value written as ``NaN`` is treated as missing too (stored as
+    null); ``inf``/``-inf`` are kept as values.
+
+Nominal attributes
+    Stored as ``pl.Enum(declared values)``, so the declared order is kept.
+    In :meth:`LabelRankingDataset.feature_matrix` a nominal value is coded as
+    its 0-based index among the declared values (as float64).
+
+String attributes
+    Stored as ``pl.Utf8`` columns of ``features`` but EXCLUDED from
+    :meth:`LabelRankingDataset.feature_matrix` (there is no meaningful numeric
+    coding); :meth:`LabelRankingDataset.feature_names` lists the columns that
+    are used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import polars as pl
+
+from lrank.errors import InvalidInputError
+
+__all__ = [
+    "Attribute",
+    "LabelRankingDataset",
+    "dataset_from_arrays",
+    "rank_row_from_chains",
+    "first_invalid_rank_row",
+]
+
+AttributeKind = Literal["numeric", "nominal", "string"]
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One feature attribute.
+
+    ``kind`` is ``"numeric"`` (ARFF NUMERIC/REAL/INTEGER), ``"nominal"`` (with
+    ``values`` = the declared values, in declaration order) or ``"string"``.
+    """
+
+    name: str
+    kind: AttributeKind
+    values: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("numeric", "nominal", "string"):
+            raise InvalidInputError(f"attribute {self.name!r}: unknown kind {self.kind!r}")
+        if self.kind == "nominal":
+            if self.values is None:
+                raise InvalidInputError(f"nominal attribute {self.name!r} needs declared values")
+            if len(set(self.values)) != len(self.values):
+                raise InvalidInputError(f"nominal attribute {self.name!r} declares a value twice")
+        elif self.values is not None:
+            raise InvalidInputError(f"{self.kind} attribute {self.name!r} cannot declare values")
+
+    def polars_dtype(self) -> pl.DataType:
+        """The Polars dtype of this attribute's column in ``features``."""
+        if self.kind == "numeric":
+            return pl.Float64()
+        if self.kind == "nominal":
+            return pl.Enum(list(self.values or ()))
+        return pl.Utf8()
+
+
+def rank_row_from_chains(chains: Sequence[Sequence[int]], n_labels: int) -> np.ndarray:
+    """Rank-matrix row for a preference given as chains of label indices.
+
+    The row holds the first longest chain (see the module docstring); a single
+    chain is returned as the incomplete ranking it is.
+    """
+    row = np.zeros(n_labels, dtype=np.int32)
+    best = max(chains, key=len)  # max() returns the first of equal-length chains
+    for pos, label in enumerate(best, start=1):
+        row[label] = pos
+    return row
+
+
+def first_invalid_rank_row(rankings: np.ndarray) -> int | None:
+    """Index of the first row that is not a valid rank-matrix row, or None.
+
+    A valid row has non-zero entries exactly ``1..m'`` for some ``m' >= 1``
+    (zeros are missing labels).
+    """
+    if rankings.ndim != 2:
+        raise InvalidInputError("rank matrix must be two-dimensional")
+    n, m = rankings.shape
+    if n == 0:
+        return None
+    r = rankings.astype(np.int64, copy=False)
+    in_range = ((r >= 0) & (r <= m)).all(axis=1)
+    present = (r > 0).sum(axis=1)
+    srt = np.sort(np.where(in_range[:, None], r, 0), axis=1)
+    # The sorted row must be m - m' zeros followed by 1..m'.
+    expected = np.arange(m)[None, :] - (m - present)[:, None] + 1
+    expected = np.maximum(expected, 0)
+    ok = in_range & (present >= 1) & (srt == expected).all(axis=1)
+    bad = np.flatnonzero(~ok)
+    return int(bad[0]) if bad.size else None
+
+
+@dataclass
+class LabelRankingDataset:
+    """Feature table plus one (possibly incomplete) label ranking per row.
+
+    See the module docstring for the encoding of rankings, partial orders,
+    missing values, nominal and string attributes.
+    """
+
+    relation: str
+    attributes: list[Attribute]
+    features: pl.DataFrame
+    labels: tuple[str, ...]
+    rankings: np.ndarray | None
+    weights: np.ndarray
+    partial_orders: dict[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+    source: str | None = None
+    ranking_name: str = "L"
+
+    def __post_init__(self) -> None:
+        self.labels = tuple(self.labels)
+        self.weights = np.ascontiguousarray(self.weights, dtype=np.float64)
+        if self.weights.ndim != 1:
+            raise InvalidInputError("weights must be one-dimensional")
+        n = self.weights.shape[0]
+        names = [a.name for a in self.attributes]
+        if len(set(names)) != len(names):
+            raise InvalidInputError("attribute names must be unique")
+        if self.features.columns != names:
+            raise InvalidInputError(
+                f"features columns {self.features.columns} do not match attributes {names}"
+            )
+        if self.attributes and self.features.height != n:
+            raise InvalidInputError(
+                f"features has {self.features.height} rows but weights has {n}"
+            )
+        if len(set(self.labels)) != len(self.labels):
+            raise InvalidInputError("label names must be unique")
+        if self.rankings is not None:
+            self.rankings = np.ascontiguousarray(self.rankings, dtype=np.int32)
+            if self.rankings.shape != (n, len(self.labels)):
+                raise InvalidInputError(
+                    f"rankings has shape {self.rankings.shape}, expected {(n, len(self.labels))}"
+                )
+        for row in self.partial_orders:
+            if not 0 <= row < n:
+                raise InvalidInputError(f"partial order given for row {row} of {n}")
+
+    # -- sizes ---------------------------------------------------------------
+    @property
+    def n_rows(self) -> int:
+        return int(self.weights.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        """Number of feature attributes (string attributes included)."""
+        return len(self.attributes)
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.labels)
+
+    # -- views ---------------------------------------------------------------
+    def feature_names(self) -> list[str]:
+        """Names of the columns of :meth:`feature_matrix` (string attributes excluded)."""
+        return [a.name for a in self.attributes if a.kind != "string"]
+
+    def feature_matrix(self) -> np.ndarray:
+        """float64 (n, d_used) C-contiguous matrix of the non-string features.
+
+        Numeric values as they are, nominal values as the 0-based index of the
+        value among the declared values, missing values as NaN.  String
+        attributes are excluded.
+        """
+        used = [a for a in self.attributes if a.kind != "string"]
+        out = np.empty((self.n_rows, len(used)), dtype=np.float64)
+        for j, attr in enumerate(used):
+            col = self.features.get_column(attr.name)
+            if attr.kind == "nominal":
+                col = col.to_physical()
+            out[:, j] = col.cast(pl.Float64).to_numpy(allow_copy=True)
+        return out
+
+    def ranking_strings(self) -> list[str]:
+        """Each row's ranking as ``"a>b>c"``; partial orders as chains joined by ``|``."""
+        if self.rankings is None:
+            raise InvalidInputError("this data set has no rankings")
+        labels = self.labels
+        out: list[str] = []
+        for i, row in enumerate(self.rankings):
+            chains = self.partial_orders.get(i)
+            if chains is not None:
+                out.append("|".join(">".join(labels[j] for j in c) for c in chains))
+            else:
+                order = np.argsort(np.where(row > 0, row, np.iinfo(np.int32).max), kind="stable")
+                k = int((row > 0).sum())
+                out.append(">".join(labels[j] for j in order[:k]))
+        return out
+
+
+def dataset_from_arrays(
+    X: np.ndarray,
+    Y: np.ndarray | None,
+    *,
+    labels: Sequence[str] | None = None,
+    feature_names: Sequence[str] | None = None,
+    relation: str = "data",
+    weights: np.ndarray | None = None,
+    ranking_name: str = "L",
+) -> LabelRankingDataset:
+    """Build a data set from a numeric feature matrix and a rank matrix.
+
+    ``X`` is (n, d), NaN = missing (stored as null).  ``Y`` is the (n, m) rank
+    matrix (1-based positions, 0 = label missing; see the module docstring) or
+    None for a plain feature table.  Labels default to ``L1..Lm`` and feature
+    names to ``A1..Ad`` (the KEBI convention).  Raises ``InvalidInputError``
+    on inconsistent input.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise InvalidInputError(f"X must be two-dimensional, got shape {X.shape}")
+    n, d = X.shape
+    if feature_names is None:
+        feature_names = [f"A{j + 1}" for j in range(d)]
+    feature_names = [str(f) for f in feature_names]
+    if len(feature_names) != d:
+        raise InvalidInputError(f"{len(feature_names)} feature names for {d} columns")
+    if ranking_name in feature_names:
+        raise InvalidInputError(f"ranking name {ranking_name!r} clashes with a feature name")
+    rankings = None
+    if Y is not None:
+        Y_arr = np.asarray(Y)
+        if Y_arr.ndim != 2 or Y_arr.shape[0] != n:
+            raise InvalidInputError(f"Y must have shape (n={n}, m), got {Y_arr.shape}")
+        if Y_arr.size and not np.issubdtype(Y_arr.dtype, np.integer):
+            if not np.all(np.isfinite(Y_arr)) or not np.all(Y_arr == np.round(Y_arr)):
+                raise InvalidInputError("Y must hold integer positions")
+        rankings = np.ascontiguousarray(Y_arr, dtype=np.int32)
+        bad = first_invalid_rank_row(rankings)
+        if bad is not None:
+            raise InvalidInputError(
+                f"row {bad} of Y is not a ranking (positions must be distinct 1..m', 0 = missing): "
+                f"{Y_arr[bad].tolist()}"
+            )
+        m = rankings.shape[1]
+        if labels is None:
+            labels = [f"L{j + 1}" for j in range(m)]
+        labels = tuple(str(x) for x in labels)
+        if len(labels) != m:
+            raise InvalidInputError(f"{len(labels)} labels for {m} rank-matrix columns")
+    else:
+        labels = tuple(str(x) for x in labels) if labels is not None else ()
+    if weights is None:
+        w = np.ones(n, dtype=np.float64)
+    else:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (n,):
+            raise InvalidInputError(f"weights must have shape ({n},), got {w.shape}")
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise InvalidInputError("weights must be finite and non-negative")
+    attributes = [Attribute(name, "numeric") for name in feature_names]
+    if len(set(feature_names)) != len(feature_names):
+        raise InvalidInputError("feature names must be unique")
+    # a dict keeps empty column names (a list of Series would rename them)
+    features = pl.DataFrame(
+        {
+            name: pl.Series(name, X[:, j], dtype=pl.Float64).fill_nan(None)
+            for j, name in enumerate(feature_names)
+        }
+    )
+    return LabelRankingDataset(
+        relation=str(relation),
+        attributes=attributes,
+        features=features,
+        labels=labels,
+        rankings=rankings,
+        weights=w,
+        partial_orders={},
+        source=None,
+        ranking_name=ranking_name,
+    )

@@ -1,0 +1,146 @@
+"""Reader for the CSV layout of the KEBI label-ranking benchmark sets.
+
+Layout: a header ``A1,...,Ad,L1,...,Lk``; the label columns are the trailing
+columns whose names match ``L<number>`` (the label names are those column
+names, in column order); every other column is a numeric feature.  A label
+column holds that label's position in the row's ranking (1 = most
+preferred); 0 or an empty cell means the label is missing from the ranking.
+The positions of a row must be exactly ``1..m'`` (``m'`` = number of labels
+present, at least 1).  An empty cell or ``?`` in a feature column is a missing
+value.  Fields are separated by commas (double quotes allowed, CSV style);
+blank lines are skipped; LF or CRLF line ends.  The relation name is the file
+stem.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from lrank.data.arff import read_text_lines
+from lrank.data.dataset import Attribute, LabelRankingDataset
+from lrank.errors import DataFormatError
+
+__all__ = ["read_kebi_csv"]
+
+_LABEL_COL = re.compile(r"L\d+")
+
+
+def _split(line: str) -> list[str]:
+    if '"' in line:
+        return [c.strip() for c in next(csv.reader([line], skipinitialspace=True))]
+    return [c.strip() for c in line.split(",")]
+
+
+def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
+    """Read a KEBI-layout CSV file (see the module docstring)."""
+    spath, lines = read_text_lines(path)
+
+    def fail(line: int | None, problem: str) -> DataFormatError:
+        return DataFormatError(spath, line, problem)
+
+    k = 0
+    while k < len(lines) and not lines[k].strip():
+        k += 1
+    if k == len(lines):
+        raise fail(None, "empty file (no header line)")
+    header_line = k + 1
+    header = _split(lines[k].strip())
+    k += 1
+    if any(not h for h in header):
+        raise fail(header_line, "empty column name in the header")
+    if len(set(header)) != len(header):
+        dup = next(h for h in header if header.count(h) > 1)
+        raise fail(header_line, f"column {dup!r} appears twice in the header")
+    n_lab = 0
+    while n_lab < len(header) and _LABEL_COL.fullmatch(header[len(header) - 1 - n_lab]):
+        n_lab += 1
+    if n_lab == 0:
+        raise fail(header_line, "no label columns (trailing columns named L<number>) in the header")
+    ncol = len(header)
+    d = ncol - n_lab
+    feat_names = header[:d]
+    labels = tuple(header[d:])
+
+    rows: list[list[str]] = []
+    row_lines: list[int] = []
+    for idx in range(k, len(lines)):
+        s = lines[idx].strip()
+        if not s:
+            continue
+        if '"' in s or " " in s or "\t" in s:
+            cells = _split(s)
+        else:
+            cells = s.split(",")
+        if len(cells) != ncol:
+            raise fail(idx + 1, f"wrong number of values: expected {ncol}, got {len(cells)}")
+        rows.append(cells)
+        row_lines.append(idx + 1)
+    n = len(rows)
+    if n == 0:
+        raise fail(header_line, "no data rows after the header")
+    cols = list(zip(*rows))
+    del rows
+
+    series: list[pl.Series] = []
+    for j, name in enumerate(feat_names):
+        s_str = pl.Series(name, cols[j], dtype=pl.Utf8)
+        s_str = s_str.replace(["", "?"], [None, None])
+        s_num = s_str.cast(pl.Float64, strict=False)
+        bad = s_num.is_null() & s_str.is_not_null()
+        if bad.any():
+            i = int(bad.arg_true()[0])
+            raise fail(row_lines[i], f"non-numeric value {cols[j][i]!r} in feature column {name!r}")
+        series.append(s_num.fill_nan(None))
+
+    m = n_lab
+    pos = np.empty((n, m), dtype=np.float64)
+    for t in range(m):
+        j = d + t
+        s_str = pl.Series(cols[j], dtype=pl.Utf8).replace("", "0")
+        s_num = s_str.cast(pl.Float64, strict=False)
+        bad = s_num.is_null()
+        if bad.any():
+            i = int(bad.arg_true()[0])
+            raise fail(row_lines[i], f"position {cols[j][i]!r} of label {labels[t]!r} is not a number")
+        pos[:, t] = s_num.to_numpy()
+    integral = np.isfinite(pos) & (pos == np.round(pos))
+    bad_rows = ~integral.all(axis=1)
+    if bad_rows.any():
+        i = int(np.flatnonzero(bad_rows)[0])
+        t = int(np.flatnonzero(~integral[i])[0])
+        raise fail(row_lines[i], f"position {cols[d + t][i]!r} of label {labels[t]!r} is not an integer")
+    in_range = (pos >= 0) & (pos <= m)
+    ranks = np.where(in_range, pos, 0).astype(np.int32)
+    present = (ranks > 0).sum(axis=1)
+    srt = np.sort(ranks, axis=1)
+    expected = np.maximum(np.arange(m)[None, :] - (m - present)[:, None] + 1, 0)
+    ok = in_range.all(axis=1) & (present >= 1) & (srt == expected).all(axis=1)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        shown = ",".join(cols[d + t][i] for t in range(m))
+        if present[i] == 0:
+            problem = "empty ranking: no label has a position (a ranking needs at least one label)"
+        else:
+            problem = (
+                f"label positions {shown} are not distinct 1..{int(present[i])} "
+                f"(0 or empty = label missing)"
+            )
+        raise fail(row_lines[i], problem)
+
+    return LabelRankingDataset(
+        relation=Path(spath).stem,
+        attributes=[Attribute(name, "numeric") for name in feat_names],
+        features=pl.DataFrame({s.name: s for s in series}),
+        labels=labels,
+        rankings=np.ascontiguousarray(ranks),
+        weights=np.ones(n, dtype=np.float64),
+        partial_orders={},
+        source=spath,
+        ranking_name="L",
+    )

@@ -1,0 +1,128 @@
+"""Conventions shared by lrank estimators (scikit-learn's, without depending on scikit-learn).
+
+``__init__`` only stores parameters; ``fit`` validates them, sets fitted attributes ending in
+``_`` and returns ``self``; ``get_params``/``set_params`` read the ``__init__`` signature, so
+``sklearn.base.clone`` and grid searches work on lrank estimators.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank import _core
+from lrank.errors import InvalidInputError, LrankError
+from lrank.rankings import as_rank_matrix
+
+
+class NotFittedError(LrankError, AttributeError):
+    """The estimator is used before ``fit``."""
+
+
+class LabelRanker:
+    """Base class: parameter handling, input checks, ``score``."""
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> LabelRanker:
+        valid = self._param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise InvalidInputError(
+                    f"invalid parameter {key!r} for {type(self).__name__}; valid parameters: {', '.join(valid)}"
+                )
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {
+            p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values() if p.name != "self"
+        }
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items() if defaults.get(k, object()) != v]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "model_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first")
+
+    def _check_x(self, x: ArrayLike, *, fitting: bool) -> NDArray[np.float64]:
+        names = None
+        if hasattr(x, "columns") and not isinstance(x, np.ndarray):
+            names = [str(c) for c in x.columns]
+            x = x.to_numpy()  # polars and pandas frames
+        try:
+            arr = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"X must be numeric: {exc}") from None
+        if arr.ndim != 2:
+            raise InvalidInputError(f"X must be 2-D (n_rows, n_features), got shape {arr.shape}")
+        if np.isinf(arr).any():
+            raise InvalidInputError("X holds infinite values (NaN is allowed and means missing)")
+        if fitting:
+            self.n_features_in_ = arr.shape[1]
+            if names is not None:
+                self.feature_names_in_ = np.asarray(names, dtype=object)
+            elif hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        elif arr.shape[1] != self.n_features_in_:
+            raise InvalidInputError(
+                f"X has {arr.shape[1]} features, but {type(self).__name__} was fitted with {self.n_features_in_}"
+            )
+        return np.ascontiguousarray(arr)
+
+    def _check_xy(
+        self, x: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    ) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.float64] | None]:
+        xa = self._check_x(x, fitting=True)
+        ya = as_rank_matrix(y)
+        if ya.shape[0] != xa.shape[0]:
+            raise InvalidInputError(f"X has {xa.shape[0]} rows but Y has {ya.shape[0]}")
+        w = None
+        if sample_weight is not None:
+            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            if w.shape != (xa.shape[0],):
+                raise InvalidInputError(f"sample_weight must have shape ({xa.shape[0]},), got {w.shape}")
+        self.n_labels_ = ya.shape[1]
+        return xa, ya, w
+
+    def predict(self, X: ArrayLike) -> NDArray[np.int32]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def score(self, X: ArrayLike, Y: ArrayLike) -> float:
+        """Mean Kendall tau between ``predict(X)`` and ``Y`` (on the labels each row of Y contains)."""
+        truth = as_rank_matrix(Y)
+        taus = _core.row_measures(truth, self.predict(X))["kendall_tau"]
+        return float(np.nanmean(taus)) if np.isfinite(taus).any() else float("nan")
+
+
+def resolve_seed(random_state: int | None) -> int:
+    """A 64-bit seed: the given one, or a fresh random one for ``None`` (as in scikit-learn)."""
+    if random_state is None:
+        return int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
+        raise InvalidInputError(f"random_state must be an int or None, got {random_state!r}")
+    if random_state < 0:
+        raise InvalidInputError(f"random_state must be non-negative, got {random_state}")
+    return int(random_state) & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int | None:
+    """scikit-learn's n_jobs: None or -1 = all cores, k > 0 = k threads, -2 = all but one, ..."""
+    if n_jobs is None or n_jobs == -1:
+        return None
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise InvalidInputError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
+    if n_jobs < 0:
+        import os
+
+        return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
+    return int(n_jobs)

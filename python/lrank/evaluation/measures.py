@@ -1,0 +1,93 @@
+"""Ranking measures of predicted against true rank matrices, aggregated over folds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lrank import _core
+from lrank.rankings import as_rank_matrix
+
+# name -> (display name, higher is better)
+MEASURES: dict[str, tuple[str, bool]] = {
+    "kendall_tau": ("Kendall's tau", True),
+    "spearman_rho": ("Spearman correlation", True),
+    "footrule": ("Spearman footrule distance", False),
+    "top_label_accuracy": ("Top-label accuracy", True),
+    "exact_match": ("Exact-match rate", True),
+}
+
+
+def _nanmean(a: NDArray[np.float64]) -> float:
+    return float(np.nanmean(a)) if np.isfinite(a).any() else float("nan")
+
+
+def measure_predictions(
+    y_true: NDArray[np.int32], y_pred: NDArray[np.int32]
+) -> tuple[dict[str, float], NDArray[np.uint64], NDArray[np.uint64]]:
+    """Mean of each measure over rows, and the pairwise (correct, incorrect) count matrices.
+
+    Rows are compared on the labels the true ranking contains; a row with fewer than two such
+    labels does not count for the correlation measures.
+    """
+    t, p = as_rank_matrix(y_true, name="Y_true"), as_rank_matrix(y_pred, name="Y_pred")
+    rows = _core.row_measures(t, p)
+    means = {
+        "kendall_tau": _nanmean(rows["kendall_tau"]),
+        "spearman_rho": _nanmean(rows["spearman_rho"]),
+        "footrule": _nanmean(rows["footrule"]),
+        "top_label_accuracy": _nanmean(rows["top_label_correct"]),
+        "exact_match": _nanmean(rows["exact_match"]),
+    }
+    correct, incorrect = _core.pairwise_matrix(t, p)
+    return means, correct, incorrect
+
+
+@dataclass
+class Evaluation:
+    """Measures of one evaluation: one entry per fold (a single entry for a train/test split)."""
+
+    name: str
+    labels: list[str]
+    folds: list[dict[str, float]] = field(default_factory=list)
+    correct: NDArray[np.uint64] | None = None
+    incorrect: NDArray[np.uint64] | None = None
+    n_instances: int = 0
+
+    def add(self, y_true: NDArray[np.int32], y_pred: NDArray[np.int32]) -> dict[str, float]:
+        means, correct, incorrect = measure_predictions(y_true, y_pred)
+        self.folds.append(means)
+        self.correct = correct if self.correct is None else self.correct + correct
+        self.incorrect = incorrect if self.incorrect is None else self.incorrect + incorrect
+        self.n_instances += int(np.asarray(y_true).shape[0])
+        return means
+
+    def mean(self, measure: str) -> float:
+        return _nanmean(np.array([f[measure] for f in self.folds], dtype=np.float64))
+
+    def std(self, measure: str) -> float:
+        """Sample standard deviation over folds (NaN for a single fold)."""
+        vals = np.array([f[measure] for f in self.folds], dtype=np.float64)
+        vals = vals[np.isfinite(vals)]
+        return float(np.std(vals, ddof=1)) if vals.size > 1 else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        def num(v: float) -> float | None:
+            return None if np.isnan(v) else round(v, 6)
+
+        m = len(self.labels)
+        zeros = np.zeros((m, m), dtype=np.uint64)
+        return {
+            "name": self.name,
+            "n_instances": self.n_instances,
+            "n_folds": len(self.folds),
+            "measures": {k: {"mean": num(self.mean(k)), "std": num(self.std(k))} for k in MEASURES},
+            "pairwise": {
+                "labels": self.labels,
+                "correct": (self.correct if self.correct is not None else zeros).tolist(),
+                "incorrect": (self.incorrect if self.incorrect is not None else zeros).tolist(),
+            },
+        }

@@ -1,0 +1,77 @@
+"""Model files the CLI writes (``-d``) and reads (``-l``): no pickle, a versioned format.
+
+The Rust core writes the file (binary: checksummed postcard; or JSON when the path ends in
+``.json``) and keeps this module's metadata beside the model: the learner and its options, the
+estimator's parameters, the label names and the attribute declarations of the training data, so
+``lrank predict`` can check and encode a new data file exactly as the training file was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lrank import __version__, _core
+from lrank.data import Attribute
+from lrank.errors import ModelFormatError
+from lrank.registry import get_learner
+
+
+@dataclass
+class LoadedModel:
+    estimator: Any
+    learner: str
+    learner_options: list[str]
+    labels: list[str]
+    attributes: list[Attribute]
+    metadata: dict[str, Any]
+
+
+def save_model(
+    path: str | os.PathLike[str],
+    estimator: Any,
+    *,
+    learner: str,
+    learner_options: list[str],
+    labels: list[str],
+    attributes: list[Attribute],
+    relation: str = "",
+) -> None:
+    fmt = "json" if Path(path).suffix.lower() == ".json" else "binary"
+    meta = {
+        "lrank_version": __version__,
+        "learner": learner,
+        "learner_options": list(learner_options),
+        "params": estimator.get_params(),
+        "labels": list(labels),
+        "attributes": [{"name": a.name, "kind": a.kind, "values": list(a.values) if a.values else None} for a in attributes],
+        "relation": relation,
+    }
+    data = _core.save_model(estimator.model_, json.dumps(meta), fmt)
+    Path(path).write_bytes(data)
+
+
+def load_model(path: str | os.PathLike[str]) -> LoadedModel:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ModelFormatError(f"{os.fspath(path)}: cannot read model file: {exc.strerror or exc}") from None
+    try:
+        model, meta_text = _core.load_model(data)
+    except ModelFormatError as exc:
+        raise ModelFormatError(f"{os.fspath(path)}: {exc}") from None
+    try:
+        meta = json.loads(meta_text)
+        spec = get_learner(meta["learner"])
+        estimator = spec.factory(**meta["params"])
+        estimator._set_fitted(model)
+        attributes = [
+            Attribute(a["name"], a["kind"], tuple(a["values"]) if a["values"] is not None else None)
+            for a in meta["attributes"]
+        ]
+        return LoadedModel(estimator, meta["learner"], list(meta["learner_options"]), list(meta["labels"]), attributes, meta)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFormatError(f"{os.fspath(path)}: model file lacks lrank metadata ({exc})") from None

@@ -1,0 +1,178 @@
+"""The learner registry: short names (``-W LRRF``) to estimators and their WEKA-style options.
+
+Third-party learners plug in through the entry-point group ``lrank.learners``: each entry point
+names a :class:`LearnerSpec` (or a callable returning one), for example in ``pyproject.toml``::
+
+    [project.entry-points."lrank.learners"]
+    MYLR = "my_package.lrank_plugin:SPEC"
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lrank.errors import LrankError
+
+ENTRY_POINT_GROUP = "lrank.learners"
+
+
+class LearnerOptionError(LrankError, ValueError):
+    """A learner name or learner option given on the command line is wrong."""
+
+
+def _parse_max_features(text: str) -> str | int | float:
+    if text in ("log2+1", "sqrt", "all"):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError("expected 'log2+1', 'sqrt', 'all', an int or a float") from None
+
+
+def _parse_depth(text: str) -> int | None:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be >= 0 (0 means unlimited)")
+    return None if value == 0 else value
+
+
+def _parse_choice(*choices: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return text
+
+    parse.__name__ = "|".join(choices)
+    return parse
+
+
+@dataclass(frozen=True)
+class LearnerOption:
+    """One WEKA-style option: ``flag`` (e.g. ``-I``) sets estimator parameter ``param``."""
+
+    flag: str
+    param: str
+    help: str
+    parse: Callable[[str], Any] | None = int  # None: a switch setting ``param`` to ``switch_value``
+    metavar: str = "N"
+    switch_value: Any = True
+
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """A learner as the CLI sees it."""
+
+    name: str
+    factory: Callable[..., Any]
+    summary: str
+    reference: str = ""
+    options: tuple[LearnerOption, ...] = field(default_factory=tuple)
+    # Estimator parameters the CLI sets from its own options, when the estimator has them.
+    seed_param: str | None = "random_state"
+    jobs_param: str | None = "n_jobs"
+
+    def parse_options(self, args: Sequence[str]) -> dict[str, Any]:
+        """Estimator parameters from WEKA-style tokens, e.g. ``["-I", "100", "-depth", "0"]``."""
+        by_flag = {o.flag: o for o in self.options}
+        by_flag.update({"--" + o.param.replace("_", "-"): o for o in self.options})
+        params: dict[str, Any] = {}
+        tokens = list(args)
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            opt = by_flag.get(tok)
+            if opt is None:
+                known = ", ".join(o.flag for o in self.options) or "none"
+                raise LearnerOptionError(f"{self.name}: unknown option {tok!r} (options: {known})")
+            if opt.parse is None:
+                params[opt.param] = opt.switch_value
+                i += 1
+                continue
+            if i + 1 >= len(tokens):
+                raise LearnerOptionError(f"{self.name}: option {tok} needs a value ({opt.metavar})")
+            try:
+                params[opt.param] = opt.parse(tokens[i + 1])
+            except ValueError as exc:
+                raise LearnerOptionError(f"{self.name}: bad value {tokens[i + 1]!r} for {tok}: {exc}") from None
+            i += 2
+        return params
+
+    def build(self, args: Sequence[str] = (), *, seed: int | None = None, n_jobs: int | None = None) -> Any:
+        """A fresh estimator with the given options (seed and threads set when the learner has them)."""
+        params = self.parse_options(args)
+        est = self.factory(**params)
+        names = est.get_params() if hasattr(est, "get_params") else {}
+        if seed is not None and self.seed_param in names and self.seed_param not in params:
+            est.set_params(**{self.seed_param: seed})
+        if n_jobs is not None and self.jobs_param in names and self.jobs_param not in params:
+            est.set_params(**{self.jobs_param: n_jobs})
+        return est
+
+
+def _builtin_specs() -> list[LearnerSpec]:
+    from lrank.estimators import LabelRankingRandomForest
+
+    return [
+        LearnerSpec(
+            name="LRRF",
+            factory=LabelRankingRandomForest,
+            summary="Label ranking random forest (top label as class, generalized Borda leaves)",
+            reference="Zhou & Qiu 2018, Random forest for label ranking",
+            options=(
+                LearnerOption("-I", "n_estimators", "number of trees (default 50)"),
+                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 8)", _parse_depth),
+                LearnerOption(
+                    "-K", "max_features", "features drawn per node: log2+1, sqrt, all, N or a share (default log2+1)",
+                    _parse_max_features, "K",
+                ),
+                LearnerOption(
+                    "-class-mode", "class_mode", "class for information gain: top_label or ranking (default top_label)",
+                    _parse_choice("top_label", "ranking"), "MODE",
+                ),
+                LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",
+                              switch_value=False),
+            ),
+        ),
+    ]
+
+
+def _entry_point_specs() -> list[LearnerSpec]:
+    specs = []
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            obj = ep.load()
+            spec = obj() if callable(obj) and not isinstance(obj, LearnerSpec) else obj
+        except Exception as exc:  # a broken plug-in must not break lrank itself
+            raise LrankError(f"learner plug-in {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
+        if not isinstance(spec, LearnerSpec):
+            raise LrankError(f"learner plug-in {ep.name!r} ({ep.value}) is not an lrank.registry.LearnerSpec")
+        specs.append(spec)
+    return specs
+
+
+def available_learners() -> dict[str, LearnerSpec]:
+    """All learners by name: the built-in ones, then the plug-ins (which cannot shadow them)."""
+    learners = {s.name: s for s in _builtin_specs()}
+    for spec in _entry_point_specs():
+        if spec.name in learners:
+            raise LrankError(f"learner plug-in {spec.name!r} clashes with a built-in learner of that name")
+        learners[spec.name] = spec
+    return learners
+
+
+def get_learner(name: str) -> LearnerSpec:
+    learners = available_learners()
+    found = learners.get(name) or {k.lower(): v for k, v in learners.items()}.get(name.lower())
+    if found is None:
+        raise LearnerOptionError(f"unknown learner {name!r}; available: {', '.join(sorted(learners))}")
+    return found
+
+
+__all__ = ["ENTRY_POINT_GROUP", "LearnerOption", "LearnerOptionError", "LearnerSpec", "available_learners", "get_learner"]

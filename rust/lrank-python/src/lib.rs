@@ -1,0 +1,400 @@
+//! `lrank._core`: thin Python bindings of lrank-core. This crate only converts types; all
+//! behaviour lives in the core. Every call into the core goes through [`run_core`], which
+//! releases the GIL, applies the thread count, maps core errors to the typed exceptions of
+//! `lrank.errors`, and turns a Rust panic into `LrankError` so that no panic reaches Python.
+
+use std::borrow::Cow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use lrank_core::evaluation::{pairwise_matrix as core_pairwise, row_measures as core_row_measures};
+use lrank_core::features::FeatureMatrixView;
+use lrank_core::forest::{ClassMode, RandomForestModel as CoreForest, RandomForestParams};
+use lrank_core::model_io::{self, Model, SavedModel, FORMAT_VERSION};
+use lrank_core::ranking::RankMatrixView;
+use lrank_core::tree::MaxFeatures;
+use lrank_core::{aggregation, LrankError as CoreError};
+use numpy::ndarray::{Array2, Array3};
+use numpy::prelude::*;
+use numpy::{Element, PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+pyo3::import_exception!(lrank.errors, LrankError);
+pyo3::import_exception!(lrank.errors, InvalidInputError);
+pyo3::import_exception!(lrank.errors, ModelFormatError);
+
+fn to_py_err(e: CoreError) -> PyErr {
+    match e {
+        CoreError::ModelFormat(_) => ModelFormatError::new_err(e.to_string()),
+        _ => InvalidInputError::new_err(e.to_string()),
+    }
+}
+
+/// Runs core work with the GIL released on `n_jobs` threads (None: all cores).
+fn run_core<T: Send>(
+    py: Python<'_>,
+    n_jobs: Option<usize>,
+    work: impl FnOnce() -> Result<T, CoreError> + Send,
+) -> PyResult<T> {
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| lrank_core::parallel::with_threads(n_jobs, work))));
+    match outcome {
+        Ok(Ok(Ok(value))) => Ok(value),
+        Ok(Ok(Err(e))) | Ok(Err(e)) => Err(to_py_err(e)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(LrankError::new_err(format!("internal error in lrank (please report it): {msg}")))
+        }
+    }
+}
+
+/// The array's data as a row-major slice: borrowed when C-contiguous, else copied.
+fn row_major<'a, T: Element + Copy>(a: &'a PyReadonlyArray2<'_, T>) -> Cow<'a, [T]> {
+    match a.as_slice() {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => Cow::Owned(a.as_array().iter().copied().collect()),
+    }
+}
+
+fn shape2<T: Element>(a: &PyReadonlyArray2<'_, T>) -> (usize, usize) {
+    let s = a.shape();
+    (s[0], s[1])
+}
+
+fn weights_vec(w: &Option<PyReadonlyArray1<'_, f64>>) -> Option<Vec<f64>> {
+    w.as_ref().map(|w| w.as_array().iter().copied().collect())
+}
+
+fn n_jobs_arg(n_jobs: Option<i64>) -> PyResult<Option<usize>> {
+    match n_jobs {
+        None | Some(-1) => Ok(None),
+        Some(n) if n > 0 => Ok(Some(n as usize)),
+        Some(n) => Err(InvalidInputError::new_err(format!("n_jobs must be a positive number of threads or -1, got {n}"))),
+    }
+}
+
+fn max_features_arg(obj: &Bound<'_, PyAny>) -> PyResult<MaxFeatures> {
+    if obj.is_none() {
+        return Ok(MaxFeatures::All);
+    }
+    if let Ok(s) = obj.extract::<String>() {
+        return match s.as_str() {
+            "log2+1" => Ok(MaxFeatures::Log2PlusOne),
+            "sqrt" => Ok(MaxFeatures::Sqrt),
+            "all" => Ok(MaxFeatures::All),
+            _ => Err(InvalidInputError::new_err(format!(
+                "max_features must be 'log2+1', 'sqrt', 'all', None, an int or a float in (0, 1], got {s:?}"
+            ))),
+        };
+    }
+    if obj.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err("max_features cannot be a bool"));
+    }
+    if let Ok(k) = obj.extract::<i64>() {
+        if k < 1 {
+            return Err(InvalidInputError::new_err(format!("max_features must be at least 1, got {k}")));
+        }
+        return Ok(MaxFeatures::Count(k as usize));
+    }
+    if let Ok(f) = obj.extract::<f64>() {
+        return Ok(MaxFeatures::Fraction(f));
+    }
+    Err(PyTypeError::new_err("max_features must be a str, int, float or None"))
+}
+
+fn max_features_name(m: MaxFeatures) -> String {
+    match m {
+        MaxFeatures::Log2PlusOne => "log2+1".into(),
+        MaxFeatures::Sqrt => "sqrt".into(),
+        MaxFeatures::All => "all".into(),
+        MaxFeatures::Count(k) => k.to_string(),
+        MaxFeatures::Fraction(f) => f.to_string(),
+    }
+}
+
+/// A fitted LR-RF forest (Zhou & Qiu 2018).
+#[pyclass(frozen, module = "lrank._core")]
+struct RandomForestModel {
+    inner: CoreForest,
+}
+
+#[pymethods]
+impl RandomForestModel {
+    #[staticmethod]
+    #[pyo3(signature = (x, y, sample_weight=None, *, n_estimators=50, max_depth=Some(8), max_features=None,
+                        class_mode="top_label", bootstrap=true, seed=0, n_jobs=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        py: Python<'_>,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray2<'_, i32>,
+        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+        n_estimators: usize,
+        max_depth: Option<usize>,
+        max_features: Option<Bound<'_, PyAny>>,
+        class_mode: &str,
+        bootstrap: bool,
+        seed: u64,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Self> {
+        let class_mode = match class_mode {
+            "top_label" => ClassMode::TopLabel,
+            "ranking" => ClassMode::Ranking,
+            other => {
+                return Err(InvalidInputError::new_err(format!(
+                    "class_mode must be 'top_label' or 'ranking', got {other:?}"
+                )))
+            }
+        };
+        let max_features = match &max_features {
+            None => MaxFeatures::Log2PlusOne,
+            Some(obj) => max_features_arg(obj)?,
+        };
+        let params = RandomForestParams {
+            n_estimators,
+            max_depth,
+            max_features,
+            class_mode,
+            bootstrap,
+            seed,
+            ..Default::default()
+        };
+        let ((n, d), (ny, m)) = (shape2(&x), shape2(&y));
+        let (xs, ys, w) = (row_major(&x), row_major(&y), weights_vec(&sample_weight));
+        let inner = run_core(py, n_jobs_arg(n_jobs)?, || {
+            let xv = FeatureMatrixView::new(&xs, n, d)?;
+            let yv = RankMatrixView::new(&ys, ny, m)?;
+            CoreForest::fit(&xv, &yv, w.as_deref(), params)
+        })?;
+        Ok(RandomForestModel { inner })
+    }
+
+    /// Predicted rank matrix (n x m, int32, complete rankings).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let (n, d) = shape2(&x);
+        let xs = row_major(&x);
+        let out = run_core(py, n_jobs_arg(n_jobs)?, || self.inner.predict(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let arr = Array2::from_shape_vec((n, self.inner.n_labels), out).expect("core returns n x m");
+        Ok(arr.into_pyarray(py))
+    }
+
+    /// Every tree's ranking for every row (n x n_estimators x m, int32).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict_per_tree<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray3<i32>>> {
+        let (n, d) = shape2(&x);
+        let xs = row_major(&x);
+        let out = run_core(py, n_jobs_arg(n_jobs)?, || self.inner.predict_per_tree(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let arr = Array3::from_shape_vec((n, self.inner.trees.len(), self.inner.n_labels), out).expect("core shape");
+        Ok(arr.into_pyarray(py))
+    }
+
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.inner.n_features
+    }
+    #[getter]
+    fn n_labels(&self) -> usize {
+        self.inner.n_labels
+    }
+    #[getter]
+    fn n_estimators(&self) -> usize {
+        self.inner.trees.len()
+    }
+    /// Splits on the longest root-to-leaf path of each tree.
+    fn tree_depths(&self) -> Vec<usize> {
+        self.inner.trees.iter().map(|t| t.depth()).collect()
+    }
+    fn tree_n_leaves(&self) -> Vec<usize> {
+        self.inner.trees.iter().map(|t| t.n_leaves()).collect()
+    }
+    /// Training-set lower medians used in place of missing feature values.
+    #[getter]
+    fn fill_values(&self) -> Vec<f64> {
+        self.inner.fill_values.clone()
+    }
+    /// The parameters the forest was fitted with.
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p = &self.inner.params;
+        let d = PyDict::new(py);
+        d.set_item("n_estimators", p.n_estimators)?;
+        d.set_item("max_depth", p.max_depth)?;
+        d.set_item("max_features", max_features_name(p.max_features))?;
+        d.set_item("class_mode", match p.class_mode { ClassMode::TopLabel => "top_label", ClassMode::Ranking => "ranking" })?;
+        d.set_item("bootstrap", p.bootstrap)?;
+        d.set_item("seed", p.seed)?;
+        Ok(d)
+    }
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "RandomForestModel(n_estimators={}, n_features={}, n_labels={})",
+            self.inner.trees.len(),
+            self.inner.n_features,
+            self.inner.n_labels
+        )
+    }
+    /// Pickle support through the versioned binary model format.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let saved = SavedModel { metadata: "{}".into(), model: Model::RandomForest(self.inner.clone()) };
+        let bytes = run_core(py, Some(1), || model_io::to_binary(&saved))?;
+        let rebuild = py.import("lrank._core")?.getattr("_model_from_bytes")?;
+        Ok((rebuild, (PyBytes::new(py, &bytes),)))
+    }
+}
+
+#[derive(FromPyObject)]
+enum ModelRef<'py> {
+    Forest(Bound<'py, RandomForestModel>),
+}
+
+fn saved_from(model: ModelRef<'_>, metadata: &str) -> SavedModel {
+    match model {
+        ModelRef::Forest(f) => SavedModel { metadata: metadata.to_string(), model: Model::RandomForest(f.get().inner.clone()) },
+    }
+}
+
+fn model_to_py(py: Python<'_>, model: Model) -> PyResult<Py<PyAny>> {
+    match model {
+        Model::RandomForest(inner) => Ok(Py::new(py, RandomForestModel { inner })?.into_any()),
+    }
+}
+
+/// Encodes a model and caller metadata (JSON text) as a model file: "binary" or "json".
+#[pyfunction]
+#[pyo3(signature = (model, metadata="{}", format="binary"))]
+fn save_model<'py>(py: Python<'py>, model: ModelRef<'py>, metadata: &str, format: &str) -> PyResult<Bound<'py, PyAny>> {
+    let saved = saved_from(model, metadata);
+    match format {
+        "binary" => {
+            let bytes = run_core(py, Some(1), || model_io::to_binary(&saved))?;
+            Ok(PyBytes::new(py, &bytes).into_any())
+        }
+        "json" => {
+            let text = run_core(py, Some(1), || model_io::to_json(&saved))?;
+            Ok(PyBytes::new(py, text.as_bytes()).into_any())
+        }
+        other => Err(InvalidInputError::new_err(format!("format must be 'binary' or 'json', got {other:?}"))),
+    }
+}
+
+/// Decodes a model file (binary or JSON, recognised by content): returns (model, metadata JSON).
+#[pyfunction]
+fn load_model(py: Python<'_>, data: &[u8]) -> PyResult<(Py<PyAny>, String)> {
+    let saved = run_core(py, Some(1), || {
+        if data.starts_with(b"LRANKMDL") {
+            model_io::from_binary(data)
+        } else {
+            let text = std::str::from_utf8(data)
+                .map_err(|_| CoreError::ModelFormat("not an lrank model file (neither binary nor JSON)".into()))?;
+            model_io::from_json(text)
+        }
+    })?;
+    Ok((model_to_py(py, saved.model)?, saved.metadata))
+}
+
+/// Unpickling helper: the model from binary model-file bytes.
+#[pyfunction]
+fn _model_from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Py<PyAny>> {
+    Ok(load_model(py, data)?.0)
+}
+
+fn two_rank_matrices<'a>(
+    a: &'a PyReadonlyArray2<'_, i32>,
+    b: &'a PyReadonlyArray2<'_, i32>,
+) -> ((usize, usize), (usize, usize), Cow<'a, [i32]>, Cow<'a, [i32]>) {
+    (shape2(a), shape2(b), row_major(a), row_major(b))
+}
+
+/// Per-row ranking measures of predictions against true rankings (dict of float64 arrays).
+#[pyfunction]
+fn row_measures<'py>(py: Python<'py>, y_true: PyReadonlyArray2<'py, i32>, y_pred: PyReadonlyArray2<'py, i32>) -> PyResult<Bound<'py, PyDict>> {
+    let ((nt, mt), (np_, mp), t, p) = two_rank_matrices(&y_true, &y_pred);
+    let m = run_core(py, Some(1), || {
+        core_row_measures(&RankMatrixView::new(&t, nt, mt)?, &RankMatrixView::new(&p, np_, mp)?)
+    })?;
+    let d = PyDict::new(py);
+    d.set_item("kendall_tau", PyArray1::from_vec(py, m.kendall_tau))?;
+    d.set_item("spearman_rho", PyArray1::from_vec(py, m.spearman_rho))?;
+    d.set_item("footrule", PyArray1::from_vec(py, m.footrule))?;
+    d.set_item("normalized_footrule", PyArray1::from_vec(py, m.normalized_footrule))?;
+    d.set_item("top_label_correct", PyArray1::from_vec(py, m.top_label_correct))?;
+    d.set_item("exact_match", PyArray1::from_vec(py, m.exact_match))?;
+    Ok(d)
+}
+
+/// (correct, incorrect) m x m counts over label pairs ordered by the true rankings.
+#[pyfunction]
+fn pairwise_matrix<'py>(
+    py: Python<'py>,
+    y_true: PyReadonlyArray2<'py, i32>,
+    y_pred: PyReadonlyArray2<'py, i32>,
+) -> PyResult<(Bound<'py, PyArray2<u64>>, Bound<'py, PyArray2<u64>>)> {
+    let ((nt, mt), (np_, mp), t, p) = two_rank_matrices(&y_true, &y_pred);
+    let (c, i) = run_core(py, Some(1), || core_pairwise(&RankMatrixView::new(&t, nt, mt)?, &RankMatrixView::new(&p, np_, mp)?))?;
+    let c = Array2::from_shape_vec((mt, mt), c).expect("m x m");
+    let i = Array2::from_shape_vec((mt, mt), i).expect("m x m");
+    Ok((c.into_pyarray(py), i.into_pyarray(py)))
+}
+
+/// Generalized Borda votes of each label over the rows of a rank matrix.
+#[pyfunction]
+#[pyo3(signature = (y, weights=None))]
+fn borda_scores<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
+    let scores = run_core(py, Some(1), || {
+        let view = RankMatrixView::new(&ys, n, m)?;
+        if let Some(w) = &w {
+            if w.len() != n {
+                return Err(CoreError::InvalidInput(format!("weights has {} entries, expected {n}", w.len())));
+            }
+        }
+        Ok(aggregation::borda_scores(&view, w.as_deref()))
+    })?;
+    Ok(PyArray1::from_vec(py, scores))
+}
+
+/// Consensus ranking (rank vector) by generalized Borda; ties to the lower label index.
+#[pyfunction]
+#[pyo3(signature = (y, weights=None))]
+fn borda<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let scores = borda_scores(py, y, weights)?;
+    let scores: Vec<f64> = scores.readonly().as_array().to_vec();
+    Ok(PyArray1::from_vec(py, lrank_core::ranking::ranking_from_scores(&scores)))
+}
+
+/// Raises InvalidInputError naming the first row that is not a (possibly incomplete) ranking.
+#[pyfunction]
+fn validate_rank_matrix(py: Python<'_>, y: PyReadonlyArray2<'_, i32>) -> PyResult<()> {
+    let ((n, m), ys) = (shape2(&y), row_major(&y));
+    run_core(py, Some(1), || RankMatrixView::new(&ys, n, m).map(|_| ()))
+}
+
+/// Forces a Rust panic inside the core boundary (used by tests: it must arrive as LrankError).
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
+    run_core(py, Some(1), || -> Result<(), CoreError> { panic!("deliberate test panic") })
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MODEL_FORMAT_VERSION", FORMAT_VERSION)?;
+    m.add_class::<RandomForestModel>()?;
+    m.add_function(wrap_pyfunction!(save_model, m)?)?;
+    m.add_function(wrap_pyfunction!(load_model, m)?)?;
+    m.add_function(wrap_pyfunction!(_model_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(row_measures, m)?)?;
+    m.add_function(wrap_pyfunction!(pairwise_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(borda_scores, m)?)?;
+    m.add_function(wrap_pyfunction!(borda, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_rank_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
+    Ok(())
+}

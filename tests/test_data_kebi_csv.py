@@ -1,0 +1,143 @@
+"""Tests of the KEBI CSV reader (lrank.data.kebi_csv)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from lrank.data import read_dataset, read_kebi_csv
+from lrank.errors import DataFormatError
+
+
+def write(tmp_path, text: str, name: str = "toy.csv", newline: str = "\n"):
+    p = tmp_path / name
+    p.write_bytes(text.replace("\n", newline).encode("utf-8"))
+    return p
+
+
+def expect_error(path, line, *fragments):
+    with pytest.raises(DataFormatError) as info:
+        read_kebi_csv(path)
+    msg = str(info.value)
+    where = f"{path}:{line}: " if line is not None else f"{path}: "
+    assert msg.startswith(where), msg
+    assert info.value.line == line
+    for frag in fragments:
+        assert frag in msg, (frag, msg)
+
+
+def test_basic(tmp_path):
+    p = write(tmp_path, "A1,A2,L1,L2,L3\n0.5,-1,1,2,3\n2,3e1,3,1,2\n", newline="\r\n")
+    ds = read_kebi_csv(p)
+    assert ds.relation == "toy"
+    assert ds.labels == ("L1", "L2", "L3")
+    assert ds.feature_names() == ["A1", "A2"]
+    assert ds.feature_matrix().tolist() == [[0.5, -1.0], [2.0, 30.0]]
+    assert ds.rankings.dtype == np.int32
+    assert ds.rankings.tolist() == [[1, 2, 3], [3, 1, 2]]
+    assert ds.ranking_strings() == ["L1>L2>L3", "L2>L3>L1"]
+    assert ds.weights.tolist() == [1.0, 1.0]
+    assert ds.source == str(p)
+    assert read_dataset(p).rankings.tolist() == ds.rankings.tolist()
+
+
+def test_label_columns_are_trailing_L_number_columns(tmp_path):
+    # "L9" in the middle is a feature, "Lx" is a feature; only the trailing L<n> run are labels
+    p = write(tmp_path, "L9,Lx,A,L2,L1\n1,2,3,2,1\n")
+    ds = read_kebi_csv(p)
+    assert ds.feature_names() == ["L9", "Lx", "A"]
+    assert ds.labels == ("L2", "L1")
+    assert ds.rankings.tolist() == [[2, 1]]
+
+
+def test_incomplete_rankings_zero_or_empty(tmp_path):
+    p = write(tmp_path, "A1,L1,L2,L3\n1,0,1,2\n2,,,1\n\n3,1,0,\n")
+    ds = read_kebi_csv(p)
+    assert ds.rankings.tolist() == [[0, 1, 2], [0, 0, 1], [1, 0, 0]]
+    assert ds.ranking_strings() == ["L2>L3", "L3", "L1"]
+
+
+def test_missing_feature_values(tmp_path):
+    p = write(tmp_path, "A1,A2,L1\n,1,1\n?,2,1\n")
+    ds = read_kebi_csv(p)
+    assert ds.features.get_column("A1").to_list() == [None, None]
+    assert math.isnan(ds.feature_matrix()[0, 0])
+
+
+def test_error_duplicate_positions(tmp_path):
+    p = write(tmp_path, "A1,L1,L2,L3\n1,1,2,3\n1,1,1,2\n")
+    expect_error(p, 3, "label positions 1,1,2 are not distinct 1..3")
+
+
+def test_error_gap_in_positions(tmp_path):
+    p = write(tmp_path, "A1,L1,L2,L3\n1,1,3,0\n")
+    expect_error(p, 2, "not distinct 1..2")
+
+
+def test_error_position_out_of_range(tmp_path):
+    p = write(tmp_path, "A1,L1,L2\n1,1,2\n1,1,5\n")
+    expect_error(p, 3, "1,5")
+    p = write(tmp_path, "A1,L1,L2\n1,-1,1\n")
+    expect_error(p, 2, "-1,1")
+
+
+def test_error_empty_ranking(tmp_path):
+    p = write(tmp_path, "A1,L1,L2\n1,1,2\n\n1,0,0\n")
+    expect_error(p, 4, "empty ranking")
+
+
+def test_error_non_integer_position(tmp_path):
+    p = write(tmp_path, "A1,L1,L2\n1,1.5,2\n")
+    expect_error(p, 2, "position '1.5' of label 'L1' is not an integer")
+    p = write(tmp_path, "A1,L1,L2\n1,first,2\n")
+    expect_error(p, 2, "position 'first' of label 'L1' is not a number")
+
+
+def test_error_non_numeric_feature(tmp_path):
+    p = write(tmp_path, "A1,A2,L1\n1,2,1\n1,red,1\n")
+    expect_error(p, 3, "non-numeric value 'red'", "'A2'")
+
+
+def test_error_wrong_number_of_values(tmp_path):
+    p = write(tmp_path, "A1,L1,L2\n1,1,2\n1,2\n")
+    expect_error(p, 3, "wrong number of values: expected 3, got 2")
+
+
+def test_error_no_label_columns(tmp_path):
+    p = write(tmp_path, "A1,A2\n1,2\n")
+    expect_error(p, 1, "no label columns")
+
+
+def test_error_no_rows(tmp_path):
+    p = write(tmp_path, "A1,L1,L2\n\n")
+    expect_error(p, 1, "no data rows")
+
+
+def test_error_empty_file(tmp_path):
+    p = write(tmp_path, "")
+    expect_error(p, None, "empty file")
+
+
+def test_error_duplicate_column(tmp_path):
+    p = write(tmp_path, "A1,A1,L1\n1,2,1\n")
+    expect_error(p, 1, "column 'A1' appears twice")
+
+
+def test_error_file_not_found(tmp_path):
+    expect_error(tmp_path / "missing.csv", None, "file not found")
+
+
+def test_error_not_utf8(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_bytes(b"A1,L1\n1,1\n\xff\xfe,1\n")
+    expect_error(p, 3, "not valid UTF-8")
+
+
+def test_spaces_and_quotes_in_cells(tmp_path):
+    p = write(tmp_path, 'A1, "A 2",L1,L2\n 1.5 ,"2",2, 1\n')
+    ds = read_kebi_csv(p)
+    assert ds.feature_names() == ["A1", "A 2"]
+    assert ds.feature_matrix().tolist() == [[1.5, 2.0]]
+    assert ds.rankings.tolist() == [[2, 1]]
