@@ -1,13 +1,29 @@
 """Type stubs of the Rust extension ``lrank._core`` (checked with ``python -m mypy.stubtest``)."""
 
-from typing import Any, Literal
+from typing import Any, Literal, final
 
 import numpy as np
 from numpy.typing import NDArray
 
+__all__ = [
+    "MODEL_FORMAT_VERSION",
+    "RandomForestModel",
+    "__version__",
+    "_model_from_bytes",
+    "_panic_for_test",
+    "borda",
+    "borda_scores",
+    "load_model",
+    "pairwise_matrix",
+    "row_measures",
+    "save_model",
+    "validate_rank_matrix",
+]
+
 __version__: str
 MODEL_FORMAT_VERSION: int
 
+@final
 class RandomForestModel:
     @staticmethod
     def fit(
@@ -16,7 +32,7 @@ class RandomForestModel:
         sample_weight: NDArray[np.float64] | None = None,
         *,
         n_estimators: int = 50,
-        max_depth: int | None = 8,
+        max_depth: int | None = ...,  # 8
         max_features: str | int | float | None = None,
         class_mode: str = "top_label",
         bootstrap: bool = True,
@@ -36,7 +52,7 @@ class RandomForestModel:
     def tree_depths(self) -> list[int]: ...
     def tree_n_leaves(self) -> list[int]: ...
     def params(self) -> dict[str, Any]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __reduce__(self) -> tuple[Any, tuple[bytes]]: ...
 
 def save_model(model: RandomForestModel, metadata: str = "{}", format: Literal["binary", "json"] | str = "binary") -> bytes: ...

@@ -54,9 +54,10 @@ fn run_core<T: Send>(
 
 /// The array's data as a row-major slice: borrowed when C-contiguous, else copied.
 fn row_major<'a, T: Element + Copy>(a: &'a PyReadonlyArray2<'_, T>) -> Cow<'a, [T]> {
+    // `as_slice` also succeeds on Fortran-ordered arrays, whose memory is column-major.
     match a.as_slice() {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(a.as_array().iter().copied().collect()),
+        Ok(s) if a.is_c_contiguous() => Cow::Borrowed(s),
+        _ => Cow::Owned(a.as_array().iter().copied().collect()),
     }
 }
 

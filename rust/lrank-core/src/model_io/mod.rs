@@ -95,7 +95,9 @@ pub fn to_json(saved: &SavedModel) -> Result<String> {
 
 pub fn from_json(text: &str) -> Result<SavedModel> {
     let mut doc: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format_err(format!("model file is not valid JSON: {e}")))?;
+        serde_json::from_str(text).map_err(|e| {
+            format_err(format!("not an lrank model file (neither the binary format nor JSON: {e})"))
+        })?;
     if doc.get("format").and_then(|f| f.as_str()) != Some(JSON_FORMAT_NAME) {
         return Err(format_err("not an lrank model file (no \"format\": \"lrank-model\")"));
     }

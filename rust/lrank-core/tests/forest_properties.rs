@@ -1,0 +1,177 @@
+//! Property tests for the LR-RF forest: fitting, prediction, determinism across thread counts,
+//! and model files.
+
+mod common;
+
+use common::*;
+use lrank_core::features::FeatureMatrixView;
+use lrank_core::forest::{ClassMode, RandomForestModel, RandomForestParams};
+use lrank_core::model_io::{from_binary, from_json, to_binary, to_json, Model, SavedModel};
+use lrank_core::parallel::with_threads;
+use lrank_core::ranking::{validate_ranking, RankMatrixView};
+use lrank_core::tree::MaxFeatures;
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+struct Problem {
+    n: usize,
+    d: usize,
+    m: usize,
+    x: Vec<f64>,
+    y: Vec<i32>,
+    /// A few fresh rows to predict (may hold NaN and values outside the training range).
+    x_test: Vec<f64>,
+    n_test: usize,
+    sample_weight: Option<Vec<f64>>,
+    params: RandomForestParams,
+}
+
+/// A feature value: often from a small grid (ties, constant features), sometimes any float in a
+/// range, sometimes missing.
+fn feature_value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => (0i32..4).prop_map(f64::from),
+        4 => -10.0f64..10.0,
+        1 => Just(f64::NAN),
+    ]
+}
+
+fn params() -> impl Strategy<Value = RandomForestParams> {
+    (
+        1usize..=5,
+        prop::option::of(0usize..6),
+        prop_oneof![
+            Just(MaxFeatures::Log2PlusOne),
+            Just(MaxFeatures::Sqrt),
+            Just(MaxFeatures::All),
+            (1usize..5).prop_map(MaxFeatures::Count),
+            (0.01f64..=1.0).prop_map(MaxFeatures::Fraction),
+        ],
+        prop_oneof![Just(ClassMode::TopLabel), Just(ClassMode::Ranking)],
+        any::<bool>(),
+        any::<u64>(),
+        prop_oneof![Just(0.0), Just(1e-6), 0.0f64..0.5],
+    )
+        .prop_map(|(n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon)| {
+            RandomForestParams { n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon }
+        })
+}
+
+fn problem() -> impl Strategy<Value = Problem> {
+    (10usize..60, 1usize..4, 2usize..5, 1usize..8).prop_flat_map(|(n, d, m, n_test)| {
+        (
+            prop::collection::vec(feature_value(), n * d),
+            prop::collection::vec(prop_oneof![3 => complete(m), 2 => incomplete(m)], n),
+            prop::collection::vec(prop_oneof![feature_value(), -100.0f64..100.0], n_test * d),
+            prop::option::weighted(0.3, prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..3.0], n)),
+            params(),
+        )
+            .prop_map(move |(x, rows, x_test, sample_weight, params)| Problem {
+                n,
+                d,
+                m,
+                x,
+                y: rows.concat(),
+                x_test,
+                n_test,
+                sample_weight,
+                params,
+            })
+    })
+}
+
+fn fit(p: &Problem, threads: usize) -> RandomForestModel {
+    let xv = FeatureMatrixView::new(&p.x, p.n, p.d).unwrap();
+    let yv = RankMatrixView::new(&p.y, p.n, p.m).unwrap();
+    with_threads(Some(threads), || RandomForestModel::fit(&xv, &yv, p.sample_weight.as_deref(), p.params.clone()))
+        .unwrap()
+        .unwrap_or_else(|e| panic!("fit failed: {e}"))
+}
+
+fn predict(model: &RandomForestModel, x: &[f64], n: usize, d: usize, threads: usize) -> Vec<i32> {
+    let xv = FeatureMatrixView::new(x, n, d).unwrap();
+    with_threads(Some(threads), || model.predict(&xv)).unwrap().unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn fit_and_predict_give_complete_rankings_for_any_thread_count(p in problem()) {
+        let a = fit(&p, 1);
+        let b = fit(&p, 2);
+        prop_assert_eq!(&a, &b, "same seed, other thread count, other model");
+        prop_assert_eq!(a.trees.len(), p.params.n_estimators);
+        prop_assert_eq!((a.n_features, a.n_labels), (p.d, p.m));
+        for tree in &a.trees {
+            if let Some(max_depth) = p.params.max_depth {
+                prop_assert!(tree.depth() <= max_depth);
+            }
+            for leaf in &tree.leaves {
+                prop_assert!(is_complete_ranking(&leaf.ranking), "leaf ranking {:?}", leaf.ranking);
+            }
+        }
+
+        for (x, n) in [(&p.x, p.n), (&p.x_test, p.n_test)] {
+            let pa = predict(&a, x, n, p.d, 1);
+            let pb = predict(&b, x, n, p.d, 2);
+            prop_assert_eq!(&pa, &pb);
+            prop_assert_eq!(pa.len(), n * p.m);
+            for row in pa.chunks(p.m) {
+                prop_assert!(validate_ranking(row).is_ok() && is_complete_ranking(row), "prediction {:?}", row);
+            }
+            prop_assert!(RankMatrixView::new(&pa, n, p.m).is_ok());
+
+            // The forest's ranking is the plain Borda consensus of its trees' rankings
+            // (integer votes, ties to the lower label index).
+            let xv = FeatureMatrixView::new(x, n, p.d).unwrap();
+            let per_tree = a.predict_per_tree(&xv).unwrap();
+            let t = a.trees.len();
+            prop_assert_eq!(per_tree.len(), n * t * p.m);
+            for i in 0..n {
+                let mut votes = vec![0i64; p.m];
+                for k in 0..t {
+                    let r = &per_tree[(i * t + k) * p.m..(i * t + k + 1) * p.m];
+                    prop_assert!(is_complete_ranking(r));
+                    for j in 0..p.m {
+                        votes[j] += (p.m as i32 + 1 - r[j]) as i64;
+                    }
+                }
+                let mut labels: Vec<usize> = (0..p.m).collect();
+                labels.sort_by(|&u, &v| votes[v].cmp(&votes[u]).then(u.cmp(&v)));
+                prop_assert_eq!(&pa[i * p.m..(i + 1) * p.m], &ranks_from_order(&labels, p.m)[..]);
+            }
+        }
+
+        // another seed is still a valid model (and fitting it does not panic)
+        let mut other = p.clone();
+        other.params.seed = p.params.seed.wrapping_add(1);
+        let c = fit(&other, 2);
+        prop_assert_eq!(c.trees.len(), p.params.n_estimators);
+    }
+
+    #[test]
+    fn model_files_round_trip(p in problem()) {
+        let model = fit(&p, 2);
+        let saved = SavedModel {
+            metadata: r#"{"labels": ["a", "b", "c", "d"], "note": "prop\u00e9rty \"test\""}"#.into(),
+            model: Model::RandomForest(model.clone()),
+        };
+        let before = predict(&model, &p.x_test, p.n_test, p.d, 1);
+        let before_train = predict(&model, &p.x, p.n, p.d, 1);
+
+        let bin = from_binary(&to_binary(&saved).unwrap()).unwrap();
+        prop_assert_eq!(&bin, &saved);
+
+        let json = from_json(&to_json(&saved).unwrap()).unwrap();
+        prop_assert_eq!(&json.model, &saved.model, "JSON must give back the same model, bit for bit");
+        let meta: serde_json::Value = serde_json::from_str(&json.metadata).unwrap();
+        prop_assert_eq!(meta, serde_json::from_str::<serde_json::Value>(&saved.metadata).unwrap());
+
+        for back in [bin, json] {
+            let Model::RandomForest(m2) = back.model;
+            prop_assert_eq!(predict(&m2, &p.x_test, p.n_test, p.d, 2), before.clone());
+            prop_assert_eq!(predict(&m2, &p.x, p.n, p.d, 2), before_train.clone());
+        }
+    }
+}

@@ -1,0 +1,95 @@
+"""The extension module lrank._core: error mapping, panics, aggregation, measures, model files."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lrank import LrankError, ModelFormatError, _core
+from lrank.errors import InvalidInputError
+
+
+def test_a_rust_panic_arrives_as_lrank_error_not_panic_exception():
+    with pytest.raises(LrankError, match="internal error in lrank.*deliberate test panic"):
+        _core._panic_for_test()
+
+
+def test_invalid_rank_matrix_is_a_value_error_naming_the_row():
+    with pytest.raises(InvalidInputError, match="row 1 .*position 2 is given to two labels"):
+        _core.validate_rank_matrix(np.array([[1, 2, 3], [2, 2, 1]], dtype=np.int32))
+    with pytest.raises(ValueError):  # the hierarchy also satisfies plain ValueError handlers
+        _core.validate_rank_matrix(np.array([[1, 3, 0]], dtype=np.int32))
+
+
+def test_generalized_borda_of_incomplete_rankings():
+    y = np.array([[1, 2, 0, 0], [0, 0, 1, 2]], dtype=np.int32)
+    scores = _core.borda_scores(y)
+    # ranked labels get (3 - r) * 5/3, missing ones 5/2
+    np.testing.assert_allclose(scores, [10 / 3 + 2.5, 5 / 3 + 2.5, 2.5 + 10 / 3, 2.5 + 5 / 3])
+    np.testing.assert_array_equal(_core.borda(y), [1, 3, 2, 4])  # ties go to the lower index
+    # weighted: 10/3 + 3 * 2.5, 5/3 + 3 * 2.5, 2.5 + 3 * 10/3, 2.5 + 3 * 5/3
+    np.testing.assert_array_equal(_core.borda(y, np.array([1.0, 3.0])), [2, 3, 1, 4])
+    with pytest.raises(InvalidInputError, match="weights"):
+        _core.borda(y, np.array([1.0]))
+
+
+def test_row_measures_and_pairwise_matrix():
+    truth = np.array([[1, 2, 3], [1, 2, 3]], dtype=np.int32)
+    pred = np.array([[1, 2, 3], [3, 2, 1]], dtype=np.int32)
+    m = _core.row_measures(truth, pred)
+    np.testing.assert_array_equal(m["kendall_tau"], [1.0, -1.0])
+    np.testing.assert_array_equal(m["spearman_rho"], [1.0, -1.0])
+    np.testing.assert_array_equal(m["footrule"], [0.0, 4.0])
+    np.testing.assert_array_equal(m["top_label_correct"], [1.0, 0.0])
+    correct, incorrect = _core.pairwise_matrix(truth, pred)
+    assert correct.tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+    assert incorrect.tolist() == [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
+    with pytest.raises(InvalidInputError, match="differ in shape"):
+        _core.row_measures(truth, pred[:1])
+
+
+def test_non_contiguous_inputs_are_accepted(problem):
+    x, y = problem
+    xf = np.asfortranarray(x)
+    model = _core.RandomForestModel.fit(xf, np.ascontiguousarray(y), n_estimators=3, seed=1)
+    np.testing.assert_array_equal(model.predict(xf), model.predict(np.ascontiguousarray(x)))
+
+
+def test_model_files_round_trip_and_refuse_damage(problem):
+    x, y = problem
+    model = _core.RandomForestModel.fit(x, y, n_estimators=4, seed=5)
+    for fmt in ("binary", "json"):
+        data = _core.save_model(model, '{"labels": ["a"]}', fmt)
+        back, meta = _core.load_model(data)
+        assert back == model and '"labels"' in meta
+        np.testing.assert_array_equal(back.predict(x), model.predict(x))
+    data = bytearray(_core.save_model(model, "{}", "binary"))
+    data[-1] ^= 0xFF
+    with pytest.raises(ModelFormatError, match="damaged"):
+        _core.load_model(bytes(data))
+    with pytest.raises(ModelFormatError, match="not an lrank model"):
+        _core.load_model(b"\x00\x01garbage")
+    with pytest.raises(ModelFormatError, match="format version 7"):
+        _core.load_model(_core.save_model(model, "{}", "json").replace(b'"format_version":1', b'"format_version":7'))
+    with pytest.raises(InvalidInputError, match="metadata is not valid JSON"):
+        _core.save_model(model, "{nope", "binary")
+
+
+def test_stub_file_matches_the_extension():
+    if shutil.which("stubtest") is None and not _has_module("mypy"):
+        pytest.skip("mypy is not installed (pip install -e '.[test]')")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "lrank._core", "--ignore-missing-stub"],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _has_module(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
