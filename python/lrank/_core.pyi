@@ -34,7 +34,7 @@ class RandomForestModel:
         n_estimators: int = 50,
         max_depth: int | None = ...,  # 8
         max_features: str | int | float | None = None,
-        class_mode: str = "top_label",
+        class_mode: str = "ranking",
         bootstrap: bool = True,
         seed: int = 0,
         n_jobs: int | None = None,

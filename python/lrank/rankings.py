@@ -58,24 +58,21 @@ def delete_labels(
     if not 0.0 <= p <= 1.0:
         raise InvalidInputError(f"missing-label probability must lie in [0, 1], got {p}")
     y = np.asarray(y, dtype=np.int32)
-    out = y.copy()
     if p == 0.0:
-        return out
-    drop = rng.random(y.shape) < p
-    drop &= y > 0
-    for i in range(y.shape[0]):
-        present = np.flatnonzero(y[i] > 0)
-        kept = present[~drop[i, present]]
-        need = min(keep_at_least, present.size) - kept.size
-        if need > 0:
-            dropped = present[drop[i, present]]
-            restore = rng.choice(dropped, size=need, replace=False)
-            drop[i, restore] = False
-        row = np.where(drop[i], 0, y[i])
-        nz = np.flatnonzero(row > 0)
-        row[nz[np.argsort(row[nz], kind="stable")]] = np.arange(1, nz.size + 1)
-        out[i] = row
-    return out
+        return y.copy()
+    present = y > 0
+    drop = (rng.random(y.shape) < p) & present
+    need = np.minimum(keep_at_least, present.sum(axis=1)) - (present & ~drop).sum(axis=1)
+    for i in np.flatnonzero(need > 0):  # rows left too short: put back random deleted labels
+        dropped = np.flatnonzero(drop[i])
+        drop[i, rng.choice(dropped, size=need[i], replace=False)] = False
+    kept = present & ~drop
+    # Renumber the kept labels 1..k in their old order: rank of each kept label among the kept.
+    key = np.where(kept, y, np.iinfo(np.int32).max)
+    order = np.argsort(key, axis=1, kind="stable")
+    new = np.empty_like(y)
+    np.put_along_axis(new, order, np.arange(1, y.shape[1] + 1, dtype=np.int32)[None, :], axis=1)
+    return np.where(kept, new, 0).astype(np.int32)
 
 
 def top_labels(y: NDArray[np.int32]) -> NDArray[np.int64]:

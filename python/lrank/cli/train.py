@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -67,6 +68,8 @@ def train_command(
         options = list(learner_options)
         spec.parse_options(options)  # report option mistakes before reading any data
         train = read_dataset(train_file)
+        if not test_file and not no_cv and folds > train.n_rows:
+            raise click.ClickException(f"cannot make {folds} folds from {train.n_rows} instances")
         x = train.feature_matrix()
         y = train.rankings
         assert y is not None  # read_dataset requires rankings
@@ -102,7 +105,7 @@ def train_command(
             ev.add(y, estimator.predict(x))
             evaluations.append(ev)
             if not no_cv:
-                evaluations.append(_cross_validate(make, x, y, weights, labels, folds, repeats, seed, missing, fmt))
+                evaluations.append(_cross_validate(make, x, y, weights, labels, folds, repeats, seed, missing))
 
     report: dict[str, Any] = {
         "learner": {"name": spec.name, "options": options, "params": _jsonable(estimator.get_params())},
@@ -124,13 +127,18 @@ def train_command(
         click.echo(text_report(report))
 
 
-def _cross_validate(make, x, y, weights, labels, folds, repeats, seed, missing, fmt):  # type: ignore[no-untyped-def]
+def _cross_validate(
+    make: Callable[[], Any], x: np.ndarray, y: np.ndarray, weights: np.ndarray | None, labels: list[str],
+    folds: int, repeats: int, seed: int, missing: float,
+) -> Evaluation:
     total = folds * repeats
+    kwargs: dict[str, Any] = dict(labels=labels, n_folds=folds, repeats=repeats, seed=seed, missing=missing, sample_weight=weights)
+    if not sys.stderr.isatty():  # no bar in logs and pipes
+        return cross_validate(make, x, y, **kwargs)
     # The bar goes to stderr so that stdout stays a clean report (and clean JSON).
     with click.progressbar(length=total, label=f"{folds}-fold cross-validation x {repeats}",
                            file=sys.stderr, show_eta=True) as bar:
-        return cross_validate(make, x, y, labels=labels, n_folds=folds, repeats=repeats, seed=seed,
-                              missing=missing, sample_weight=weights, on_fold=lambda r, k, m: bar.update(1))
+        return cross_validate(make, x, y, **kwargs, on_fold=lambda r, k, m: bar.update(1))
 
 
 def _test_mode(test_file: str | None, folds: int, repeats: int, seed: int, no_cv: bool) -> str:

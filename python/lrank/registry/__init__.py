@@ -133,7 +133,7 @@ def _builtin_specs() -> list[LearnerSpec]:
                     _parse_max_features, "K",
                 ),
                 LearnerOption(
-                    "-class-mode", "class_mode", "class for information gain: top_label or ranking (default top_label)",
+                    "-class-mode", "class_mode", "class for information gain: ranking or top_label (default ranking)",
                     _parse_choice("top_label", "ranking"), "MODE",
                 ),
                 LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",

@@ -93,6 +93,32 @@ fn predict(model: &RandomForestModel, x: &[f64], n: usize, d: usize, threads: us
     with_threads(Some(threads), || model.predict(&xv)).unwrap().unwrap()
 }
 
+/// The first difference between two models, briefly (a whole model is too long to print).
+fn difference(a: &RandomForestModel, b: &RandomForestModel) -> String {
+    if a.params != b.params || (a.n_features, a.n_labels) != (b.n_features, b.n_labels) {
+        return format!("params/shape {:?} vs {:?}", a.params, b.params);
+    }
+    for (f, (x, y)) in a.fill_values.iter().zip(&b.fill_values).enumerate() {
+        if x.to_bits() != y.to_bits() {
+            return format!("fill value {f}: {x:?} vs {y:?}");
+        }
+    }
+    for (t, (ta, tb)) in a.trees.iter().zip(&b.trees).enumerate() {
+        for (k, (na, nb)) in ta.nodes.iter().zip(&tb.nodes).enumerate() {
+            if na != nb {
+                return format!("tree {t}, node {k}: {na:?} vs {nb:?}");
+            }
+        }
+        if ta != tb {
+            return format!("tree {t}: leaves or node count differ");
+        }
+    }
+    if a.trees.len() != b.trees.len() {
+        return format!("{} vs {} trees", a.trees.len(), b.trees.len());
+    }
+    "none".into()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
@@ -164,7 +190,8 @@ proptest! {
         prop_assert_eq!(&bin, &saved);
 
         let json = from_json(&to_json(&saved).unwrap()).unwrap();
-        prop_assert_eq!(&json.model, &saved.model, "JSON must give back the same model, bit for bit");
+        let (Model::RandomForest(j), Model::RandomForest(s)) = (&json.model, &saved.model);
+        prop_assert!(json.model == saved.model, "JSON must give back the same model, bit for bit: {}", difference(j, s));
         let meta: serde_json::Value = serde_json::from_str(&json.metadata).unwrap();
         prop_assert_eq!(meta, serde_json::from_str::<serde_json::Value>(&saved.metadata).unwrap());
 

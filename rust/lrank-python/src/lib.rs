@@ -127,7 +127,7 @@ struct RandomForestModel {
 impl RandomForestModel {
     #[staticmethod]
     #[pyo3(signature = (x, y, sample_weight=None, *, n_estimators=50, max_depth=Some(8), max_features=None,
-                        class_mode="top_label", bootstrap=true, seed=0, n_jobs=None))]
+                        class_mode="ranking", bootstrap=true, seed=0, n_jobs=None))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,

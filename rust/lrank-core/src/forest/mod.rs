@@ -1,8 +1,8 @@
 //! LR-RF: the label ranking random forest of Zhou & Qiu (2018).
 //!
 //! Each tree is grown on a bootstrap sample of size n by the tree engine with the information
-//! gain of a class derived from each ranking ("top label as class": the most preferred label
-//! present; or each distinct ranking as its own class). A leaf keeps the generalized Borda
+//! gain of a class derived from each ranking: each distinct ranking as its own class (the
+//! authors' code, the default) or "top label as class" (the most preferred label present). A leaf keeps the generalized Borda
 //! votes of the training rankings that reach it, counted with their bootstrap multiplicity,
 //! and predicts their consensus ranking. The forest predicts the Borda consensus of its trees'
 //! rankings. Trees are grown in parallel, each from its own seed derived from the forest's
@@ -21,9 +21,10 @@ use std::collections::HashMap;
 /// What counts as the class of a training ranking when measuring information gain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ClassMode {
-    /// The most preferred label present in the ranking (the paper's choice).
+    /// The most preferred label present in the ranking (as the paper's text describes).
     TopLabel,
-    /// Each distinct ranking (rank vector) is its own class (the authors' published code).
+    /// Each distinct ranking (rank vector) is its own class (the authors' published code, and
+    /// what reproduces the paper's published accuracies; the default).
     Ranking,
 }
 
@@ -47,7 +48,7 @@ impl Default for RandomForestParams {
             n_estimators: 50,
             max_depth: Some(8),
             max_features: MaxFeatures::Log2PlusOne,
-            class_mode: ClassMode::TopLabel,
+            class_mode: ClassMode::Ranking,
             bootstrap: true,
             seed: 0,
             entropy_epsilon: 1e-6,
@@ -114,6 +115,12 @@ pub struct RandomForestModel {
 
 /// Class of every training ranking and the number of classes.
 fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usize)> {
+    if let Some(row) = y.rows().position(|r| r.iter().all(|&v| v == 0)) {
+        return Err(LrankError::InvalidRanking {
+            row,
+            reason: "a training ranking must contain at least one label".into(),
+        });
+    }
     match mode {
         ClassMode::TopLabel => {
             let mut classes = Vec::with_capacity(y.n_rows());

@@ -1,0 +1,149 @@
+"""The `lrank` command line, driven through click's CliRunner as a user would type it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lrank.cli import main
+from lrank.data import read_arff
+
+ROOT = Path(__file__).resolve().parents[1]
+IRIS = str(ROOT / "datasets" / "iris.xarff")
+WINE = str(ROOT / "datasets" / "wine.xarff")
+
+
+def run(*args: str) -> "CliRunner.invoke":
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_main_command_prints_weka_style_sections():
+    result = run("train", "-t", IRIS, "-W", "LRRF")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    for section in ("=== Run information ===", "Time taken to build model:", "=== Error on training data ===",
+                    "=== Stratified cross-validation ===", "=== Ranking measures ===", "Kendall's tau",
+                    "Spearman correlation", "Spearman footrule distance", "Top-label accuracy", "Exact-match rate",
+                    "=== Pairwise correct | incorrect"):
+        assert section in out, section
+    assert out.count("=== Ranking measures ===") == 2
+    assert "setosa" in out and "10-fold stratified cross-validation" in out
+
+
+def test_json_output_is_the_same_report():
+    result = run("train", "-t", IRIS, "--format", "json", "-x", "5", "--repeats", "2", "-s", "3", "--", "-I", "10")
+    assert result.exit_code == 0
+    report = json.loads(result.stdout)
+    assert report["learner"]["params"]["n_estimators"] == 10
+    assert report["learner"]["params"]["random_state"] == 3
+    train_ev, cv = report["evaluations"]
+    assert cv["n_folds"] == 10 and cv["n_instances"] == 300
+    tau = cv["measures"]["kendall_tau"]
+    assert 0.8 < tau["mean"] <= 1.0 and tau["std"] >= 0
+    pw = cv["pairwise"]
+    total = sum(map(sum, pw["correct"])) + sum(map(sum, pw["incorrect"]))
+    assert total == 300 * 3  # every instance contributes m(m-1)/2 = 3 ordered pairs
+
+
+def test_same_seed_same_report_and_cv_differs_by_seed():
+    a = json.loads(run("train", "-t", IRIS, "--format", "json", "-s", "5").stdout)
+    b = json.loads(run("train", "-t", IRIS, "--format", "json", "-s", "5").stdout)
+    c = json.loads(run("train", "-t", IRIS, "--format", "json", "-s", "6").stdout)
+    assert a["evaluations"] == b["evaluations"]
+    assert a["evaluations"][1]["pairwise"] != c["evaluations"][1]["pairwise"] or \
+        a["evaluations"][1]["measures"] != c["evaluations"][1]["measures"]
+
+
+def test_train_test_split_save_model_and_predict(tmp_path):
+    model = tmp_path / "iris.lrm"
+    result = run("train", "-t", IRIS, "-T", IRIS, "-d", str(model), "--", "-I", "5")
+    assert result.exit_code == 0, result.output
+    assert "=== Error on test data ===" in result.stdout and "cross-validation" not in result.stdout
+    assert model.read_bytes()[:8] == b"LRANKMDL"
+    out = tmp_path / "pred.txt"
+    result = run("predict", "-l", str(model), "-T", IRIS, "-o", str(out))
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert len(lines) == 150
+    assert all(sorted(line.split(">")) == ["setosa", "versicolor", "virginica"] for line in lines)
+    # The predictions are good rankings of the training data itself.
+    truth = read_arff(IRIS).ranking_strings()
+    assert sum(a == b for a, b in zip(lines, truth)) > 140
+
+
+def test_json_model_and_prediction_on_stdout(tmp_path):
+    model = tmp_path / "wine.json"
+    assert run("train", "-t", WINE, "--no-cv", "-d", str(model), "--", "-I", "3").exit_code == 0
+    assert json.loads(model.read_text())["format"] == "lrank-model"
+    result = run("predict", "-l", str(model), "-T", WINE)
+    assert result.exit_code == 0 and len(result.stdout.splitlines()) == 178
+
+
+def test_predict_on_a_plain_arff_feature_table(tmp_path):
+    model = tmp_path / "m.lrm"
+    run("train", "-t", IRIS, "--no-cv", "-d", str(model), "--", "-I", "3")
+    table = tmp_path / "new.arff"
+    header = "\n".join(f"@attribute '{a.name}' numeric" for a in read_arff(IRIS).attributes)
+    table.write_text(f"@relation new\n{header}\n@data\n5.1,3.5,1.4,0.2\n6.7,3.0,5.2,2.3\n")
+    result = run("predict", "-l", str(model), "-T", str(table))
+    assert result.exit_code == 0, result.output
+    first, second = result.stdout.splitlines()
+    assert first.startswith("setosa") and second.startswith("virginica")
+
+
+def test_missing_labels_option_runs_and_is_reported():
+    result = run("train", "-t", IRIS, "--missing", "0.6", "--format", "json", "--", "-I", "10")
+    report = json.loads(result.stdout)
+    assert report["missing_label_probability"] == 0.6
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.5
+
+
+def test_learners_lists_lrrf_and_its_options():
+    result = run("learners")
+    assert result.exit_code == 0
+    assert "LRRF" in result.stdout and "-I N" in result.stdout and "-depth" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["train", "-t", "nope.xarff"], "nope.xarff"),
+        (["train", "-t", IRIS, "-W", "XYZ"], "unknown learner 'XYZ'"),
+        (["train", "-t", IRIS, "--", "-Q", "1"], "unknown option '-Q'"),
+        (["train", "-t", IRIS, "--", "-I", "many"], "bad value 'many' for -I"),
+        (["train", "-t", IRIS, "--", "-I"], "needs a value"),
+        (["train", "-t", IRIS, "-x", "500"], "cannot make 500 folds"),
+        (["predict", "-l", IRIS, "-T", IRIS], "not an lrank model"),
+    ],
+)
+def test_user_errors_are_one_line_messages_with_non_zero_exit(args, message):
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code != 0
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_bad_data_file_error_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.xarff"
+    bad.write_text("@relation r\n@attribute a numeric\n@attribute L RANKING {x,y}\n@data\n1,x>y\n2,x>z\n")
+    result = CliRunner().invoke(main, ["train", "-t", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}:6:" in result.output and "z" in result.output
+
+
+def test_mismatched_test_file_is_refused(tmp_path):
+    other = tmp_path / "other.xarff"
+    other.write_text("@relation r\n@attribute a numeric\n@attribute L RANKING {x,y}\n@data\n1,x>y\n2,y>x\n")
+    result = CliRunner().invoke(main, ["train", "-t", IRIS, "-T", str(other)])
+    assert result.exit_code == 1 and "do not match the training data" in result.output
+
+
+def test_help_texts():
+    for cmd in ([], ["train"], ["predict"], ["learners"]):
+        result = run(*cmd, "--help")
+        assert result.exit_code == 0 and "Usage:" in result.output
+    assert "-T" in run("train", "--help").output and "--missing" in run("train", "--help").output
