@@ -104,7 +104,7 @@ def test_incomplete_rankings_and_missing_features(problem):
     y[::2, :] = np.where(y[::2, :] > 2, 0, y[::2, :])  # keep only the top two labels of every other row
     x = x.copy()
     x[::5, 1] = np.nan
-    for mode in ("top_label", "ranking"):
+    for mode in ("top_label", "ranking", "pairwise"):
         est = LabelRankingRandomForest(n_estimators=10, random_state=0, class_mode=mode).fit(x, y)
         assert is_complete_ranking_matrix(est.predict(x))
     # The fill value is the lower median of the present values.

@@ -21,7 +21,11 @@ class LabelRankingRandomForest(LabelRanker):
     the paper's text describes; the top observed label for an incomplete ranking). The default is
     the authors' code because it is what reproduces the paper's published Kendall tau values
     (see BENCHMARKS.md: top-label classes stop splitting once a node agrees on the top label and
-    score far lower, e.g. .78 instead of .97 on iris). ``x <= threshold`` goes left both when growing and
+    score far lower, e.g. .78 instead of .97 on iris). ``"pairwise"`` (beyond the paper) makes each
+    label pair a ranking contains a binary class and sums the gain over pairs: with incomplete
+    training rankings, nearly every ranking is distinct and per-ranking classes carry no
+    information, while pairwise classes keep working (iris with 60% of the labels deleted:
+    .92 instead of .75); on complete rankings it scores like ``"ranking"``. ``x <= threshold`` goes left both when growing and
     when predicting. A node becomes a leaf at ``max_depth`` splits, when its class entropy is
     (almost) zero, or when no feature separates it. A leaf predicts the generalized Borda
     consensus of the training rankings that reach it (with bootstrap multiplicity); the forest
@@ -34,7 +38,7 @@ class LabelRankingRandomForest(LabelRanker):
     n_estimators : number of trees (paper: 50).
     max_depth : maximum number of splits from root to leaf (paper: 8); None for unlimited.
     max_features : features drawn per node: "log2+1", "sqrt", "all", an int, or a float share.
-    class_mode : "ranking" (default) or "top_label".
+    class_mode : "ranking" (default), "top_label" or "pairwise" (recommended for incomplete rankings).
     bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads for fit and predict (None or -1: all cores).

@@ -133,8 +133,8 @@ def _builtin_specs() -> list[LearnerSpec]:
                     _parse_max_features, "K",
                 ),
                 LearnerOption(
-                    "-class-mode", "class_mode", "class for information gain: ranking or top_label (default ranking)",
-                    _parse_choice("top_label", "ranking"), "MODE",
+                    "-class-mode", "class_mode", "class for information gain: ranking, top_label or pairwise (default ranking)",
+                    _parse_choice("ranking", "top_label", "pairwise"), "MODE",
                 ),
                 LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",
                               switch_value=False),

@@ -145,9 +145,10 @@ impl RandomForestModel {
         let class_mode = match class_mode {
             "top_label" => ClassMode::TopLabel,
             "ranking" => ClassMode::Ranking,
+            "pairwise" => ClassMode::Pairwise,
             other => {
                 return Err(InvalidInputError::new_err(format!(
-                    "class_mode must be 'top_label' or 'ranking', got {other:?}"
+                    "class_mode must be 'ranking', 'top_label' or 'pairwise', got {other:?}"
                 )))
             }
         };
@@ -225,7 +226,11 @@ impl RandomForestModel {
         d.set_item("n_estimators", p.n_estimators)?;
         d.set_item("max_depth", p.max_depth)?;
         d.set_item("max_features", max_features_name(p.max_features))?;
-        d.set_item("class_mode", match p.class_mode { ClassMode::TopLabel => "top_label", ClassMode::Ranking => "ranking" })?;
+        d.set_item("class_mode", match p.class_mode {
+            ClassMode::TopLabel => "top_label",
+            ClassMode::Ranking => "ranking",
+            ClassMode::Pairwise => "pairwise",
+        })?;
         d.set_item("bootstrap", p.bootstrap)?;
         d.set_item("seed", p.seed)?;
         Ok(d)

@@ -8,12 +8,12 @@
 //! rankings. Trees are grown in parallel, each from its own seed derived from the forest's
 //! seed and the tree's index, so the same seed gives the same model for any thread count.
 
-use crate::aggregation::add_borda_votes;
+use crate::aggregation::BordaAccumulator;
 use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, filled, FeatureMatrixView};
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
 use crate::rng::{child_seed, Rng};
-use crate::tree::{grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, Tree};
+use crate::tree::{grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion, Tree};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -26,6 +26,10 @@ pub enum ClassMode {
     /// Each distinct ranking (rank vector) is its own class (the authors' published code, and
     /// what reproduces the paper's published accuracies; the default).
     Ranking,
+    /// Beyond the paper: every label pair a ranking contains is a binary class, and the gain is
+    /// summed over pairs; meant for incomplete rankings, where per-ranking classes are nearly
+    /// all distinct and so carry no information.
+    Pairwise,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -95,11 +99,11 @@ struct BordaLeafFitter<'a> {
 impl LeafFitter for BordaLeafFitter<'_> {
     type Leaf = RankingLeaf;
     fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> RankingLeaf {
-        let mut scores = vec![0.0; self.y.n_labels()];
+        let mut votes = BordaAccumulator::new(self.y.n_labels());
         for (&s, &w) in samples.iter().zip(weights) {
-            add_borda_votes(self.y.row(s as usize), w, &mut scores);
+            votes.add(self.y.row(s as usize), w);
         }
-        RankingLeaf { ranking: ranking_from_scores(&scores), weight: weights.iter().sum() }
+        RankingLeaf { ranking: votes.ranking(), weight: weights.iter().sum() }
     }
 }
 
@@ -113,14 +117,8 @@ pub struct RandomForestModel {
     pub trees: Vec<Tree<RankingLeaf>>,
 }
 
-/// Class of every training ranking and the number of classes.
+/// Class of every training ranking and the number of classes (class modes only).
 fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usize)> {
-    if let Some(row) = y.rows().position(|r| r.iter().all(|&v| v == 0)) {
-        return Err(LrankError::InvalidRanking {
-            row,
-            reason: "a training ranking must contain at least one label".into(),
-        });
-    }
     match mode {
         ClassMode::TopLabel => {
             let mut classes = Vec::with_capacity(y.n_rows());
@@ -144,7 +142,49 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
                 .collect();
             Ok((classes, ids.len()))
         }
+        ClassMode::Pairwise => unreachable!("pairwise mode has no classes"),
     }
+}
+
+/// Grows the trees of a forest with `criterion`, tree `t` from seed `child_seed(seed, t)`.
+fn grow_trees<C: SplitCriterion>(
+    x: &FeatureMatrixView<'_>,
+    y: &RankMatrixView<'_>,
+    sample_weight: Option<&[f64]>,
+    params: &RandomForestParams,
+    criterion: &C,
+) -> Vec<Tree<RankingLeaf>> {
+    let n = x.n_rows();
+    let leaf_fitter = BordaLeafFitter { y };
+    let grow = GrowParams {
+        max_depth: params.max_depth,
+        max_features: params.max_features.resolve(x.n_features()),
+        min_weight_split: 0.0,
+    };
+    (0..params.n_estimators)
+        .into_par_iter()
+        .map(|t| {
+            let mut rng = Rng::new(child_seed(params.seed, t as u64));
+            let mut counts = vec![0.0f64; n];
+            if params.bootstrap {
+                for _ in 0..n {
+                    counts[rng.below(n)] += 1.0;
+                }
+            } else {
+                counts.iter_mut().for_each(|c| *c = 1.0);
+            }
+            let mut samples = Vec::with_capacity(n);
+            let mut weights = Vec::with_capacity(n);
+            for (i, &c) in counts.iter().enumerate() {
+                let w = c * sample_weight.map_or(1.0, |sw| sw[i]);
+                if w > 0.0 {
+                    samples.push(i as u32);
+                    weights.push(w);
+                }
+            }
+            grow_tree(x, samples, weights, criterion, &leaf_fitter, &grow, &mut rng)
+        })
+        .collect()
 }
 
 impl RandomForestModel {
@@ -174,7 +214,12 @@ impl RandomForestModel {
                 return Err(invalid("sample weights must be finite and non-negative"));
             }
         }
-        let (classes, n_classes) = classes_of(y, params.class_mode)?;
+        if let Some(row) = y.rows().position(|r| r.iter().all(|&v| v == 0)) {
+            return Err(LrankError::InvalidRanking {
+                row,
+                reason: "a training ranking must contain at least one label".into(),
+            });
+        }
         let fill = fill_values(x);
         let owned;
         let x = if x.has_missing() {
@@ -183,37 +228,16 @@ impl RandomForestModel {
         } else {
             *x
         };
-        let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);
-        let leaf_fitter = BordaLeafFitter { y };
-        let grow = GrowParams {
-            max_depth: params.max_depth,
-            max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: 0.0,
+        let trees = match params.class_mode {
+            ClassMode::Pairwise => {
+                grow_trees(&x, y, sample_weight, &params, &PairwiseEntropy::new(y, params.entropy_epsilon))
+            }
+            mode => {
+                let (classes, n_classes) = classes_of(y, mode)?;
+                let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);
+                grow_trees(&x, y, sample_weight, &params, &criterion)
+            }
         };
-        let trees = (0..params.n_estimators)
-            .into_par_iter()
-            .map(|t| {
-                let mut rng = Rng::new(child_seed(params.seed, t as u64));
-                let mut counts = vec![0.0f64; n];
-                if params.bootstrap {
-                    for _ in 0..n {
-                        counts[rng.below(n)] += 1.0;
-                    }
-                } else {
-                    counts.iter_mut().for_each(|c| *c = 1.0);
-                }
-                let mut samples = Vec::with_capacity(n);
-                let mut weights = Vec::with_capacity(n);
-                for (i, &c) in counts.iter().enumerate() {
-                    let w = c * sample_weight.map_or(1.0, |sw| sw[i]);
-                    if w > 0.0 {
-                        samples.push(i as u32);
-                        weights.push(w);
-                    }
-                }
-                grow_tree(&x, samples, weights, &criterion, &leaf_fitter, &grow, &mut rng)
-            })
-            .collect();
         Ok(RandomForestModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values: fill, trees })
     }
 

@@ -111,7 +111,8 @@ pub fn ranks_of_order(order: &[usize], m: usize) -> Vec<i32> {
 pub fn ranking_from_scores(scores: &[f64]) -> Vec<i32> {
     let mut labels: Vec<usize> = (0..scores.len()).collect();
     // Stable sort keeps lower indices first among ties; scores are finite sums of votes.
-    labels.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    // `+ 0.0` turns -0.0 into +0.0, which total_cmp would otherwise order below it.
+    labels.sort_by(|&a, &b| (scores[b] + 0.0).total_cmp(&(scores[a] + 0.0)));
     ranks_of_order(&labels, scores.len())
 }
 
@@ -143,5 +144,6 @@ mod tests {
         assert_eq!(ranks_of_order(&[2, 3, 0], 4), vec![3, 0, 1, 2]);
         assert_eq!(top_label(&[3, 0, 1, 2]), Some(2));
         assert_eq!(ranking_from_scores(&[1.0, 3.0, 1.0, 2.0]), vec![3, 1, 4, 2]);
+        assert_eq!(ranking_from_scores(&[-0.0, 0.0]), vec![1, 2]);
     }
 }

@@ -93,6 +93,94 @@ impl SplitCriterion for ClassEntropy<'_> {
     }
 }
 
+/// Information gain summed over label pairs: each pair (a, b) that a ranking contains is a
+/// binary class "a before b" or "b before a". Unlike a class per distinct ranking, this keeps
+/// working when rankings are incomplete (distinct incomplete rankings are nearly all unique,
+/// which makes per-ranking classes uninformative).
+pub struct PairwiseEntropy {
+    /// Per sample, the pairs it contains as `2 * pair + direction` (direction 1: a before b).
+    pairs: Vec<Vec<u32>>,
+    n_pairs: usize,
+    epsilon: f64,
+}
+
+impl PairwiseEntropy {
+    pub fn new(y: &crate::ranking::RankMatrixView<'_>, epsilon: f64) -> Self {
+        let m = y.n_labels();
+        let pairs = y
+            .rows()
+            .map(|r| {
+                let mut out = Vec::new();
+                let mut p = 0u32;
+                for a in 0..m {
+                    for b in (a + 1)..m {
+                        if r[a] > 0 && r[b] > 0 {
+                            out.push(2 * p + (r[a] < r[b]) as u32);
+                        }
+                        p += 1;
+                    }
+                }
+                out
+            })
+            .collect();
+        PairwiseEntropy { pairs, n_pairs: m * (m - 1) / 2, epsilon }
+    }
+
+    /// Sum over pairs of (weight of the pair) x (its entropy), from direction counts.
+    fn weighted_entropy(counts: &[f64]) -> f64 {
+        counts.chunks_exact(2).map(|c| xlnx(c[0] + c[1]) - xlnx(c[0]) - xlnx(c[1])).sum()
+    }
+}
+
+impl SplitCriterion for PairwiseEntropy {
+    fn is_terminal(&self, samples: &[u32], weights: &[f64]) -> bool {
+        let mut counts = vec![0.0; 2 * self.n_pairs];
+        for (&s, &w) in samples.iter().zip(weights) {
+            for &k in &self.pairs[s as usize] {
+                counts[k as usize] += w;
+            }
+        }
+        let total: f64 = weights.iter().sum();
+        total <= 0.0 || Self::weighted_entropy(&counts) / total < self.epsilon
+    }
+
+    fn best_boundary(&self, sorted: &[SortedSample]) -> Option<(usize, f64)> {
+        let mut right = vec![0.0; 2 * self.n_pairs];
+        let mut left = vec![0.0; 2 * self.n_pairs];
+        for s in sorted {
+            for &k in &self.pairs[s.sample as usize] {
+                right[k as usize] += s.weight;
+            }
+        }
+        let total: f64 = sorted.iter().map(|s| s.weight).sum();
+        let parent = Self::weighted_entropy(&right);
+        let (mut e_left, mut e_right) = (0.0, parent);
+        let mut best: Option<(usize, f64)> = None;
+        // One pair's contribution to a side's weighted entropy.
+        let term = |c: &[f64], p: usize| xlnx(c[2 * p] + c[2 * p + 1]) - xlnx(c[2 * p]) - xlnx(c[2 * p + 1]);
+        for k in 1..sorted.len() {
+            let moved = sorted[k - 1];
+            for &code in &self.pairs[moved.sample as usize] {
+                let (p, c) = ((code / 2) as usize, code as usize);
+                e_left -= term(&left, p);
+                e_right -= term(&right, p);
+                left[c] += moved.weight;
+                right[c] -= moved.weight;
+                e_left += term(&left, p);
+                e_right += term(&right, p);
+            }
+            if sorted[k].value == moved.value {
+                continue;
+            }
+            let gain = (parent - e_left - e_right) / total;
+            if best.is_none_or(|(_, g)| gain > g + 1e-12) {
+                best = Some((k, gain));
+            }
+        }
+        best
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +212,27 @@ mod tests {
         let best_brute = [1usize, 3, 4, 5].iter().map(|&k| brute_gain(&values, &classes, k)).fold(f64::MIN, f64::max);
         assert!((g - best_brute).abs() < 1e-12);
         assert!((g - brute_gain(&values, &classes, k)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn pairwise_gain_finds_the_split_that_separates_preferences() {
+        use crate::ranking::RankMatrixView;
+        // Rows 0-2 prefer label 0 to 1, rows 3-5 the reverse; label 2 is missing in rows 1 and 4.
+        let y = [1, 2, 3, 1, 2, 0, 1, 2, 3, 2, 1, 3, 2, 1, 0, 2, 1, 3];
+        let view = RankMatrixView::new(&y, 6, 3).unwrap();
+        let crit = PairwiseEntropy::new(&view, 1e-9);
+        let values = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
+        let sorted: Vec<SortedSample> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 })
+            .collect();
+        let (k, gain) = crit.best_boundary(&sorted).unwrap();
+        assert_eq!(k, 3);
+        // Only pair (0, 1) is mixed: 3 vs 3, entropy ln 2 over 6 rows, all removed by the split.
+        assert!((gain - 6.0 * 2f64.ln() / 6.0).abs() < 1e-12, "{gain}");
+        assert!(!crit.is_terminal(&[0, 3], &[1.0, 1.0]));
+        assert!(crit.is_terminal(&[0, 1, 2], &[1.0, 2.0, 1.0]));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 mod criterion;
 
-pub use criterion::{ClassEntropy, SortedSample};
+pub use criterion::{ClassEntropy, PairwiseEntropy, SortedSample};
 
 use crate::features::FeatureMatrixView;
 use crate::rng::Rng;
