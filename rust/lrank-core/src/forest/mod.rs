@@ -13,7 +13,10 @@ use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, filled, FeatureMatrixView};
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
 use crate::rng::{child_seed, Rng};
-use crate::tree::{grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion, Tree};
+use crate::tree::{
+    grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion, Tree,
+    TrainingFeatures,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -148,13 +151,13 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
 
 /// Grows the trees of a forest with `criterion`, tree `t` from seed `child_seed(seed, t)`.
 fn grow_trees<C: SplitCriterion>(
-    x: &FeatureMatrixView<'_>,
+    x: &TrainingFeatures,
     y: &RankMatrixView<'_>,
     sample_weight: Option<&[f64]>,
     params: &RandomForestParams,
     criterion: &C,
 ) -> Vec<Tree<RankingLeaf>> {
-    let n = x.n_rows();
+    let n = y.n_rows();
     let leaf_fitter = BordaLeafFitter { y };
     let grow = GrowParams {
         max_depth: params.max_depth,
@@ -228,6 +231,7 @@ impl RandomForestModel {
         } else {
             *x
         };
+        let x = TrainingFeatures::new(&x);
         let trees = match params.class_mode {
             ClassMode::Pairwise => {
                 grow_trees(&x, y, sample_weight, &params, &PairwiseEntropy::new(y, params.entropy_epsilon))

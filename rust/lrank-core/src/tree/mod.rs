@@ -119,6 +119,86 @@ impl<L> Tree<L> {
     }
 }
 
+/// Training features laid out for split search, built once per fit and shared by all trees:
+/// column-major values and, per feature, each sample's dense rank (equal values share a rank),
+/// so that a node's samples are ordered by sorting integer keys instead of floats.
+pub struct TrainingFeatures {
+    n_rows: usize,
+    n_features: usize,
+    values: Vec<f64>,
+    ranks: Vec<u32>,
+    /// Bits needed for the largest rank of each feature (radix sort passes).
+    rank_bits: Vec<u32>,
+}
+
+impl TrainingFeatures {
+    /// `x` must hold no NaN (fill missing values first).
+    pub fn new(x: &FeatureMatrixView<'_>) -> Self {
+        let (n, d) = (x.n_rows(), x.n_features());
+        let mut values = vec![0.0; n * d];
+        let mut ranks = vec![0u32; n * d];
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        let mut rank_bits = vec![0u32; d];
+        for f in 0..d {
+            let col = &mut values[f * n..(f + 1) * n];
+            for (i, v) in col.iter_mut().enumerate() {
+                *v = x.get(i, f);
+            }
+            order.sort_unstable_by(|&a, &b| col[a as usize].total_cmp(&col[b as usize]));
+            let mut rank = 0u32;
+            for k in 0..n {
+                let i = order[k] as usize;
+                if k > 0 && col[i] != col[order[k - 1] as usize] {
+                    rank += 1;
+                }
+                ranks[f * n + i] = rank;
+            }
+            rank_bits[f] = 32 - rank.leading_zeros();
+        }
+        TrainingFeatures { n_rows: n, n_features: d, values, ranks, rank_bits }
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+    #[inline]
+    fn value(&self, i: usize, f: usize) -> f64 {
+        self.values[f * self.n_rows + i]
+    }
+    #[inline]
+    fn rank(&self, i: usize, f: usize) -> u32 {
+        self.ranks[f * self.n_rows + i]
+    }
+}
+
+/// Sorts keys `(rank << 32) | position` by rank, stably (so by position within a rank): an LSD
+/// radix sort over the rank's `rank_bits` bits, 8 at a time; comparison sort for small inputs.
+fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, rank_bits: u32) {
+    if keys.len() < 256 {
+        keys.sort_unstable(); // keys are distinct, so this is the same order
+        return;
+    }
+    scratch.clear();
+    scratch.resize(keys.len(), 0);
+    let mut shift = 32;
+    while shift < 32 + rank_bits {
+        let mut starts = [0usize; 257];
+        for &k in keys.iter() {
+            starts[((k >> shift) & 0xFF) as usize + 1] += 1;
+        }
+        for b in 0..256 {
+            starts[b + 1] += starts[b];
+        }
+        for &k in keys.iter() {
+            let b = ((k >> shift) & 0xFF) as usize;
+            scratch[starts[b]] = k;
+            starts[b] += 1;
+        }
+        std::mem::swap(keys, scratch);
+        shift += 8;
+    }
+}
+
 /// The threshold between two consecutive distinct values: their midpoint, kept strictly below
 /// `hi` so that `lo <= threshold < hi` also for neighbouring floats.
 fn midpoint(lo: f64, hi: f64) -> f64 {
@@ -137,7 +217,7 @@ fn midpoint(lo: f64, hi: f64) -> f64 {
 /// scikit-learn); the best-scoring threshold wins, ties to the feature visited first. A node
 /// that no feature separates becomes a leaf.
 pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
-    x: &FeatureMatrixView<'_>,
+    x: &TrainingFeatures,
     mut samples: Vec<u32>,
     mut weights: Vec<f64>,
     criterion: &C,
@@ -149,6 +229,8 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
     let mut tree = Tree { nodes: Vec::new(), leaves: Vec::new() };
     let mut features: Vec<usize> = (0..d).collect();
     let mut sorted: Vec<SortedSample> = Vec::with_capacity(samples.len());
+    let mut keys: Vec<u64> = Vec::with_capacity(samples.len());
+    let mut scratch: Vec<u64> = Vec::with_capacity(samples.len());
     let mut scratch_s: Vec<u32> = Vec::with_capacity(samples.len());
     let mut scratch_w: Vec<f64> = Vec::with_capacity(samples.len());
 
@@ -162,7 +244,7 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
         let best = if at_limit || total < params.min_weight_split || criterion.is_terminal(s, w) {
             None
         } else {
-            find_split(x, s, w, criterion, params.max_features, &mut features, &mut sorted, rng)
+            find_split(x, s, w, criterion, params.max_features, &mut features, (&mut keys, &mut scratch), &mut sorted, rng)
         };
         let Some((feature, threshold)) = best else {
             tree.nodes[node] = Node::Leaf { leaf: tree.leaves.len() as u32 };
@@ -174,7 +256,7 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
         scratch_w.clear();
         let mut n_left = 0;
         for k in start..end {
-            if x.get(samples[k] as usize, feature) <= threshold {
+            if x.value(samples[k] as usize, feature) <= threshold {
                 samples[start + n_left] = samples[k];
                 weights[start + n_left] = weights[k];
                 n_left += 1;
@@ -203,12 +285,13 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
 
 #[allow(clippy::too_many_arguments)]
 fn find_split<C: SplitCriterion>(
-    x: &FeatureMatrixView<'_>,
+    x: &TrainingFeatures,
     samples: &[u32],
     weights: &[f64],
     criterion: &C,
     max_features: usize,
     features: &mut [usize],
+    (keys, scratch): (&mut Vec<u64>, &mut Vec<u64>),
     sorted: &mut Vec<SortedSample>,
     rng: &mut Rng,
 ) -> Option<(usize, f64)> {
@@ -223,16 +306,19 @@ fn find_split<C: SplitCriterion>(
         let j = k + rng.below(d - k);
         features.swap(k, j);
         let f = features[k];
-        sorted.clear();
-        sorted.extend(samples.iter().zip(weights).map(|(&s, &w)| SortedSample {
-            value: x.get(s as usize, f),
-            sample: s,
-            weight: w,
-        }));
-        sorted.sort_unstable_by(|a, b| a.value.total_cmp(&b.value).then(a.sample.cmp(&b.sample)));
-        if sorted.first()?.value == sorted.last()?.value {
+        // Key: the value's rank, then the sample's position in the node (a total order).
+        keys.clear();
+        keys.extend(samples.iter().enumerate().map(|(pos, &s)| ((x.rank(s as usize, f) as u64) << 32) | pos as u64));
+        sort_keys(keys, scratch, x.rank_bits[f]);
+        if keys.first()? >> 32 == keys.last()? >> 32 {
             continue; // constant in this node
         }
+        sorted.clear();
+        sorted.extend(keys.iter().map(|&k| {
+            let pos = (k & 0xFFFF_FFFF) as usize;
+            let s = samples[pos];
+            SortedSample { value: x.value(s as usize, f), sample: s, weight: weights[pos] }
+        }));
         scored += 1;
         if let Some((boundary, score)) = criterion.best_boundary(sorted) {
             if best.is_none_or(|(b, _, _)| score > b) {
@@ -253,6 +339,18 @@ mod tests {
         type Leaf = f64;
         fn fit_leaf(&self, _s: &[u32], w: &[f64]) -> f64 {
             w.iter().sum()
+        }
+    }
+
+    #[test]
+    fn radix_sort_orders_by_rank_then_position() {
+        let mut rng = Rng::new(9);
+        for n in [10usize, 300, 5000] {
+            let mut keys: Vec<u64> = (0..n as u64).map(|pos| ((rng.below(700) as u64) << 32) | pos).collect();
+            let mut expect = keys.clone();
+            expect.sort_unstable();
+            sort_keys(&mut keys, &mut Vec::new(), 10);
+            assert_eq!(keys, expect);
         }
     }
 
@@ -282,7 +380,7 @@ mod tests {
         let x = FeatureMatrixView::new(&xs, 10, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
         let params = GrowParams { max_depth: Some(8), max_features: 1, min_weight_split: 2.0 };
-        let tree = grow_tree(&x, (0..10).collect(), vec![1.0; 10], &crit, &CountLeaf, &params, &mut Rng::new(0));
+        let tree = grow_tree(&TrainingFeatures::new(&x), (0..10).collect(), vec![1.0; 10], &crit, &CountLeaf, &params, &mut Rng::new(0));
         assert_eq!(tree.depth(), 1);
         assert_eq!(tree.nodes[0], Node::Split { feature: 0, threshold: 4.5, left: 1, right: 2 });
         assert_eq!(*tree.leaf_for(&[4.5], &[0.0]), 5.0);
@@ -298,7 +396,7 @@ mod tests {
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
         for max_depth in [0, 1, 3] {
             let params = GrowParams { max_depth: Some(max_depth), max_features: 1, min_weight_split: 2.0 };
-            let tree = grow_tree(&x, (0..64).collect(), vec![1.0; 64], &crit, &CountLeaf, &params, &mut Rng::new(0));
+            let tree = grow_tree(&TrainingFeatures::new(&x), (0..64).collect(), vec![1.0; 64], &crit, &CountLeaf, &params, &mut Rng::new(0));
             assert_eq!(tree.depth(), max_depth);
             let total: f64 = tree.leaves.iter().sum();
             assert_eq!(total, 64.0);
@@ -312,7 +410,7 @@ mod tests {
         let x = FeatureMatrixView::new(&xs, 8, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
         let params = GrowParams { max_depth: None, max_features: 1, min_weight_split: 2.0 };
-        let tree = grow_tree(&x, (0..8).collect(), vec![1.0; 8], &crit, &CountLeaf, &params, &mut Rng::new(0));
+        let tree = grow_tree(&TrainingFeatures::new(&x), (0..8).collect(), vec![1.0; 8], &crit, &CountLeaf, &params, &mut Rng::new(0));
         assert_eq!(tree.nodes.len(), 1);
     }
 }
