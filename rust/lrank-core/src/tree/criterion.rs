@@ -68,51 +68,90 @@ fn entropy(total: f64, sum_clnc: f64) -> f64 {
     }
 }
 
+/// Per-thread count buffers for [`ClassEntropy`]: with a class per distinct ranking there can be
+/// as many classes as rows, so a node must only touch the classes it holds, not allocate and
+/// scan all of them. Invariant between calls: every entry is zero.
+#[derive(Default)]
+struct ClassScratch {
+    left: Vec<f64>,
+    right: Vec<f64>,
+    touched: Vec<u32>,
+}
+
+thread_local! {
+    static CLASS_SCRATCH: std::cell::RefCell<ClassScratch> = std::cell::RefCell::new(ClassScratch::default());
+}
+
+impl ClassEntropy<'_> {
+    /// Runs `f` with zeroed buffers after adding the weights of `samples` to `right`; `touched`
+    /// lists the classes present, ascending (so sums over it equal sums over all classes).
+    fn with_counts<T>(&self, samples: impl Iterator<Item = (u32, f64)>, f: impl FnOnce(&mut ClassScratch) -> T) -> T {
+        CLASS_SCRATCH.with(|cell| {
+            let mut scratch = cell.borrow_mut();
+            if scratch.right.len() < self.n_classes {
+                scratch.left.resize(self.n_classes, 0.0);
+                scratch.right.resize(self.n_classes, 0.0);
+            }
+            scratch.touched.clear();
+            for (sample, weight) in samples {
+                let c = self.classes[sample as usize];
+                scratch.right[c as usize] += weight;
+                scratch.touched.push(c);
+            }
+            scratch.touched.sort_unstable();
+            scratch.touched.dedup();
+            let out = f(&mut scratch);
+            let ClassScratch { left, right, touched } = &mut *scratch;
+            for &c in touched.iter() {
+                left[c as usize] = 0.0;
+                right[c as usize] = 0.0;
+            }
+            out
+        })
+    }
+}
+
 impl SplitCriterion for ClassEntropy<'_> {
     fn is_terminal(&self, samples: &[u32], weights: &[f64]) -> bool {
-        let mut counts = vec![0.0; self.n_classes];
-        for (&s, &w) in samples.iter().zip(weights) {
-            counts[self.classes[s as usize] as usize] += w;
-        }
-        let total: f64 = counts.iter().sum();
-        let h = entropy(total, counts.iter().map(|&c| self.table.get(c)).sum());
-        h < self.epsilon
+        self.with_counts(samples.iter().copied().zip(weights.iter().copied()), |sc| {
+            let total: f64 = sc.touched.iter().map(|&c| sc.right[c as usize]).sum();
+            let h = entropy(total, sc.touched.iter().map(|&c| self.table.get(sc.right[c as usize])).sum());
+            h < self.epsilon
+        })
     }
 
     fn best_boundary(&self, sorted: &[SortedSample]) -> Option<(usize, f64)> {
-        let mut right = vec![0.0; self.n_classes];
-        let mut left = vec![0.0; self.n_classes];
-        for s in sorted {
-            right[self.classes[s.sample as usize] as usize] += s.weight;
-        }
-        let total: f64 = right.iter().sum();
-        let parent = entropy(total, right.iter().map(|&c| self.table.get(c)).sum());
-        // Sums of c ln c, updated in O(1) per moved sample.
-        let mut s_right: f64 = right.iter().map(|&c| self.table.get(c)).sum();
-        let mut s_left = 0.0;
-        let mut w_left = 0.0;
-        let mut best: Option<(usize, f64)> = None;
-        for k in 1..sorted.len() {
-            let moved = sorted[k - 1];
-            let c = self.classes[moved.sample as usize] as usize;
-            s_left -= self.table.get(left[c]);
-            s_right -= self.table.get(right[c]);
-            left[c] += moved.weight;
-            right[c] -= moved.weight;
-            s_left += self.table.get(left[c]);
-            s_right += self.table.get(right[c]);
-            w_left += moved.weight;
-            if sorted[k].value == moved.value {
-                continue;
+        self.with_counts(sorted.iter().map(|s| (s.sample, s.weight)), |sc| {
+            let ClassScratch { left, right, touched } = sc;
+            let total: f64 = touched.iter().map(|&c| right[c as usize]).sum();
+            // Sums of c ln c, updated in O(1) per moved sample.
+            let mut s_right: f64 = touched.iter().map(|&c| self.table.get(right[c as usize])).sum();
+            let parent = entropy(total, s_right);
+            let mut s_left = 0.0;
+            let mut w_left = 0.0;
+            let mut best: Option<(usize, f64)> = None;
+            for k in 1..sorted.len() {
+                let moved = sorted[k - 1];
+                let c = self.classes[moved.sample as usize] as usize;
+                s_left -= self.table.get(left[c]);
+                s_right -= self.table.get(right[c]);
+                left[c] += moved.weight;
+                right[c] -= moved.weight;
+                s_left += self.table.get(left[c]);
+                s_right += self.table.get(right[c]);
+                w_left += moved.weight;
+                if sorted[k].value == moved.value {
+                    continue;
+                }
+                let w_right = total - w_left;
+                let children = (w_left * entropy(w_left, s_left) + w_right * entropy(w_right, s_right)) / total;
+                let gain = parent - children;
+                if best.is_none_or(|(_, g)| gain > g + 1e-12) {
+                    best = Some((k, gain));
+                }
             }
-            let w_right = total - w_left;
-            let children = (w_left * entropy(w_left, s_left) + w_right * entropy(w_right, s_right)) / total;
-            let gain = parent - children;
-            if best.is_none_or(|(_, g)| gain > g + 1e-12) {
-                best = Some((k, gain));
-            }
-        }
-        best
+            best
+        })
     }
 }
 
