@@ -93,3 +93,38 @@ def _has_module(name: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(name) is not None
+
+
+def test_fit_releases_the_gil():
+    """While a forest grows in another thread (one core), this thread keeps running Python code
+    at a good share of its normal speed; holding the GIL would stall it for the whole fit."""
+    import threading
+    import time
+
+    from conftest import make_problem
+
+    x, y = make_problem(n=20000, m=5, d=6, seed=4)
+    ticks, start = 0, time.perf_counter()
+    while time.perf_counter() - start < 0.2:
+        ticks += 1
+    rate = ticks / 0.2
+    started, done = threading.Event(), threading.Event()
+    span: list[float] = []
+
+    def fit() -> None:
+        started.set()
+        t0 = time.perf_counter()
+        _core.RandomForestModel.fit(x, y, n_estimators=60, max_depth=None, seed=1, n_jobs=1)
+        span.append(time.perf_counter() - t0)
+        done.set()
+
+    worker = threading.Thread(target=fit)
+    worker.start()
+    started.wait()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1
+        time.perf_counter()  # same loop body as the calibration
+    worker.join()
+    assert span[0] > 0.3, "the fit must be long enough to measure"
+    assert ticks > 0.2 * rate * span[0], (ticks, rate, span)

@@ -123,7 +123,7 @@ def _builtin_specs() -> list[LearnerSpec]:
         LearnerSpec(
             name="LRRF",
             factory=LabelRankingRandomForest,
-            summary="Label ranking random forest (top label as class, generalized Borda leaves)",
+            summary="Label ranking random forest (information gain of ranking classes, generalized Borda leaves)",
             reference="Zhou & Qiu 2018, Random forest for label ranking",
             options=(
                 LearnerOption("-I", "n_estimators", "number of trees (default 50)"),

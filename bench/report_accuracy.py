@@ -1,0 +1,44 @@
+"""Markdown tables for BENCHMARKS.md from the JSON files bench/accuracy.py writes.
+
+    python bench/report_accuracy.py bench/results/accuracy_LRRF_ranking.json \
+        bench/results/accuracy_LRRF_pairwise.json bench/results/accuracy_LRRF_top_label.json
+
+One table per missing-label probability p: Kendall tau (mean over the 5 x 10 folds) of each
+run next to the published value, with the difference to it for every run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def main(paths: list[str]) -> None:
+    runs = []
+    for path in paths:
+        doc = json.loads(Path(path).read_text())
+        label = " ".join(doc["options"]) or doc["learner"]
+        runs.append((label, {(r["dataset"], r["missing"]): r for r in doc["runs"]}))
+    datasets = list(dict.fromkeys(d for _, rows in runs for d, _ in rows))
+    ps = sorted({p for _, rows in runs for _, p in rows})
+    for p in ps:
+        print(f"\n**p = {p}** (Kendall tau, mean over folds; difference to the paper in parentheses)\n")
+        print("| data set | paper | " + " | ".join(label for label, _ in runs) + " |")
+        print("|---|---:|" + "---:|" * len(runs))
+        for d in datasets:
+            paper = next((rows[(d, p)]["published"] for _, rows in runs if (d, p) in rows), None)
+            cells = []
+            for _, rows in runs:
+                r = rows.get((d, p))
+                if r is None:
+                    cells.append("")
+                elif paper is None:
+                    cells.append(f"{r['kendall_tau']:.3f}")
+                else:
+                    cells.append(f"{r['kendall_tau']:.3f} ({r['kendall_tau'] - paper:+.3f})")
+            print(f"| {d} | {'' if paper is None else f'{paper:.3f}'} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
