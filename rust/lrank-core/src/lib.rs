@@ -6,6 +6,7 @@
 //! - [`evaluation`]: per-row ranking measures and pairwise confusion counts.
 //! - [`tree`]: the tree-growing engine with pluggable split criteria and leaf models.
 //! - [`forest`]: LR-RF, the label ranking random forest of Zhou & Qiu (2018).
+//! - [`mallows`]: Mallows model fitting (theta MLE, optimal insertion, EM median) and exact Kemeny.
 //! - [`model_io`]: versioned binary and JSON model files.
 
 pub mod aggregation;
@@ -14,6 +15,7 @@ pub mod error;
 pub mod evaluation;
 pub mod features;
 pub mod forest;
+pub mod mallows;
 pub mod model_io;
 pub mod parallel;
 pub mod ranking;
