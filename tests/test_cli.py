@@ -147,3 +147,23 @@ def test_help_texts():
         result = run(*cmd, "--help")
         assert result.exit_code == 0 and "Usage:" in result.output
     assert "-T" in run("train", "--help").output and "--missing" in run("train", "--help").output
+
+
+def test_iblr_from_the_command_line_with_confidence(tmp_path):
+    model = tmp_path / "iblr.lrm"
+    result = run("train", "-t", IRIS, "-W", "IBLR", "-d", str(model), "--format", "json", "--", "-K", "10")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["learner"]["name"] == "IBLR" and report["learner"]["params"]["n_neighbors"] == 10
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.9
+    result = run("predict", "-l", str(model), "-T", IRIS, "--confidence")
+    assert result.exit_code == 0, result.output
+    ranking, theta = result.stdout.splitlines()[0].split("\t")
+    assert ranking.count(">") == 2 and float(theta) > 0
+
+
+def test_confidence_needs_a_learner_that_gives_it(tmp_path):
+    model = tmp_path / "rf.lrm"
+    run("train", "-t", IRIS, "--no-cv", "-d", str(model), "--", "-I", "2")
+    result = CliRunner().invoke(main, ["predict", "-l", str(model), "-T", IRIS, "--confidence"])
+    assert result.exit_code == 1 and "gives no per-row confidence" in result.output

@@ -7,10 +7,11 @@ missing), ``predict(X)`` returning a complete rank matrix, ``score`` the mean Ke
 
 from lrank._core import __version__
 from lrank.errors import DataFormatError, InvalidInputError, LrankError, ModelFormatError
-from lrank.estimators import LabelRankingRandomForest
+from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest
 
 __all__ = [
     "DataFormatError",
+    "InstanceBasedLabelRanker",
     "InvalidInputError",
     "LabelRankingRandomForest",
     "LrankError",

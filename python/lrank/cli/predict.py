@@ -18,7 +18,9 @@ from lrank.rankings import format_ranking
               help="Data to rank: XARFF/ARFF (a RANKING attribute is optional) or KEBI CSV.")
 @click.option("-o", "out", type=click.Path(dir_okay=False), help="Write rankings here (default: stdout).")
 @click.option("-j", "--jobs", type=int, default=None, help="Threads (default: all cores).")
-def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None) -> None:
+@click.option("--confidence", is_flag=True,
+              help="Append each row's confidence after a tab (IBLR: the Mallows spread theta).")
+def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None, confidence: bool) -> None:
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first)."""
     with user_errors():
         loaded = load_model(model_file)
@@ -26,8 +28,15 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
         x = aligned_features(loaded.attributes, data)
         if jobs is not None:
             loaded.estimator.set_params(n_jobs=jobs)
-        pred = loaded.estimator.predict(x)
-        text = "\n".join(format_ranking(row, loaded.labels) for row in pred) + "\n"
+        if confidence:
+            if not hasattr(loaded.estimator, "predict_with_confidence"):
+                raise click.ClickException(f"learner {loaded.learner} gives no per-row confidence")
+            pred, conf = loaded.estimator.predict_with_confidence(x)
+            lines = [f"{format_ranking(row, loaded.labels)}\t{c:.6g}" for row, c in zip(pred, conf)]
+        else:
+            pred = loaded.estimator.predict(x)
+            lines = [format_ranking(row, loaded.labels) for row in pred]
+        text = "\n".join(lines) + "\n"
         if out:
             with open(out, "w", encoding="utf-8") as fh:
                 fh.write(text)

@@ -2,5 +2,6 @@
 
 from lrank.estimators.base import LabelRanker, NotFittedError
 from lrank.estimators.forest import LabelRankingRandomForest
+from lrank.estimators.neighbors import InstanceBasedLabelRanker
 
-__all__ = ["LabelRanker", "LabelRankingRandomForest", "NotFittedError"]
+__all__ = ["InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "NotFittedError"]

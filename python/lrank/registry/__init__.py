@@ -43,6 +43,13 @@ def _parse_depth(text: str) -> int | None:
     return None if value == 0 else value
 
 
+def _parse_optional_count(text: str) -> int | None:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be >= 0 (0 means choose automatically)")
+    return None if value == 0 else value
+
+
 def _parse_choice(*choices: str) -> Callable[[str], str]:
     def parse(text: str) -> str:
         if text not in choices:
@@ -117,7 +124,7 @@ class LearnerSpec:
 
 
 def _builtin_specs() -> list[LearnerSpec]:
-    from lrank.estimators import LabelRankingRandomForest
+    from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest
 
     return [
         LearnerSpec(
@@ -138,6 +145,17 @@ def _builtin_specs() -> list[LearnerSpec]:
                 ),
                 LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",
                               switch_value=False),
+            ),
+        ),
+        LearnerSpec(
+            name="IBLR",
+            factory=InstanceBasedLabelRanker,
+            summary="Instance-based label ranking: k nearest neighbours aggregated by a Mallows model",
+            reference="Cheng, Huehn & Huellermeier 2009, Decision tree and instance-based learning for label ranking",
+            options=(
+                LearnerOption("-K", "n_neighbors", "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 0)",
+                              _parse_optional_count),
+                LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
             ),
         ),
     ]

@@ -7,6 +7,7 @@
 //! - [`tree`]: the tree-growing engine with pluggable split criteria and leaf models.
 //! - [`forest`]: LR-RF, the label ranking random forest of Zhou & Qiu (2018).
 //! - [`mallows`]: Mallows model fitting (theta MLE, optimal insertion, EM median) and exact Kemeny.
+//! - [`neighbors`]: IBLR, instance-based label ranking with the Mallows model.
 //! - [`model_io`]: versioned binary and JSON model files.
 
 pub mod aggregation;
@@ -17,6 +18,7 @@ pub mod features;
 pub mod forest;
 pub mod mallows;
 pub mod model_io;
+pub mod neighbors;
 pub mod parallel;
 pub mod ranking;
 pub mod rng;

@@ -202,13 +202,15 @@ proptest! {
         prop_assert_eq!(&bin, &saved);
 
         let json = from_json(&to_json(&saved).unwrap()).unwrap();
-        let (Model::RandomForest(j), Model::RandomForest(s)) = (&json.model, &saved.model);
+        let (Model::RandomForest(j), Model::RandomForest(s)) = (&json.model, &saved.model) else {
+            panic!("a forest was saved");
+        };
         prop_assert!(json.model == saved.model, "JSON must give back the same model, bit for bit: {}", difference(j, s));
         let meta: serde_json::Value = serde_json::from_str(&json.metadata).unwrap();
         prop_assert_eq!(meta, serde_json::from_str::<serde_json::Value>(&saved.metadata).unwrap());
 
         for back in [bin, json] {
-            let Model::RandomForest(m2) = back.model;
+            let Model::RandomForest(m2) = back.model else { panic!("a forest was saved") };
             prop_assert_eq!(predict(&m2, &p.x_test, p.n_test, p.d, 2), before.clone());
             prop_assert_eq!(predict(&m2, &p.x, p.n, p.d, 2), before_train.clone());
         }

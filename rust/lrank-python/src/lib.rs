@@ -10,6 +10,7 @@ use lrank_core::evaluation::{pairwise_matrix as core_pairwise, row_measures as c
 use lrank_core::features::FeatureMatrixView;
 use lrank_core::forest::{ClassMode, RandomForestModel as CoreForest, RandomForestParams};
 use lrank_core::model_io::{self, Model, SavedModel, FORMAT_VERSION};
+use lrank_core::neighbors::{InstanceBasedModel as CoreInstanceBased, InstanceBasedParams};
 use lrank_core::ranking::RankMatrixView;
 use lrank_core::tree::MaxFeatures;
 use lrank_core::{aggregation, LrankError as CoreError};
@@ -248,27 +249,119 @@ impl RandomForestModel {
     }
     /// Pickle support through the versioned binary model format.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let saved = SavedModel { metadata: "{}".into(), model: Model::RandomForest(self.inner.clone()) };
-        let bytes = run_core(py, Some(1), || model_io::to_binary(&saved))?;
-        let rebuild = py.import("lrank._core")?.getattr("_model_from_bytes")?;
-        Ok((rebuild, (PyBytes::new(py, &bytes),)))
+        reduce_model(py, Model::RandomForest(self.inner.clone()))
     }
+}
+
+/// A fitted IBLR model (instance-based label ranking with the Mallows model).
+#[pyclass(frozen, module = "lrank._core")]
+struct InstanceBasedModel {
+    inner: CoreInstanceBased,
+}
+
+#[pymethods]
+impl InstanceBasedModel {
+    #[staticmethod]
+    #[pyo3(signature = (x, y, sample_weight=None, *, k=None, max_iter=20, seed=0, n_jobs=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        py: Python<'_>,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray2<'_, i32>,
+        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+        k: Option<usize>,
+        max_iter: usize,
+        seed: u64,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Self> {
+        let params = InstanceBasedParams { k, max_iter, seed };
+        let ((n, d), (ny, m)) = (shape2(&x), shape2(&y));
+        let (xs, ys, w) = (row_major(&x), row_major(&y), weights_vec(&sample_weight));
+        let inner = run_core(py, n_jobs_arg(n_jobs)?, || {
+            let xv = FeatureMatrixView::new(&xs, n, d)?;
+            let yv = RankMatrixView::new(&ys, ny, m)?;
+            CoreInstanceBased::fit(&xv, &yv, w.as_deref(), params)
+        })?;
+        Ok(InstanceBasedModel { inner })
+    }
+
+    /// Predicted rank matrix (n x m, int32) and each row's Mallows spread theta (float64).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray1<f64>>)> {
+        let (n, d) = shape2(&x);
+        let xs = row_major(&x);
+        let (ranks, theta) = run_core(py, n_jobs_arg(n_jobs)?, || self.inner.predict(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let arr = Array2::from_shape_vec((n, self.inner.n_labels), ranks).expect("core returns n x m");
+        Ok((arr.into_pyarray(py), PyArray1::from_vec(py, theta)))
+    }
+
+    #[getter]
+    fn k(&self) -> usize {
+        self.inner.k
+    }
+    /// Leave-one-out mean Kendall tau of each candidate k (empty when k was given).
+    #[getter]
+    fn k_scores(&self) -> Vec<(usize, f64)> {
+        self.inner.k_scores.clone()
+    }
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.inner.n_features
+    }
+    #[getter]
+    fn n_labels(&self) -> usize {
+        self.inner.n_labels
+    }
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p = &self.inner.params;
+        let d = PyDict::new(py);
+        d.set_item("k", p.k)?;
+        d.set_item("max_iter", p.max_iter)?;
+        d.set_item("seed", p.seed)?;
+        Ok(d)
+    }
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+    fn __repr__(&self) -> String {
+        format!("InstanceBasedModel(k={}, n_features={}, n_labels={})", self.inner.k, self.inner.n_features, self.inner.n_labels)
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        reduce_model(py, Model::InstanceBased(self.inner.clone()))
+    }
+}
+
+/// Pickle support through the versioned binary model format.
+fn reduce_model<'py>(py: Python<'py>, model: Model) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+    let saved = SavedModel { metadata: "{}".into(), model };
+    let bytes = run_core(py, Some(1), || model_io::to_binary(&saved))?;
+    let rebuild = py.import("lrank._core")?.getattr("_model_from_bytes")?;
+    Ok((rebuild, (PyBytes::new(py, &bytes),)))
 }
 
 #[derive(FromPyObject)]
 enum ModelRef<'py> {
     Forest(Bound<'py, RandomForestModel>),
+    InstanceBased(Bound<'py, InstanceBasedModel>),
 }
 
 fn saved_from(model: ModelRef<'_>, metadata: &str) -> SavedModel {
-    match model {
-        ModelRef::Forest(f) => SavedModel { metadata: metadata.to_string(), model: Model::RandomForest(f.get().inner.clone()) },
-    }
+    let model = match model {
+        ModelRef::Forest(f) => Model::RandomForest(f.get().inner.clone()),
+        ModelRef::InstanceBased(m) => Model::InstanceBased(m.get().inner.clone()),
+    };
+    SavedModel { metadata: metadata.to_string(), model }
 }
 
 fn model_to_py(py: Python<'_>, model: Model) -> PyResult<Py<PyAny>> {
     match model {
         Model::RandomForest(inner) => Ok(Py::new(py, RandomForestModel { inner })?.into_any()),
+        Model::InstanceBased(inner) => Ok(Py::new(py, InstanceBasedModel { inner })?.into_any()),
     }
 }
 
@@ -393,6 +486,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MODEL_FORMAT_VERSION", FORMAT_VERSION)?;
     m.add_class::<RandomForestModel>()?;
+    m.add_class::<InstanceBasedModel>()?;
     m.add_function(wrap_pyfunction!(save_model, m)?)?;
     m.add_function(wrap_pyfunction!(load_model, m)?)?;
     m.add_function(wrap_pyfunction!(_model_from_bytes, m)?)?;

@@ -9,6 +9,7 @@
 
 use crate::error::{LrankError, Result};
 use crate::forest::RandomForestModel;
+use crate::neighbors::InstanceBasedModel;
 use serde::{Deserialize, Serialize};
 
 pub const FORMAT_VERSION: u32 = 1;
@@ -19,6 +20,7 @@ const JSON_FORMAT_NAME: &str = "lrank-model";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Model {
     RandomForest(RandomForestModel),
+    InstanceBased(InstanceBasedModel),
 }
 
 #[derive(Clone, Debug, PartialEq)]

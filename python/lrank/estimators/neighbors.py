@@ -1,0 +1,73 @@
+"""IBLR: instance-based label ranking with the Mallows model (Cheng, Hühn & Hüllermeier 2009)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank import _core
+from lrank.errors import InvalidInputError
+from lrank.estimators.base import LabelRanker, resolve_n_jobs, resolve_seed
+
+
+class InstanceBasedLabelRanker(LabelRanker):
+    """IBLR (the paper's IB-M): k nearest neighbours, aggregated by a Mallows model.
+
+    Attributes are min-max normalised on the training data; the k nearest training rows by
+    Euclidean distance vote with Dudani's weight (d_k - d_i)/(d_k - d_1) times the share of the
+    labels their ranking contains; their rankings are aggregated by the approximate EM median of
+    the Mallows model (generalized Borda start, optimal insertion of missing labels, Borda of the
+    completions, until the centre stops changing). The fitted spread theta of each neighbourhood
+    is its confidence (:meth:`predict_with_confidence`; infinity when the neighbours agree).
+
+    Parameters
+    ----------
+    n_neighbors : k; None chooses k from {5, 10, 15, 20} by leave-one-out on the training data
+        (on at most 1000 rows drawn with ``random_state``), as the paper does by inner CV.
+    max_iter : iteration cap of the EM median.
+    random_state : seed of the rows used to choose k. None: random.
+    n_jobs : threads (None or -1: all cores); results do not depend on it.
+    """
+
+    def __init__(
+        self,
+        n_neighbors: int | None = None,
+        max_iter: int = 20,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.n_neighbors = n_neighbors
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> InstanceBasedLabelRanker:
+        k = self.n_neighbors
+        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
+            raise InvalidInputError(f"n_neighbors must be a positive int or None, got {k!r}")
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 0:
+            raise InvalidInputError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
+        x, y, w = self._check_xy(X, Y, sample_weight)
+        self.seed_ = resolve_seed(self.random_state)
+        self.model_ = _core.InstanceBasedModel.fit(
+            x, y, w, k=None if k is None else int(k), max_iter=int(self.max_iter), seed=self.seed_,
+            n_jobs=resolve_n_jobs(self.n_jobs),
+        )
+        self.n_neighbors_ = self.model_.k
+        return self
+
+    def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+        """Predicted rank matrix and each row's Mallows spread theta (higher: more confident)."""
+        self._check_fitted()
+        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
+
+    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
+        """Predicted complete rank matrix (n, m)."""
+        return self.predict_with_confidence(X)[0]
+
+    def _set_fitted(self, model: _core.InstanceBasedModel) -> None:
+        self.model_ = model
+        self.n_features_in_ = model.n_features
+        self.n_labels_ = model.n_labels
+        self.n_neighbors_ = model.k
+        self.seed_ = int(model.params()["seed"])

@@ -1,0 +1,282 @@
+//! IBLR: instance-based label ranking with the Mallows model (Cheng, Hühn & Hüllermeier 2009,
+//! the paper's IB-M).
+//!
+//! - Attributes are min-max normalised on the training data (a constant attribute becomes 0);
+//!   missing values are replaced by the training lower median before normalising.
+//! - The k nearest training rows by Euclidean distance (exact brute-force search; equal
+//!   distances go to the lower row index) vote with Dudani's weight (d_k - d_i)/(d_k - d_1)
+//!   (all 1 when d_k = d_1) times |labels in the ranking| / m, times the row's sample weight.
+//! - Their rankings are aggregated by the approximate EM of [`crate::mallows::fit_mallows`]; the
+//!   prediction is the centre, and the fitted spread theta is returned as the row's confidence
+//!   (infinity when the weighted neighbours agree completely).
+//! - k is given, or chosen from {5, 10, 15, 20} as the paper does, by leave-one-out on the
+//!   training data (an inner cross-validation with one row per fold; on at most 1000 rows drawn
+//!   with the seed when the training set is larger): the k with the highest mean Kendall tau,
+//!   ties to the smaller k.
+
+use crate::distance::kendall_tau;
+use crate::error::{invalid, LrankError, Result};
+use crate::features::{fill_values, FeatureMatrixView};
+use crate::mallows::fit_mallows;
+use crate::ranking::{n_present, RankMatrixView};
+use crate::rng::Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Candidate neighbourhood sizes for the inner selection (the paper's).
+pub const K_CANDIDATES: [usize; 4] = [5, 10, 15, 20];
+/// Rows used for the leave-one-out selection of k, at most.
+pub const MAX_SELECTION_ROWS: usize = 1000;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstanceBasedParams {
+    /// Number of neighbours; `None` chooses it from [`K_CANDIDATES`] by leave-one-out.
+    pub k: Option<usize>,
+    /// Iteration cap of the EM median.
+    pub max_iter: usize,
+    /// Seed for the rows of the leave-one-out selection.
+    pub seed: u64,
+}
+
+impl Default for InstanceBasedParams {
+    fn default() -> Self {
+        InstanceBasedParams { k: None, max_iter: 20, seed: 0 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstanceBasedModel {
+    pub params: InstanceBasedParams,
+    /// The neighbourhood size used for prediction.
+    pub k: usize,
+    /// Leave-one-out mean Kendall tau of each candidate k (empty when k was given).
+    pub k_scores: Vec<(usize, f64)>,
+    pub n_features: usize,
+    pub n_labels: usize,
+    pub fill_values: Vec<f64>,
+    pub minimum: Vec<f64>,
+    /// max - min per attribute (1 for a constant attribute).
+    pub range: Vec<f64>,
+    /// Normalised training rows, row-major.
+    pub x: Vec<f64>,
+    pub y: Vec<i32>,
+    pub sample_weight: Vec<f64>,
+}
+
+/// A prediction: the rank vector and the Mallows spread of the neighbourhood.
+struct Neighbourhood {
+    /// (squared distance, training row), nearest first.
+    nearest: Vec<(f64, u32)>,
+}
+
+impl InstanceBasedModel {
+    pub fn fit(
+        x: &FeatureMatrixView<'_>,
+        y: &RankMatrixView<'_>,
+        sample_weight: Option<&[f64]>,
+        params: InstanceBasedParams,
+    ) -> Result<Self> {
+        let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
+        if n == 0 {
+            return Err(invalid("cannot fit on an empty training set"));
+        }
+        if y.n_rows() != n {
+            return Err(invalid(format!("X has {n} rows but Y has {}", y.n_rows())));
+        }
+        if params.k == Some(0) {
+            return Err(LrankError::InvalidParameter { name: "k", reason: "must be at least 1".into() });
+        }
+        if let Some(row) = y.rows().position(|r| n_present(r) == 0) {
+            return Err(LrankError::InvalidRanking {
+                row,
+                reason: "a training ranking must contain at least one label".into(),
+            });
+        }
+        let sample_weight = match sample_weight {
+            Some(w) if w.len() != n => {
+                return Err(invalid(format!("sample_weight has {} entries, expected {n}", w.len())))
+            }
+            Some(w) if w.iter().any(|&v| !(v >= 0.0) || v.is_infinite()) => {
+                return Err(invalid("sample weights must be finite and non-negative"))
+            }
+            Some(w) => w.to_vec(),
+            None => vec![1.0; n],
+        };
+        let fill = fill_values(x);
+        let mut minimum = vec![f64::INFINITY; d];
+        let mut maximum = vec![f64::NEG_INFINITY; d];
+        for i in 0..n {
+            for f in 0..d {
+                let v = value_or_fill(x.get(i, f), fill[f]);
+                minimum[f] = minimum[f].min(v);
+                maximum[f] = maximum[f].max(v);
+            }
+        }
+        let range: Vec<f64> = (0..d).map(|f| if maximum[f] > minimum[f] { maximum[f] - minimum[f] } else { 1.0 }).collect();
+        let mut model = InstanceBasedModel {
+            k: params.k.unwrap_or(K_CANDIDATES[0]).min(n),
+            params,
+            k_scores: Vec::new(),
+            n_features: d,
+            n_labels: m,
+            x: Vec::with_capacity(n * d),
+            y: y.as_slice().to_vec(),
+            sample_weight,
+            fill_values: fill,
+            minimum,
+            range,
+        };
+        for i in 0..n {
+            let row = model.normalised(x.row(i));
+            model.x.extend(row);
+        }
+        if model.params.k.is_none() && n > 1 {
+            model.select_k();
+        }
+        Ok(model)
+    }
+
+    fn normalised(&self, row: &[f64]) -> Vec<f64> {
+        (0..self.n_features)
+            .map(|f| (value_or_fill(row[f], self.fill_values[f]) - self.minimum[f]) / self.range[f])
+            .collect()
+    }
+
+    fn n_train(&self) -> usize {
+        self.sample_weight.len()
+    }
+
+    /// The `k` nearest training rows to a normalised query, skipping row `exclude`.
+    fn neighbourhood(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Neighbourhood {
+        let d = self.n_features;
+        let mut all: Vec<(f64, u32)> = (0..self.n_train())
+            .filter(|&i| Some(i) != exclude)
+            .map(|i| {
+                let row = &self.x[i * d..(i + 1) * d];
+                let dist: f64 = row.iter().zip(query).map(|(a, b)| (a - b) * (a - b)).sum();
+                (dist, i as u32)
+            })
+            .collect();
+        let k = k.min(all.len());
+        let cmp = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if k < all.len() {
+            all.select_nth_unstable_by(k, cmp);
+            all.truncate(k);
+        }
+        all.sort_unstable_by(cmp);
+        Neighbourhood { nearest: all }
+    }
+
+    /// Mallows centre and spread of the first `k` rows of a neighbourhood.
+    fn aggregate(&self, hood: &Neighbourhood, k: usize) -> Result<(Vec<i32>, f64)> {
+        let m = self.n_labels;
+        let near = &hood.nearest[..k.min(hood.nearest.len())];
+        let (d1, dk) = (near[0].0.sqrt(), near[near.len() - 1].0.sqrt());
+        let mut ranks = Vec::with_capacity(near.len() * m);
+        let mut weights = Vec::with_capacity(near.len());
+        for &(dist2, i) in near {
+            let i = i as usize;
+            let row = &self.y[i * m..(i + 1) * m];
+            let dudani = if dk > d1 { (dk - dist2.sqrt()) / (dk - d1) } else { 1.0 };
+            ranks.extend_from_slice(row);
+            weights.push(dudani * n_present(row) as f64 / m as f64 * self.sample_weight[i]);
+        }
+        if weights.iter().all(|&w| w == 0.0) {
+            // Only when every weighted neighbour has sample weight 0: fall back to equal weights.
+            weights.iter_mut().for_each(|w| *w = 1.0);
+        }
+        let view = RankMatrixView::new(&ranks, near.len(), m)?;
+        let fit = fit_mallows(&view, Some(&weights), self.params.max_iter)?;
+        Ok((fit.centre, fit.theta))
+    }
+
+    /// Chooses k from the candidates by leave-one-out mean Kendall tau (ties to the smaller k).
+    fn select_k(&mut self) {
+        let n = self.n_train();
+        let candidates: Vec<usize> = K_CANDIDATES.iter().copied().filter(|&k| k < n).collect();
+        let candidates = if candidates.is_empty() { vec![n - 1] } else { candidates };
+        let rows: Vec<usize> = if n <= MAX_SELECTION_ROWS {
+            (0..n).collect()
+        } else {
+            // A seeded partial Fisher-Yates draw of the validation rows.
+            let mut rng = Rng::new(self.params.seed);
+            let mut all: Vec<usize> = (0..n).collect();
+            for j in 0..MAX_SELECTION_ROWS {
+                let r = j + rng.below(n - j);
+                all.swap(j, r);
+            }
+            all.truncate(MAX_SELECTION_ROWS);
+            all.sort_unstable();
+            all
+        };
+        let k_max = *candidates.iter().max().expect("non-empty");
+        let m = self.n_labels;
+        let per_row: Vec<Vec<f64>> = rows
+            .par_iter()
+            .map(|&v| {
+                let query = self.x[v * self.n_features..(v + 1) * self.n_features].to_vec();
+                let hood = self.neighbourhood(&query, k_max, Some(v));
+                let truth = &self.y[v * m..(v + 1) * m];
+                candidates
+                    .iter()
+                    .map(|&k| match self.aggregate(&hood, k) {
+                        Ok((centre, _)) => kendall_tau(truth, &centre),
+                        Err(_) => f64::NAN,
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut best = (candidates[0], f64::NEG_INFINITY);
+        self.k_scores = candidates
+            .iter()
+            .enumerate()
+            .map(|(c, &k)| {
+                let taus: Vec<f64> = per_row.iter().map(|r| r[c]).filter(|t| t.is_finite()).collect();
+                let mean = if taus.is_empty() { f64::NAN } else { taus.iter().sum::<f64>() / taus.len() as f64 };
+                if mean > best.1 {
+                    best = (k, mean);
+                }
+                (k, mean)
+            })
+            .collect();
+        self.k = best.0;
+    }
+
+    /// Predicted rank matrix (n x m) and each row's Mallows spread theta.
+    pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<(Vec<i32>, Vec<f64>)> {
+        if x.n_features() != self.n_features {
+            return Err(invalid(format!(
+                "X has {} features but the model was fitted on {}",
+                x.n_features(),
+                self.n_features
+            )));
+        }
+        let m = self.n_labels;
+        let rows: Vec<(Vec<i32>, f64)> = (0..x.n_rows())
+            .into_par_iter()
+            .map(|i| {
+                let hood = self.neighbourhood(&self.normalised(x.row(i)), self.k, None);
+                self.aggregate(&hood, self.k)
+            })
+            .collect::<Result<_>>()?;
+        let mut ranks = Vec::with_capacity(x.n_rows() * m);
+        let mut theta = Vec::with_capacity(x.n_rows());
+        for (r, t) in rows {
+            ranks.extend(r);
+            theta.push(t);
+        }
+        Ok((ranks, theta))
+    }
+}
+
+#[inline]
+fn value_or_fill(v: f64, fill: f64) -> f64 {
+    if v.is_nan() {
+        fill
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+use super::*;
+use crate::parallel::with_threads;
+
+fn fit(x: &[f64], y: &[i32], n: usize, d: usize, m: usize, k: Option<usize>) -> InstanceBasedModel {
+    InstanceBasedModel::fit(
+        &FeatureMatrixView::new(x, n, d).unwrap(),
+        &RankMatrixView::new(y, n, m).unwrap(),
+        None,
+        InstanceBasedParams { k, ..Default::default() },
+    )
+    .unwrap()
+}
+
+#[test]
+fn one_neighbour_returns_the_nearest_ranking_with_infinite_confidence() {
+    let x = [0.0, 10.0, 20.0];
+    let y = [1, 2, 3, 3, 2, 1, 2, 1, 3];
+    let model = fit(&x, &y, 3, 1, 3, Some(1));
+    let (pred, theta) = model.predict(&FeatureMatrixView::new(&[9.0, 19.0], 2, 1).unwrap()).unwrap();
+    assert_eq!(pred, vec![3, 2, 1, 2, 1, 3]);
+    assert_eq!(theta, vec![f64::INFINITY, f64::INFINITY]);
+}
+
+#[test]
+fn dudani_weights_favour_the_nearest_rows() {
+    // Three neighbours: the nearest two agree (0>1>2), the farthest (weight 0) disagrees.
+    let x = [0.0, 1.0, 5.0];
+    let y = [1, 2, 3, 1, 2, 3, 3, 2, 1];
+    let model = fit(&x, &y, 3, 1, 3, Some(3));
+    let (pred, theta) = model.predict(&FeatureMatrixView::new(&[0.0], 1, 1).unwrap()).unwrap();
+    assert_eq!(pred, vec![1, 2, 3]);
+    assert_eq!(theta[0], f64::INFINITY, "the disagreeing row has Dudani weight 0");
+}
+
+#[test]
+fn normalisation_makes_scales_irrelevant() {
+    // Feature 1 has a huge scale but is noise; after min-max scaling feature 0 decides.
+    let mut rng = Rng::new(3);
+    let (n, m) = (200, 3);
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let a = rng.uniform();
+        x.extend([a, 1e6 * rng.uniform()]);
+        y.extend(if a < 0.5 { [1, 2, 3] } else { [3, 2, 1] });
+    }
+    let model = fit(&x, &y, n, 2, m, Some(5));
+    let (pred, _) = model.predict(&FeatureMatrixView::new(&[0.1, 5e5, 0.9, 5e5], 2, 2).unwrap()).unwrap();
+    assert_eq!(pred, vec![1, 2, 3, 3, 2, 1]);
+}
+
+#[test]
+fn k_is_chosen_by_leave_one_out_and_predictions_do_not_depend_on_threads() {
+    let mut rng = Rng::new(5);
+    let (n, m) = (300, 4);
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let (a, b) = (rng.uniform(), rng.uniform());
+        x.extend([a, b]);
+        let noisy = rng.uniform() < 0.3;
+        let mut r = if a + b > 1.0 { [1, 2, 3, 4] } else { [4, 3, 2, 1] };
+        if noisy {
+            r.swap(0, 1);
+        }
+        y.extend(r);
+    }
+    let xv = FeatureMatrixView::new(&x, n, 2).unwrap();
+    let yv = RankMatrixView::new(&y, n, m).unwrap();
+    let a = with_threads(Some(1), || InstanceBasedModel::fit(&xv, &yv, None, InstanceBasedParams::default()))
+        .unwrap()
+        .unwrap();
+    let b = with_threads(Some(2), || InstanceBasedModel::fit(&xv, &yv, None, InstanceBasedParams::default()))
+        .unwrap()
+        .unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.k_scores.iter().map(|s| s.0).collect::<Vec<_>>(), vec![5, 10, 15, 20]);
+    let best = a.k_scores.iter().cloned().fold((0, f64::MIN), |acc, s| if s.1 > acc.1 { s } else { acc });
+    assert_eq!(a.k, best.0);
+    let pa = with_threads(Some(1), || a.predict(&xv)).unwrap().unwrap();
+    let pb = with_threads(Some(2), || a.predict(&xv)).unwrap().unwrap();
+    assert_eq!(pa.0, pb.0);
+}
+
+#[test]
+fn incomplete_rankings_missing_values_and_errors() {
+    let x = [0.0, f64::NAN, 1.0, 2.0, 3.0, 4.0];
+    let y = [1, 2, 0, 0, 1, 2, 1, 0, 2];
+    let model = InstanceBasedModel::fit(
+        &FeatureMatrixView::new(&x, 3, 2).unwrap(),
+        &RankMatrixView::new(&y, 3, 3).unwrap(),
+        None,
+        InstanceBasedParams { k: Some(3), ..Default::default() },
+    )
+    .unwrap();
+    let (pred, _) = model.predict(&FeatureMatrixView::new(&[f64::NAN, f64::NAN], 1, 2).unwrap()).unwrap();
+    let mut sorted = pred.clone();
+    sorted.sort();
+    assert_eq!(sorted, vec![1, 2, 3]);
+    assert!(model.predict(&FeatureMatrixView::new(&[0.0], 1, 1).unwrap()).is_err());
+    let empty = [1, 2, 0, 0, 0, 0];
+    let err = InstanceBasedModel::fit(
+        &FeatureMatrixView::new(&[0.0, 1.0], 2, 1).unwrap(),
+        &RankMatrixView::new(&empty, 2, 3).unwrap(),
+        None,
+        InstanceBasedParams::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, LrankError::InvalidRanking { row: 1, .. }));
+}
