@@ -167,3 +167,11 @@ def test_confidence_needs_a_learner_that_gives_it(tmp_path):
     run("train", "-t", IRIS, "--no-cv", "-d", str(model), "--", "-I", "2")
     result = CliRunner().invoke(main, ["predict", "-l", str(model), "-T", IRIS, "--confidence"])
     assert result.exit_code == 1 and "gives no per-row confidence" in result.output
+
+
+def test_lrt_with_missing_labels_from_the_command_line():
+    result = run("train", "-t", WINE, "-W", "LRT", "--missing", "0.3", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["learner"]["name"] == "LRT"
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7

@@ -7,13 +7,14 @@ missing), ``predict(X)`` returning a complete rank matrix, ``score`` the mean Ke
 
 from lrank._core import __version__
 from lrank.errors import DataFormatError, InvalidInputError, LrankError, ModelFormatError
-from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest
+from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest, LabelRankingTree
 
 __all__ = [
     "DataFormatError",
     "InstanceBasedLabelRanker",
     "InvalidInputError",
     "LabelRankingRandomForest",
+    "LabelRankingTree",
     "LrankError",
     "ModelFormatError",
     "__version__",

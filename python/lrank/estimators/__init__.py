@@ -3,5 +3,6 @@
 from lrank.estimators.base import LabelRanker, NotFittedError
 from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.neighbors import InstanceBasedLabelRanker
+from lrank.estimators.tree import LabelRankingTree
 
-__all__ = ["InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "NotFittedError"]
+__all__ = ["InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree", "NotFittedError"]

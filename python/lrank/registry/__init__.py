@@ -124,7 +124,7 @@ class LearnerSpec:
 
 
 def _builtin_specs() -> list[LearnerSpec]:
-    from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest
+    from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest, LabelRankingTree
 
     return [
         LearnerSpec(
@@ -157,6 +157,18 @@ def _builtin_specs() -> list[LearnerSpec]:
                               _parse_optional_count),
                 LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
             ),
+        ),
+        LearnerSpec(
+            name="LRT",
+            factory=LabelRankingTree,
+            summary="Label ranking tree: Mallows-spread splits, Mallows median leaves completed from ancestors",
+            reference="Cheng, Huehn & Huellermeier 2009, Decision tree and instance-based learning for label ranking",
+            options=(
+                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
+                LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2m)", float, "W"),
+                LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
+            ),
+            jobs_param=None,
         ),
     ]
 

@@ -7,6 +7,7 @@
 //! - [`tree`]: the tree-growing engine with pluggable split criteria and leaf models.
 //! - [`forest`]: LR-RF, the label ranking random forest of Zhou & Qiu (2018).
 //! - [`mallows`]: Mallows model fitting (theta MLE, optimal insertion, EM median) and exact Kemeny.
+//! - [`label_tree`]: LRT, the label ranking tree with Mallows splits and leaves.
 //! - [`neighbors`]: IBLR, instance-based label ranking with the Mallows model.
 //! - [`model_io`]: versioned binary and JSON model files.
 
@@ -16,6 +17,7 @@ pub mod error;
 pub mod evaluation;
 pub mod features;
 pub mod forest;
+pub mod label_tree;
 pub mod mallows;
 pub mod model_io;
 pub mod neighbors;

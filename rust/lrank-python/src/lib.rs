@@ -10,6 +10,7 @@ use lrank_core::evaluation::{pairwise_matrix as core_pairwise, row_measures as c
 use lrank_core::features::FeatureMatrixView;
 use lrank_core::forest::{ClassMode, RandomForestModel as CoreForest, RandomForestParams};
 use lrank_core::model_io::{self, Model, SavedModel, FORMAT_VERSION};
+use lrank_core::label_tree::{LabelTreeModel as CoreLabelTree, LabelTreeParams};
 use lrank_core::neighbors::{InstanceBasedModel as CoreInstanceBased, InstanceBasedParams};
 use lrank_core::ranking::RankMatrixView;
 use lrank_core::tree::MaxFeatures;
@@ -336,6 +337,87 @@ impl InstanceBasedModel {
     }
 }
 
+/// A fitted LRT label ranking tree (Cheng, Hühn & Hüllermeier 2009).
+#[pyclass(frozen, module = "lrank._core")]
+struct LabelTreeModel {
+    inner: CoreLabelTree,
+}
+
+#[pymethods]
+impl LabelTreeModel {
+    #[staticmethod]
+    #[pyo3(signature = (x, y, sample_weight=None, *, max_depth=None, min_weight_split=None, max_iter=20, seed=0))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        py: Python<'_>,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray2<'_, i32>,
+        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+        max_depth: Option<usize>,
+        min_weight_split: Option<f64>,
+        max_iter: usize,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let params = LabelTreeParams { max_depth, min_weight_split, max_iter, seed };
+        let ((n, d), (ny, m)) = (shape2(&x), shape2(&y));
+        let (xs, ys, w) = (row_major(&x), row_major(&y), weights_vec(&sample_weight));
+        let inner = run_core(py, Some(1), || {
+            let xv = FeatureMatrixView::new(&xs, n, d)?;
+            let yv = RankMatrixView::new(&ys, ny, m)?;
+            CoreLabelTree::fit(&xv, &yv, w.as_deref(), params)
+        })?;
+        Ok(LabelTreeModel { inner })
+    }
+
+    /// Predicted rank matrix (n x m, int32) and each row's leaf spread theta (float64).
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+    ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray1<f64>>)> {
+        let (n, d) = shape2(&x);
+        let xs = row_major(&x);
+        let (ranks, theta) = run_core(py, Some(1), || self.inner.predict(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let arr = Array2::from_shape_vec((n, self.inner.n_labels), ranks).expect("core returns n x m");
+        Ok((arr.into_pyarray(py), PyArray1::from_vec(py, theta)))
+    }
+
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.inner.n_features
+    }
+    #[getter]
+    fn n_labels(&self) -> usize {
+        self.inner.n_labels
+    }
+    #[getter]
+    fn n_leaves(&self) -> usize {
+        self.inner.tree.n_leaves()
+    }
+    #[getter]
+    fn depth(&self) -> usize {
+        self.inner.tree.depth()
+    }
+    fn params<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let p = &self.inner.params;
+        let d = PyDict::new(py);
+        d.set_item("max_depth", p.max_depth)?;
+        d.set_item("min_weight_split", p.min_weight_split)?;
+        d.set_item("max_iter", p.max_iter)?;
+        d.set_item("seed", p.seed)?;
+        Ok(d)
+    }
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+    fn __repr__(&self) -> String {
+        format!("LabelTreeModel(n_leaves={}, n_features={}, n_labels={})", self.inner.tree.n_leaves(), self.inner.n_features, self.inner.n_labels)
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        reduce_model(py, Model::LabelTree(self.inner.clone()))
+    }
+}
+
 /// Pickle support through the versioned binary model format.
 fn reduce_model<'py>(py: Python<'py>, model: Model) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
     let saved = SavedModel { metadata: "{}".into(), model };
@@ -348,12 +430,14 @@ fn reduce_model<'py>(py: Python<'py>, model: Model) -> PyResult<(Bound<'py, PyAn
 enum ModelRef<'py> {
     Forest(Bound<'py, RandomForestModel>),
     InstanceBased(Bound<'py, InstanceBasedModel>),
+    LabelTree(Bound<'py, LabelTreeModel>),
 }
 
 fn saved_from(model: ModelRef<'_>, metadata: &str) -> SavedModel {
     let model = match model {
         ModelRef::Forest(f) => Model::RandomForest(f.get().inner.clone()),
         ModelRef::InstanceBased(m) => Model::InstanceBased(m.get().inner.clone()),
+        ModelRef::LabelTree(m) => Model::LabelTree(m.get().inner.clone()),
     };
     SavedModel { metadata: metadata.to_string(), model }
 }
@@ -362,6 +446,7 @@ fn model_to_py(py: Python<'_>, model: Model) -> PyResult<Py<PyAny>> {
     match model {
         Model::RandomForest(inner) => Ok(Py::new(py, RandomForestModel { inner })?.into_any()),
         Model::InstanceBased(inner) => Ok(Py::new(py, InstanceBasedModel { inner })?.into_any()),
+        Model::LabelTree(inner) => Ok(Py::new(py, LabelTreeModel { inner })?.into_any()),
     }
 }
 
@@ -487,6 +572,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MODEL_FORMAT_VERSION", FORMAT_VERSION)?;
     m.add_class::<RandomForestModel>()?;
     m.add_class::<InstanceBasedModel>()?;
+    m.add_class::<LabelTreeModel>()?;
     m.add_function(wrap_pyfunction!(save_model, m)?)?;
     m.add_function(wrap_pyfunction!(load_model, m)?)?;
     m.add_function(wrap_pyfunction!(_model_from_bytes, m)?)?;

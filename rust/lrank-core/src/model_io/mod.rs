@@ -9,6 +9,7 @@
 
 use crate::error::{LrankError, Result};
 use crate::forest::RandomForestModel;
+use crate::label_tree::LabelTreeModel;
 use crate::neighbors::InstanceBasedModel;
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,7 @@ const JSON_FORMAT_NAME: &str = "lrank-model";
 pub enum Model {
     RandomForest(RandomForestModel),
     InstanceBased(InstanceBasedModel),
+    LabelTree(LabelTreeModel),
 }
 
 #[derive(Clone, Debug, PartialEq)]

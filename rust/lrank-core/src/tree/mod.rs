@@ -60,6 +60,17 @@ pub trait SplitCriterion: Sync {
 pub trait LeafFitter: Sync {
     type Leaf: Send;
     fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> Self::Leaf;
+
+    /// True for leaf models that build on their ancestors' (LRT completes a leaf's ranking from
+    /// its parent's): the engine then fits a model for every node, top-down, with [`fit_node`](Self::fit_node).
+    fn uses_parent(&self) -> bool {
+        false
+    }
+
+    /// The model of a node given its parent's model (`None` at the root).
+    fn fit_node(&self, samples: &[u32], weights: &[f64], _parent: Option<&Self::Leaf>) -> Self::Leaf {
+        self.fit_leaf(samples, weights)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -234,10 +245,12 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
     let mut scratch_s: Vec<u32> = Vec::with_capacity(samples.len());
     let mut scratch_w: Vec<f64> = Vec::with_capacity(samples.len());
 
-    // (node index, start, end, depth); node slots are reserved before their children are grown.
+    // Models of internal nodes, by node index, for fitters that build on the parent's model.
+    let mut node_models: Vec<Option<F::Leaf>> = Vec::new();
+    // (node index, start, end, depth, parent); node slots are reserved before their children.
     tree.nodes.push(Node::Leaf { leaf: 0 });
-    let mut stack = vec![(0usize, 0usize, samples.len(), 0usize)];
-    while let Some((node, start, end, depth)) = stack.pop() {
+    let mut stack = vec![(0usize, 0usize, samples.len(), 0usize, None::<usize>)];
+    while let Some((node, start, end, depth, parent)) = stack.pop() {
         let (s, w) = (&samples[start..end], &weights[start..end]);
         let total: f64 = w.iter().sum();
         let at_limit = params.max_depth.is_some_and(|m| depth >= m);
@@ -246,11 +259,23 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
         } else {
             find_split(x, s, w, criterion, params.max_features, &mut features, (&mut keys, &mut scratch), &mut sorted, rng)
         };
+        let model = leaf_fitter
+            .uses_parent()
+            .then(|| leaf_fitter.fit_node(s, w, parent.and_then(|p| node_models.get(p)?.as_ref())));
         let Some((feature, threshold)) = best else {
             tree.nodes[node] = Node::Leaf { leaf: tree.leaves.len() as u32 };
-            tree.leaves.push(leaf_fitter.fit_leaf(s, w));
+            tree.leaves.push(match model {
+                Some(m) => m,
+                None => leaf_fitter.fit_leaf(s, w),
+            });
             continue;
         };
+        if model.is_some() {
+            if node_models.len() <= node {
+                node_models.resize_with(node + 1, || None);
+            }
+            node_models[node] = model;
+        }
         // Stable partition of the node's range: left part first.
         scratch_s.clear();
         scratch_w.clear();
@@ -277,8 +302,8 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
             right: left as u32 + 1,
         };
         // Right pushed first so the left subtree is grown (and its leaves numbered) first.
-        stack.push((left + 1, start + n_left, end, depth + 1));
-        stack.push((left, start, start + n_left, depth + 1));
+        stack.push((left + 1, start + n_left, end, depth + 1, Some(node)));
+        stack.push((left, start, start + n_left, depth + 1, Some(node)));
     }
     tree
 }

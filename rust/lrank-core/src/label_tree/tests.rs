@@ -1,0 +1,153 @@
+use super::*;
+use crate::distance::kendall_distance;
+
+fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
+    RankMatrixView::new(y, y.len() / m, m).unwrap()
+}
+
+#[test]
+fn pairwise_counts_give_the_exact_kendall_distance_to_the_borda_centre() {
+    let mut rng = Rng::new(11);
+    let m = 5;
+    for _ in 0..50 {
+        let n = 1 + rng.below(12);
+        let mut y = Vec::new();
+        for _ in 0..n {
+            let mut order: Vec<usize> = (0..m).collect();
+            for i in (1..m).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+            y.extend(crate::ranking::ranks_of_order(&order, m));
+        }
+        let v = view(&y, m);
+        let crit = MallowsSpread::new(&v);
+        let (mut scores, mut counts, mut obs) = (vec![0.0; m], vec![0.0; m * m], 0.0);
+        for s in 0..n as u32 {
+            crit.add(s, 1.0, &mut scores, &mut counts, &mut obs);
+        }
+        let centre = ranking_from_scores(&scores);
+        let brute: usize = v.rows().map(|r| kendall_distance(r, &centre).0).sum();
+        let (theta, disc) = crit.side_theta(&scores, &counts, obs);
+        assert_eq!(disc, brute as f64);
+        assert_eq!(obs, (n * m * (m - 1) / 2) as f64);
+        // With the pseudo-pair, θ is the MLE of a slightly raised mean distance.
+        let expect = theta_mle((brute as f64 + 0.5) / (obs + 1.0) * 10.0, m);
+        assert_eq!(theta, expect);
+    }
+}
+
+#[test]
+fn fast_split_search_agrees_with_the_slow_definition_on_small_data() {
+    // Slow definition: try every threshold, fit each side's Mallows model by the EM median and
+    // score (|T+| θ+ + |T-| θ-) / |T| with θ from the mean distance of the *completions*.
+    let mut rng = Rng::new(4);
+    let m = 4;
+    let mut agree = 0;
+    let trials = 40;
+    for _ in 0..trials {
+        let n = 12;
+        let mut values = Vec::new();
+        let mut y = Vec::new();
+        for i in 0..n {
+            let v = i as f64;
+            values.push(v);
+            let base: [i32; 4] = if (v as usize) < 4 + rng.below(5) { [1, 2, 3, 4] } else { [4, 3, 2, 1] };
+            let mut r = base;
+            if rng.uniform() < 0.3 {
+                let a = rng.below(4);
+                let b = rng.below(4);
+                r.swap(a, b);
+            }
+            y.extend(r);
+        }
+        let v = view(&y, m);
+        let crit = MallowsSpread::new(&v);
+        let sorted: Vec<SortedSample> =
+            (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: 1.0 }).collect();
+        let (fast_k, _) = crit.best_boundary(&sorted).unwrap();
+        let side = |idx: std::ops::Range<usize>| {
+            let rows: Vec<i32> = idx.clone().flat_map(|i| y[i * m..(i + 1) * m].to_vec()).collect();
+            let fit = fit_mallows(&view(&rows, m), None, 20).unwrap();
+            let d: usize = rows.chunks(m).map(|r| kendall_distance(r, &fit.centre).0).sum();
+            let mean = (d as f64 + 0.5) / (idx.len() as f64 * 6.0 + 1.0) * 6.0;
+            theta_mle(mean, m)
+        };
+        let slow_k = (1..n)
+            .map(|k| (k, (k as f64 * side(0..k) + (n - k) as f64 * side(k..n)) / n as f64))
+            .fold((0, f64::MIN), |best, c| if c.1 > best.1 + 1e-12 { c } else { best })
+            .0;
+        agree += (fast_k == slow_k) as usize;
+    }
+    // Borda centres equal EM centres almost always on such data; allow a few differences.
+    assert!(agree * 10 >= trials * 9, "{agree}/{trials}");
+}
+
+fn fit_tree(x: &[f64], y: &[i32], d: usize, m: usize, params: LabelTreeParams) -> LabelTreeModel {
+    let n = x.len() / d;
+    LabelTreeModel::fit(&FeatureMatrixView::new(x, n, d).unwrap(), &RankMatrixView::new(y, n, m).unwrap(), None, params)
+        .unwrap()
+}
+
+#[test]
+fn learns_a_piecewise_ranking_function_and_stops_on_pure_or_small_nodes() {
+    let mut rng = Rng::new(8);
+    let (n, m) = (400, 3);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let (a, b) = (rng.uniform(), rng.uniform());
+        x.extend([a, b]);
+        y.extend(match (a > 0.5, b > 0.3) {
+            (true, true) => [1, 2, 3],
+            (true, false) => [2, 1, 3],
+            (false, true) => [3, 1, 2],
+            (false, false) => [3, 2, 1],
+        });
+    }
+    let model = fit_tree(&x, &y, 2, m, LabelTreeParams::default());
+    let (pred, theta) = model.predict(&FeatureMatrixView::new(&x, n, 2).unwrap()).unwrap();
+    assert_eq!(pred, y, "pure regions are learnt exactly");
+    assert!(theta.iter().all(|t| t.is_infinite()), "every leaf is pure");
+    assert!(model.tree.n_leaves() <= 8, "{} leaves", model.tree.n_leaves());
+    // Fewer than 2m = 6 examples: the root is a leaf.
+    let small = fit_tree(&x[..10], &y[..15], 2, m, LabelTreeParams::default());
+    assert_eq!(small.tree.n_leaves(), 1);
+}
+
+#[test]
+fn leaves_missing_labels_are_completed_from_the_parent() {
+    // Left half: rankings over labels {0, 1} only, 1 > 0; right half: complete 2 > 0 > 1.
+    // The root (all rows) places label 2 first; the left leaf never saw label 2, so it must get
+    // label 2 where the root's ranking puts it relative to 1 > 0.
+    let n = 16;
+    let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let mut y = Vec::new();
+    for i in 0..n {
+        y.extend(if i < 8 { [2, 1, 0] } else { [2, 3, 1] });
+    }
+    let model = fit_tree(&x, &y, 1, 3, LabelTreeParams::default());
+    assert_eq!(model.tree.n_leaves(), 2);
+    let (pred, _) = model.predict(&FeatureMatrixView::new(&[0.0, 15.0], 2, 1).unwrap()).unwrap();
+    assert_eq!(&pred[3..], &[2, 3, 1]);
+    // Root centre: label 2 first (it beats 0 and 1 in the right half, is absent on the left).
+    let root = fit_mallows(&view(&y, 3), None, 20).unwrap().centre;
+    assert_eq!(root[2], 1);
+    assert_eq!(&pred[..3], &optimal_insertion(&[2, 1, 0], &root)[..]);
+}
+
+#[test]
+fn deterministic_and_validates_input() {
+    let x: Vec<f64> = (0..40).map(|i| ((i * 7) % 13) as f64).collect();
+    let y: Vec<i32> = (0..40).flat_map(|i| if i % 3 == 0 { [1, 2] } else { [2, 1] }).collect();
+    let a = fit_tree(&x, &y, 1, 2, LabelTreeParams::default());
+    let b = fit_tree(&x, &y, 1, 2, LabelTreeParams::default());
+    assert_eq!(a, b);
+    let err = LabelTreeModel::fit(
+        &FeatureMatrixView::new(&[0.0, 1.0], 2, 1).unwrap(),
+        &RankMatrixView::new(&[1, 2, 0, 0], 2, 2).unwrap(),
+        None,
+        LabelTreeParams::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, LrankError::InvalidRanking { row: 1, .. }));
+    assert!(a.predict(&FeatureMatrixView::new(&[0.0, 1.0], 1, 2).unwrap()).is_err());
+}
