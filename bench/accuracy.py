@@ -28,9 +28,9 @@ from lrank.evaluation import cross_validate
 from lrank.registry import get_learner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from published import DATASETS, LRRF  # noqa: E402
+from published import DATASETS, IBLR, LRRF, LRT  # noqa: E402
 
-PUBLISHED = {"LRRF": LRRF}
+PUBLISHED = {"LRRF": LRRF, "IBLR": IBLR, "LRT": LRT}
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kebi-csv"
 
 

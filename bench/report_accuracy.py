@@ -3,8 +3,9 @@
     python bench/report_accuracy.py bench/results/accuracy_LRRF_ranking.json \
         bench/results/accuracy_LRRF_pairwise.json bench/results/accuracy_LRRF_top_label.json
 
-One table per missing-label probability p: Kendall tau (mean over the 5 x 10 folds) of each
-run next to the published value, with the difference to it for every run.
+One table per missing-label probability p: Kendall tau (mean over the folds) of each run next
+to the published value, with the difference to it for every run. Files of the same learner
+and options are merged into one column.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from pathlib import Path
 
 
 def main(paths: list[str]) -> None:
-    runs = []
+    merged: dict[str, dict] = {}  # files of the same learner and options are merged
     for path in paths:
         doc = json.loads(Path(path).read_text())
-        label = " ".join(doc["options"]) or doc["learner"]
-        runs.append((label, {(r["dataset"], r["missing"]): r for r in doc["runs"]}))
+        label = f"{doc['learner']} {' '.join(doc['options'])}".strip()
+        merged.setdefault(label, {}).update({(r["dataset"], r["missing"]): r for r in doc["runs"]})
+    runs = list(merged.items())
     datasets = list(dict.fromkeys(d for _, rows in runs for d, _ in rows))
     ps = sorted({p for _, rows in runs for _, p in rows})
     for p in ps:
