@@ -3,8 +3,8 @@
 //!
 //! - Attributes are min-max normalised on the training data (a constant attribute becomes 0);
 //!   missing values are replaced by the training lower median before normalising.
-//! - The k nearest training rows by Euclidean distance (exact brute-force search; equal
-//!   distances go to the lower row index) vote with Dudani's weight (d_k - d_i)/(d_k - d_1)
+//! - The k nearest training rows by Euclidean distance (an exact k-d tree search, which returns
+//!   what brute force would; equal distances go to the lower row index) vote with Dudani's weight (d_k - d_i)/(d_k - d_1)
 //!   (all 1 when d_k = d_1) times |labels in the ranking| / m, times the row's sample weight.
 //! - Their rankings are aggregated by the approximate EM of [`crate::mallows::fit_mallows`]; the
 //!   prediction is the centre, and the fitted spread theta is returned as the row's confidence
@@ -14,7 +14,10 @@
 //!   with the seed when the training set is larger): the k with the highest mean Kendall tau,
 //!   ties to the smaller k.
 
+mod kdtree;
+
 use crate::distance::kendall_tau;
+use kdtree::KdTree;
 use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, FeatureMatrixView};
 use crate::mallows::fit_mallows;
@@ -147,24 +150,12 @@ impl InstanceBasedModel {
     }
 
     /// The `k` nearest training rows to a normalised query, skipping row `exclude`.
-    fn neighbourhood(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Neighbourhood {
-        let d = self.n_features;
-        let mut all: Vec<(f64, u32)> = (0..self.n_train())
-            .filter(|&i| Some(i) != exclude)
-            .map(|i| {
-                let row = &self.x[i * d..(i + 1) * d];
-                let dist: f64 = row.iter().zip(query).map(|(a, b)| (a - b) * (a - b)).sum();
-                (dist, i as u32)
-            })
-            .collect();
-        let k = k.min(all.len());
-        let cmp = |a: &(f64, u32), b: &(f64, u32)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
-        if k < all.len() {
-            all.select_nth_unstable_by(k, cmp);
-            all.truncate(k);
-        }
-        all.sort_unstable_by(cmp);
-        Neighbourhood { nearest: all }
+    fn neighbourhood(&self, index: &KdTree<'_>, query: &[f64], k: usize, exclude: Option<usize>) -> Neighbourhood {
+        Neighbourhood { nearest: index.nearest(query, k, exclude) }
+    }
+
+    fn index(&self) -> KdTree<'_> {
+        KdTree::new(&self.x, self.n_features)
     }
 
     /// Mallows centre and spread of the first `k` rows of a neighbourhood.
@@ -211,11 +202,12 @@ impl InstanceBasedModel {
         };
         let k_max = *candidates.iter().max().expect("non-empty");
         let m = self.n_labels;
+        let index = self.index();
         let per_row: Vec<Vec<f64>> = rows
             .par_iter()
             .map(|&v| {
                 let query = self.x[v * self.n_features..(v + 1) * self.n_features].to_vec();
-                let hood = self.neighbourhood(&query, k_max, Some(v));
+                let hood = self.neighbourhood(&index, &query, k_max, Some(v));
                 let truth = &self.y[v * m..(v + 1) * m];
                 candidates
                     .iter()
@@ -252,10 +244,11 @@ impl InstanceBasedModel {
             )));
         }
         let m = self.n_labels;
+        let index = self.index();
         let rows: Vec<(Vec<i32>, f64)> = (0..x.n_rows())
             .into_par_iter()
             .map(|i| {
-                let hood = self.neighbourhood(&self.normalised(x.row(i)), self.k, None);
+                let hood = self.neighbourhood(&index, &self.normalised(x.row(i)), self.k, None);
                 self.aggregate(&hood, self.k)
             })
             .collect::<Result<_>>()?;

@@ -108,3 +108,26 @@ fn incomplete_rankings_missing_values_and_errors() {
     .unwrap_err();
     assert!(matches!(err, LrankError::InvalidRanking { row: 1, .. }));
 }
+
+#[test]
+fn kd_tree_search_equals_brute_force_ties_included() {
+    use super::kdtree::{squared_distance, KdTree};
+    let mut rng = Rng::new(21);
+    for (n, d) in [(1usize, 1usize), (40, 1), (300, 2), (500, 3), (200, 6)] {
+        // Coarse grid values make many equal distances.
+        let pts: Vec<f64> = (0..n * d).map(|_| (rng.below(7) as f64) / 7.0).collect();
+        let tree = KdTree::new(&pts, d);
+        for _ in 0..30 {
+            let q: Vec<f64> = (0..d).map(|_| (rng.below(9) as f64) / 8.0).collect();
+            let k = 1 + rng.below(25);
+            let exclude = if rng.uniform() < 0.5 { Some(rng.below(n)) } else { None };
+            let mut brute: Vec<(f64, u32)> = (0..n)
+                .filter(|&i| Some(i) != exclude)
+                .map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q), i as u32))
+                .collect();
+            brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            brute.truncate(k);
+            assert_eq!(tree.nearest(&q, k, exclude), brute, "n={n} d={d} k={k}");
+        }
+    }
+}
