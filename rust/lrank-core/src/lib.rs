@@ -24,6 +24,7 @@ pub mod neighbors;
 pub mod parallel;
 pub mod ranking;
 pub mod rng;
+pub mod training;
 pub mod tree;
 
 pub use error::{LrankError, Result};

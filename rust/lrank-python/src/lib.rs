@@ -68,6 +68,32 @@ fn shape2<T: Element>(a: &PyReadonlyArray2<'_, T>) -> (usize, usize) {
     (s[0], s[1])
 }
 
+/// Runs a core `fit` on views of X, Y and the sample weights (borrowed when C-contiguous).
+fn fit_core<T: Send>(
+    py: Python<'_>,
+    n_jobs: Option<usize>,
+    x: &PyReadonlyArray2<'_, f64>,
+    y: &PyReadonlyArray2<'_, i32>,
+    sample_weight: &Option<PyReadonlyArray1<'_, f64>>,
+    fit: impl FnOnce(&FeatureMatrixView<'_>, &RankMatrixView<'_>, Option<&[f64]>) -> Result<T, CoreError> + Send,
+) -> PyResult<T> {
+    let ((n, d), (ny, m)) = (shape2(x), shape2(y));
+    let (xs, ys, w) = (row_major(x), row_major(y), weights_vec(sample_weight));
+    run_core(py, n_jobs, || fit(&FeatureMatrixView::new(&xs, n, d)?, &RankMatrixView::new(&ys, ny, m)?, w.as_deref()))
+}
+
+/// Runs a core `predict` on a view of X.
+fn predict_core<T: Send>(
+    py: Python<'_>,
+    n_jobs: Option<usize>,
+    x: &PyReadonlyArray2<'_, f64>,
+    predict: impl FnOnce(&FeatureMatrixView<'_>) -> Result<T, CoreError> + Send,
+) -> PyResult<T> {
+    let (n, d) = shape2(x);
+    let xs = row_major(x);
+    run_core(py, n_jobs, || predict(&FeatureMatrixView::new(&xs, n, d)?))
+}
+
 fn weights_vec(w: &Option<PyReadonlyArray1<'_, f64>>) -> Option<Vec<f64>> {
     w.as_ref().map(|w| w.as_array().iter().copied().collect())
 }
@@ -167,22 +193,15 @@ impl RandomForestModel {
             seed,
             ..Default::default()
         };
-        let ((n, d), (ny, m)) = (shape2(&x), shape2(&y));
-        let (xs, ys, w) = (row_major(&x), row_major(&y), weights_vec(&sample_weight));
-        let inner = run_core(py, n_jobs_arg(n_jobs)?, || {
-            let xv = FeatureMatrixView::new(&xs, n, d)?;
-            let yv = RankMatrixView::new(&ys, ny, m)?;
-            CoreForest::fit(&xv, &yv, w.as_deref(), params)
-        })?;
+        let inner = fit_core(py, n_jobs_arg(n_jobs)?, &x, &y, &sample_weight, |x, y, w| CoreForest::fit(x, y, w, params))?;
         Ok(RandomForestModel { inner })
     }
 
     /// Predicted rank matrix (n x m, int32, complete rankings).
     #[pyo3(signature = (x, n_jobs=None))]
     fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray2<i32>>> {
-        let (n, d) = shape2(&x);
-        let xs = row_major(&x);
-        let out = run_core(py, n_jobs_arg(n_jobs)?, || self.inner.predict(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let n = shape2(&x).0;
+        let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict(x))?;
         let arr = Array2::from_shape_vec((n, self.inner.n_labels), out).expect("core returns n x m");
         Ok(arr.into_pyarray(py))
     }
@@ -190,9 +209,8 @@ impl RandomForestModel {
     /// Every tree's ranking for every row (n x n_estimators x m, int32).
     #[pyo3(signature = (x, n_jobs=None))]
     fn predict_per_tree<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray3<i32>>> {
-        let (n, d) = shape2(&x);
-        let xs = row_major(&x);
-        let out = run_core(py, n_jobs_arg(n_jobs)?, || self.inner.predict_per_tree(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let n = shape2(&x).0;
+        let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict_per_tree(x))?;
         let arr = Array3::from_shape_vec((n, self.inner.trees.len(), self.inner.n_labels), out).expect("core shape");
         Ok(arr.into_pyarray(py))
     }
@@ -276,13 +294,7 @@ impl InstanceBasedModel {
         n_jobs: Option<i64>,
     ) -> PyResult<Self> {
         let params = InstanceBasedParams { k, max_iter, seed };
-        let ((n, d), (ny, m)) = (shape2(&x), shape2(&y));
-        let (xs, ys, w) = (row_major(&x), row_major(&y), weights_vec(&sample_weight));
-        let inner = run_core(py, n_jobs_arg(n_jobs)?, || {
-            let xv = FeatureMatrixView::new(&xs, n, d)?;
-            let yv = RankMatrixView::new(&ys, ny, m)?;
-            CoreInstanceBased::fit(&xv, &yv, w.as_deref(), params)
-        })?;
+        let inner = fit_core(py, n_jobs_arg(n_jobs)?, &x, &y, &sample_weight, |x, y, w| CoreInstanceBased::fit(x, y, w, params))?;
         Ok(InstanceBasedModel { inner })
     }
 
@@ -294,9 +306,8 @@ impl InstanceBasedModel {
         x: PyReadonlyArray2<'py, f64>,
         n_jobs: Option<i64>,
     ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray1<f64>>)> {
-        let (n, d) = shape2(&x);
-        let xs = row_major(&x);
-        let (ranks, theta) = run_core(py, n_jobs_arg(n_jobs)?, || self.inner.predict(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let n = shape2(&x).0;
+        let (ranks, theta) = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict(x))?;
         let arr = Array2::from_shape_vec((n, self.inner.n_labels), ranks).expect("core returns n x m");
         Ok((arr.into_pyarray(py), PyArray1::from_vec(py, theta)))
     }
@@ -359,13 +370,7 @@ impl LabelTreeModel {
         seed: u64,
     ) -> PyResult<Self> {
         let params = LabelTreeParams { max_depth, min_weight_split, max_iter, seed };
-        let ((n, d), (ny, m)) = (shape2(&x), shape2(&y));
-        let (xs, ys, w) = (row_major(&x), row_major(&y), weights_vec(&sample_weight));
-        let inner = run_core(py, Some(1), || {
-            let xv = FeatureMatrixView::new(&xs, n, d)?;
-            let yv = RankMatrixView::new(&ys, ny, m)?;
-            CoreLabelTree::fit(&xv, &yv, w.as_deref(), params)
-        })?;
+        let inner = fit_core(py, Some(1), &x, &y, &sample_weight, |x, y, w| CoreLabelTree::fit(x, y, w, params))?;
         Ok(LabelTreeModel { inner })
     }
 
@@ -375,9 +380,8 @@ impl LabelTreeModel {
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
     ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray1<f64>>)> {
-        let (n, d) = shape2(&x);
-        let xs = row_major(&x);
-        let (ranks, theta) = run_core(py, Some(1), || self.inner.predict(&FeatureMatrixView::new(&xs, n, d)?))?;
+        let n = shape2(&x).0;
+        let (ranks, theta) = predict_core(py, Some(1), &x, |x| self.inner.predict(x))?;
         let arr = Array2::from_shape_vec((n, self.inner.n_labels), ranks).expect("core returns n x m");
         Ok((arr.into_pyarray(py), PyArray1::from_vec(py, theta)))
     }

@@ -11,6 +11,7 @@
 use crate::aggregation::BordaAccumulator;
 use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, filled, FeatureMatrixView};
+use crate::training::checked_training_set;
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
 use crate::rng::{child_seed, Rng};
 use crate::tree::{
@@ -199,30 +200,8 @@ impl RandomForestModel {
         params: RandomForestParams,
     ) -> Result<Self> {
         params.validate()?;
+        let weights = checked_training_set(x, y, sample_weight)?;
         let n = x.n_rows();
-        if n == 0 {
-            return Err(invalid("cannot fit on an empty training set"));
-        }
-        if y.n_rows() != n {
-            return Err(invalid(format!("X has {n} rows but Y has {}", y.n_rows())));
-        }
-        if x.n_features() == 0 {
-            return Err(invalid("X has no features"));
-        }
-        if let Some(w) = sample_weight {
-            if w.len() != n {
-                return Err(invalid(format!("sample_weight has {} entries, expected {n}", w.len())));
-            }
-            if w.iter().any(|&v| !(v >= 0.0) || v.is_infinite()) {
-                return Err(invalid("sample weights must be finite and non-negative"));
-            }
-        }
-        if let Some(row) = y.rows().position(|r| r.iter().all(|&v| v == 0)) {
-            return Err(LrankError::InvalidRanking {
-                row,
-                reason: "a training ranking must contain at least one label".into(),
-            });
-        }
         let fill = fill_values(x);
         let owned;
         let x = if x.has_missing() {
@@ -234,12 +213,12 @@ impl RandomForestModel {
         let x = TrainingFeatures::new(&x);
         let trees = match params.class_mode {
             ClassMode::Pairwise => {
-                grow_trees(&x, y, sample_weight, &params, &PairwiseEntropy::new(y, params.entropy_epsilon))
+                grow_trees(&x, y, Some(&weights), &params, &PairwiseEntropy::new(y, params.entropy_epsilon))
             }
             mode => {
                 let (classes, n_classes) = classes_of(y, mode)?;
                 let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);
-                grow_trees(&x, y, sample_weight, &params, &criterion)
+                grow_trees(&x, y, Some(&weights), &params, &criterion)
             }
         };
         Ok(RandomForestModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values: fill, trees })

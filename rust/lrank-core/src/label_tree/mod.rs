@@ -21,8 +21,9 @@
 //! always win; its pull vanishes as sides grow.
 
 use crate::aggregation::BordaAccumulator;
-use crate::error::{invalid, LrankError, Result};
+use crate::error::{invalid, Result};
 use crate::features::{fill_values, filled, FeatureMatrixView};
+use crate::training::checked_training_set;
 use crate::mallows::{fit_mallows, optimal_insertion, theta_mle};
 use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
 use crate::rng::Rng;
@@ -241,27 +242,8 @@ impl LabelTreeModel {
         sample_weight: Option<&[f64]>,
         params: LabelTreeParams,
     ) -> Result<Self> {
+        let weights = checked_training_set(x, y, sample_weight)?;
         let (n, m) = (x.n_rows(), y.n_labels());
-        if n == 0 {
-            return Err(invalid("cannot fit on an empty training set"));
-        }
-        if y.n_rows() != n {
-            return Err(invalid(format!("X has {n} rows but Y has {}", y.n_rows())));
-        }
-        if x.n_features() == 0 {
-            return Err(invalid("X has no features"));
-        }
-        if let Some(row) = y.rows().position(|r| n_present(r) == 0) {
-            return Err(LrankError::InvalidRanking { row, reason: "a training ranking must contain at least one label".into() });
-        }
-        let weights = match sample_weight {
-            Some(w) if w.len() != n => return Err(invalid(format!("sample_weight has {} entries, expected {n}", w.len()))),
-            Some(w) if w.iter().any(|&v| !(v >= 0.0) || v.is_infinite()) => {
-                return Err(invalid("sample weights must be finite and non-negative"))
-            }
-            Some(w) => w.to_vec(),
-            None => vec![1.0; n],
-        };
         let fill = fill_values(x);
         let owned;
         let xv = if x.has_missing() {

@@ -1,5 +1,6 @@
 use super::*;
 use crate::distance::kendall_distance;
+use crate::error::LrankError;
 
 fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
     RankMatrixView::new(y, y.len() / m, m).unwrap()

@@ -20,6 +20,7 @@ use crate::distance::kendall_tau;
 use kdtree::KdTree;
 use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, FeatureMatrixView};
+use crate::training::checked_training_set;
 use crate::mallows::fit_mallows;
 use crate::ranking::{n_present, RankMatrixView};
 use crate::rng::Rng;
@@ -79,32 +80,11 @@ impl InstanceBasedModel {
         sample_weight: Option<&[f64]>,
         params: InstanceBasedParams,
     ) -> Result<Self> {
+        let sample_weight = checked_training_set(x, y, sample_weight)?;
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
-        if n == 0 {
-            return Err(invalid("cannot fit on an empty training set"));
-        }
-        if y.n_rows() != n {
-            return Err(invalid(format!("X has {n} rows but Y has {}", y.n_rows())));
-        }
         if params.k == Some(0) {
             return Err(LrankError::InvalidParameter { name: "k", reason: "must be at least 1".into() });
         }
-        if let Some(row) = y.rows().position(|r| n_present(r) == 0) {
-            return Err(LrankError::InvalidRanking {
-                row,
-                reason: "a training ranking must contain at least one label".into(),
-            });
-        }
-        let sample_weight = match sample_weight {
-            Some(w) if w.len() != n => {
-                return Err(invalid(format!("sample_weight has {} entries, expected {n}", w.len())))
-            }
-            Some(w) if w.iter().any(|&v| !(v >= 0.0) || v.is_infinite()) => {
-                return Err(invalid("sample weights must be finite and non-negative"))
-            }
-            Some(w) => w.to_vec(),
-            None => vec![1.0; n],
-        };
         let fill = fill_values(x);
         let mut minimum = vec![f64::INFINITY; d];
         let mut maximum = vec![f64::NEG_INFINITY; d];

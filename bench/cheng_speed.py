@@ -1,0 +1,379 @@
+"""Speed/accuracy benchmark: lrank's LRT and IBLR against scikit-lr 0.3.0.
+
+Usage (after ``bash bench/setup_env.sh``)::
+
+    bench/.venv313/bin/python bench/cheng_speed.py \
+        [--datasets stock,segment,vowel,pendigits,calhousing] [--folds 10] \
+        [--max-folds K] [--seed 0] [--n-neighbors 5] [--dudani] \
+        [--out bench/results/cheng_speed.json]
+
+The two label rankers of Cheng, Huehn & Huellermeier (ICML 2009, "Decision tree
+and instance-based learning for label ranking") side by side with scikit-lr's
+implementations of the same methods. Folds, child processes, timings and Kendall
+tau are exactly those of ``bench/lrrf_speed.py`` (whose helpers are imported):
+every learner sees the same shuffled K-fold splits (permutation from
+``numpy.random.default_rng(seed)`` cut in ``--folds`` parts), and for each
+dataset, fold and learner, fit + predict run in a fresh ``spawn`` child that
+reports fit and predict wall time (``perf_counter``), its peak resident set
+(VmHWM) and its resident set before ``fit``, and returns the predicted
+rankings; Kendall tau (mean over the test rows) is computed in the parent.
+
+Learners
+--------
+``lrt_lrank``
+    ``lrank.LabelRankingTree(random_state=seed)``, i.e. ``max_depth=None``,
+    ``min_samples_split=None`` (= 2m), ``max_iter=20``. ``fit(X, Y)`` with X
+    float64 and Y int32 1-based positions (0 = unranked); ``predict`` returns
+    int32 positions.
+``lrt_sklr``
+    ``sklr.tree.DecisionTreeLabelRanker()`` with all its defaults:
+    ``criterion="mallows"`` (its only one), ``splitter="best"``,
+    ``max_features=None`` (all features), ``max_depth=None``,
+    ``min_samples_split=2``, ``min_samples_leaf=1``, ``ccp_alpha=0``,
+    ``max_iter=100``, ``random_state=None`` (with all features and the best
+    splitter, the seed only permutes the order in which features are scored,
+    i.e. which of equally good splits wins).
+
+    Both are single, unpruned Mallows trees, but **they stop at different
+    places**: lrank makes a node a leaf when it holds fewer than 2m examples
+    (the paper's rule; m = number of labels) or when its rankings all agree,
+    while scikit-lr grows the tree until nodes hold fewer than
+    ``min_samples_split=2`` examples (or are pure), so its trees are much
+    deeper and its fit does more work. Their split criteria also differ in
+    detail: scikit-lr minimises the weighted child impurity ``1/(1+theta)``
+    with theta fitted per candidate split; lrank maximises the size-weighted
+    Mallows spread from running Borda scores and pairwise counts (see
+    ``LabelRankingTree.__doc__``).
+``iblr_lrank_j1`` / ``iblr_lrank_j2``
+    ``lrank.InstanceBasedLabelRanker(n_neighbors=K, random_state=seed,
+    n_jobs=1 or 2)`` (``max_iter=20``). Attributes are min-max normalised on
+    the training data; neighbours vote with Dudani's weight
+    ``(d_k - d_i)/(d_k - d_1)`` (times the share of labels their ranking
+    holds), aggregated by the Mallows EM median (the paper's IB-M).
+``iblr_sklr``
+    ``sklr.neighbors.KNeighborsLabelRanker(n_neighbors=K)`` with its defaults:
+    ``model="mallows"``, ``weights="uniform"`` (all k neighbours weigh 1),
+    ``algorithm="auto"``, Minkowski p=2 (Euclidean) on the **raw, unscaled**
+    attributes, ``max_iter=None`` (= 100 for Mallows), ``n_jobs=None`` (1
+    thread). scikit-lr also offers ``weights="dudani"`` (the paper's rule,
+    same formula as lrank); it is *not* used for the main rows, which keep
+    scikit-lr's defaults. ``--dudani`` adds a row ``iblr_sklr_dudani`` with
+    ``weights="dudani"`` (still on unscaled attributes).
+
+So the IBLR rows differ in weighting (Dudani vs uniform) and in attribute
+scaling (min-max vs none), which shows in tau on datasets whose attributes have
+very different ranges; the timings compare a Rust neighbour search + EM median
+against scikit-learn's neighbour search + scikit-lr's compiled Mallows
+aggregation.
+
+scikit-lr takes Y as float with NaN for unranked labels (0 is rejected); the
+KEBI data used here are complete, so the conversion only changes the dtype.
+See ``bench/lrrf_speed.py`` for scikit-lr's conventions in full.
+
+Output: one table per dataset (means over the folds run) plus peer/lrank ratios
+on stdout, progress on stderr, all raw numbers and machine information in the
+JSON ``--out`` (rewritten atomically after each fold).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import subprocess
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lrrf_speed import (  # noqa: E402
+    DATA_DIR,
+    REPO,
+    _fmt,
+    _mean,
+    _ratio,
+    _rss_kib,
+    dist_version,
+    kendall_tau_rows,
+    kfold_indices,
+    load_kebi,
+    log,
+    machine_info,
+    write_json,
+)
+
+DEFAULT_DATASETS = "stock,segment,vowel,pendigits,calhousing"
+LEARNERS_MAIN = ("lrt_sklr", "lrt_lrank", "iblr_sklr", "iblr_lrank_j1", "iblr_lrank_j2")
+DUDANI = "iblr_sklr_dudani"
+
+# (peer, lrank) pairs for which peer/lrank ratios are reported
+RATIO_PAIRS = (
+    ("lrt_sklr", "lrt_lrank"),
+    ("iblr_sklr", "iblr_lrank_j1"),
+    ("iblr_sklr", "iblr_lrank_j2"),
+    (DUDANI, "iblr_lrank_j1"),
+)
+
+
+# -------------------------------------------------------------- child side
+
+
+def make_estimator(learner: str, seed: int, n_neighbors: int):
+    if learner == "lrt_lrank":
+        from lrank import LabelRankingTree
+
+        return LabelRankingTree(random_state=seed), "lrank"
+    if learner.startswith("iblr_lrank_j"):
+        from lrank import InstanceBasedLabelRanker
+
+        n_jobs = int(learner[len("iblr_lrank_j"):])
+        return InstanceBasedLabelRanker(n_neighbors=n_neighbors, random_state=seed, n_jobs=n_jobs), "lrank"
+    if learner == "lrt_sklr":
+        from sklr.tree import DecisionTreeLabelRanker
+
+        return DecisionTreeLabelRanker(), "sklr"
+    if learner == "iblr_sklr":
+        from sklr.neighbors import KNeighborsLabelRanker
+
+        return KNeighborsLabelRanker(n_neighbors=n_neighbors), "sklr"
+    if learner == DUDANI:
+        from sklr.neighbors import KNeighborsLabelRanker
+
+        return KNeighborsLabelRanker(n_neighbors=n_neighbors, weights="dudani"), "sklr"
+    raise ValueError(f"unknown learner {learner!r}")
+
+
+def run_learner(learner: str, X_tr, Y_tr, X_te, seed: int, n_neighbors: int) -> dict:
+    """Fit + predict one learner; meant to run in a fresh spawn child."""
+    import resource
+
+    est, kind = make_estimator(learner, seed, n_neighbors)
+    X_tr = np.ascontiguousarray(X_tr, dtype=np.float64)
+    X_te = np.ascontiguousarray(X_te, dtype=np.float64)
+    if kind == "sklr":
+        # lrank convention (0 = unranked) -> scikit-lr convention (NaN)
+        Y_fit = np.asarray(Y_tr, dtype=np.float64)
+        Y_fit[Y_fit <= 0] = np.nan
+    else:
+        Y_fit = np.ascontiguousarray(Y_tr, dtype=np.int32)
+    rss_before = _rss_kib("VmRSS")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        est.fit(X_tr, Y_fit)
+        t1 = time.perf_counter()
+        pred = est.predict(X_te)
+        t2 = time.perf_counter()
+        n_warn = len(caught)
+        warn_kinds = sorted({w.category.__name__ for w in caught})
+    hwm = _rss_kib("VmHWM")
+    if hwm is None:
+        hwm = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        if sys.platform == "darwin":
+            hwm //= 1024
+    extra = {}
+    if learner == "lrt_sklr":
+        extra = {"tree_depth": int(est.get_depth()), "tree_leaves": int(est.get_n_leaves())}
+    return {
+        "fit_s": t1 - t0,
+        "predict_s": t2 - t1,
+        "peak_mib": hwm / 1024.0,
+        "rss_before_fit_mib": (rss_before / 1024.0) if rss_before is not None else None,
+        "n_warnings": n_warn,
+        "warning_kinds": warn_kinds,
+        **extra,
+        "pred": np.asarray(pred, dtype=np.int32),
+    }
+
+
+def run_in_child(ctx, *args) -> dict:
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as ex:
+        return ex.submit(run_learner, *args).result()
+
+
+# ----------------------------------------------------------------- report
+
+
+def summarize(ds: dict) -> dict:
+    summ = {}
+    for learner, runs in ds["runs"].items():
+        ok = [r for r in runs if "error" not in r]
+        summ[learner] = {
+            "folds": len(ok),
+            "errors": len(runs) - len(ok),
+            "fit_s": _mean([r["fit_s"] for r in ok]),
+            "predict_s": _mean([r["predict_s"] for r in ok]),
+            "tau": _mean([r["tau"] for r in ok]),
+            "peak_mib": _mean([r["peak_mib"] for r in ok]),
+            "rss_before_fit_mib": _mean([r["rss_before_fit_mib"] for r in ok]),
+        }
+        if ok and "tree_depth" in ok[0]:
+            summ[learner]["tree_depth"] = _mean([r["tree_depth"] for r in ok])
+            summ[learner]["tree_leaves"] = _mean([r["tree_leaves"] for r in ok])
+    g = lambda l, k: summ.get(l, {}).get(k)  # noqa: E731
+    ratios = {}
+    for peer, mine in RATIO_PAIRS:
+        if peer in summ and mine in summ:
+            ratios[f"fit_{peer}_over_{mine}"] = _ratio(g(peer, "fit_s"), g(mine, "fit_s"))
+            ratios[f"predict_{peer}_over_{mine}"] = _ratio(g(peer, "predict_s"), g(mine, "predict_s"))
+    summ["ratios"] = ratios
+    return summ
+
+
+def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
+    n, d, m = ds["n"], ds["d"], ds["m"]
+    print(f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}; "
+          f"k={cfg['n_neighbors']}; lrank LRT min_samples_split=2m={2 * m}, scikit-lr 2) ==")
+    print(f"{'learner':<17} {'fit s':>9} {'predict s':>10} {'tau':>7} {'peak MiB':>9} {'base MiB':>9} {'errors':>6}")
+    for learner in cfg["learners"]:
+        s = summ.get(learner)
+        if not s:
+            continue
+        print(
+            f"{learner:<17} {_fmt(s['fit_s'], '9.3f')} {_fmt(s['predict_s'], '10.4f')} "
+            f"{_fmt(s['tau'], '7.4f')} {_fmt(s['peak_mib'], '9.1f')} "
+            f"{_fmt(s['rss_before_fit_mib'], '9.1f')} {s['errors']:>6}"
+        )
+    r = summ["ratios"]
+    for peer, mine in RATIO_PAIRS:
+        f = r.get(f"fit_{peer}_over_{mine}")
+        p = r.get(f"predict_{peer}_over_{mine}")
+        if f is None and p is None:
+            continue
+        fs = f"{f:.2f}x" if f is not None else "-"
+        ps = f"{p:.2f}x" if p is not None else "-"
+        print(f"ratio {peer}/{mine}: fit {fs}, predict {ps}")
+    s = summ.get("lrt_sklr", {})
+    if s.get("tree_depth") is not None:
+        print(f"(scikit-lr tree: mean depth {s['tree_depth']:.1f}, mean leaves {s['tree_leaves']:.0f})")
+    print("(base MiB = child RSS after imports + data, before fit; peak = VmHWM of the child)")
+    sys.stdout.flush()
+
+
+def git_state() -> dict:
+    def run(*cmd):
+        try:
+            return subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=10).stdout.strip()
+        except Exception:
+            return None
+
+    status = run("git", "status", "--porcelain")
+    return {"head": run("git", "rev-parse", "HEAD"),
+            "dirty_files": status.splitlines() if status else []}
+
+
+# -------------------------------------------------------------------- main
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--datasets", default=DEFAULT_DATASETS)
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--max-folds", type=int, default=None, help="run only the first K folds")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n-neighbors", type=int, default=5)
+    ap.add_argument("--dudani", action="store_true",
+                    help="also run scikit-lr KNeighborsLabelRanker(weights='dudani')")
+    ap.add_argument("--only", choices=("lrank", "sklr", "lrt", "iblr"), default=None,
+                    help="run only the learners whose name contains this")
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "cheng_speed.json"))
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.folds < 2:
+        raise SystemExit("--folds must be >= 2")
+    learners = list(LEARNERS_MAIN) + ([DUDANI] if args.dudani else [])
+    if args.only:
+        learners = [l for l in learners if args.only in l]
+    if any("lrank" in l for l in learners):
+        try:
+            import lrank  # noqa: F401
+        except ImportError:
+            raise SystemExit("lrank is not installed in this Python; run bench/setup_env.sh")
+    if any("sklr" in l for l in learners) and dist_version("scikit-lr") is None:
+        raise SystemExit("scikit-lr is not installed in this Python; run bench/setup_env.sh")
+
+    ctx = mp.get_context("spawn")
+    out = Path(args.out)
+    cfg = {
+        "datasets": args.datasets.split(","),
+        "folds": args.folds,
+        "max_folds": args.max_folds,
+        "seed": args.seed,
+        "n_neighbors": args.n_neighbors,
+        "learners": learners,
+        "lrt_lrank": "lrank.LabelRankingTree(random_state=seed)  # max_depth=None, min_samples_split=2m, max_iter=20",
+        "lrt_sklr": "sklr.tree.DecisionTreeLabelRanker()  # mallows, best splitter, all features, "
+                    "max_depth=None, min_samples_split=2, max_iter=100, random_state=None",
+        "iblr_lrank": "lrank.InstanceBasedLabelRanker(n_neighbors=k, random_state=seed, n_jobs=1|2)  "
+                      "# min-max scaled X, Dudani weights, max_iter=20",
+        "iblr_sklr": "sklr.neighbors.KNeighborsLabelRanker(n_neighbors=k)  # model='mallows', "
+                     "weights='uniform', unscaled Euclidean, max_iter=100, n_jobs=None",
+        "iblr_sklr_dudani": "KNeighborsLabelRanker(n_neighbors=k, weights='dudani')",
+        "process": "each learner x fold in a fresh multiprocessing 'spawn' child",
+        "data_dir": str(DATA_DIR),
+    }
+    payload = {"benchmark": "cheng_speed", "machine": machine_info(), "git": git_state(),
+               "config": cfg, "datasets": {}}
+    log(f"learners={learners} datasets={args.datasets} folds={args.folds} max_folds={args.max_folds} -> {out}")
+
+    for name in args.datasets.split(","):
+        name = name.strip()
+        if not name:
+            continue
+        X, Y = load_kebi(name)
+        n, d = X.shape
+        m = Y.shape[1]
+        folds = kfold_indices(n, args.folds, args.seed)
+        k_run = len(folds) if args.max_folds is None else min(args.max_folds, len(folds))
+        ds = {"n": n, "d": d, "m": m, "n_folds": args.folds, "folds_run": 0,
+              "runs": {l: [] for l in learners}}
+        payload["datasets"][name] = ds
+        for k in range(k_run):
+            tr, te = folds[k]
+            for learner in learners:
+                log(f"{name} fold {k + 1}/{k_run} {learner}: fit on {len(tr)}, predict {len(te)} ...")
+                t_wall = time.perf_counter()
+                try:
+                    res = run_in_child(ctx, learner, X[tr], Y[tr], X[te], args.seed, args.n_neighbors)
+                except Exception as exc:  # keep going; record the failure
+                    log(f"{name} fold {k + 1} {learner}: FAILED: {type(exc).__name__}: {exc}")
+                    ds["runs"][learner].append({"fold": k, "error": f"{type(exc).__name__}: {exc}"})
+                    continue
+                pred = res.pop("pred")
+                if pred.shape != Y[te].shape:
+                    msg = f"predict returned shape {pred.shape}, expected {Y[te].shape}"
+                    log(f"{name} fold {k + 1} {learner}: FAILED: {msg}")
+                    ds["runs"][learner].append({"fold": k, "error": msg})
+                    continue
+                res["tau"] = float(np.nanmean(kendall_tau_rows(Y[te], pred)))
+                res["fold"] = k
+                res["n_train"] = int(len(tr))
+                res["n_test"] = int(len(te))
+                res["child_wall_s"] = time.perf_counter() - t_wall
+                ds["runs"][learner].append(res)
+                log(f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
+                    f"predict {res['predict_s']:.4f}s tau {res['tau']:.4f} peak {res['peak_mib']:.1f} MiB"
+                    + (f" warnings {res['n_warnings']} {res['warning_kinds']}" if res["n_warnings"] else ""))
+            ds["folds_run"] = k + 1
+            ds["summary"] = summarize(ds)
+            write_json(out, payload)
+        ds["summary"] = summarize(ds)
+        write_json(out, payload)
+        print_table(name, ds, ds["summary"], cfg)
+    log(f"wrote {out}")
+    n_err = sum(1 for ds in payload["datasets"].values() for runs in ds["runs"].values()
+                for r in runs if "error" in r)
+    if n_err:
+        log(f"{n_err} learner run(s) failed; see 'error' entries in {out}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
