@@ -15,10 +15,14 @@ __all__ = [
     "_panic_for_test",
     "borda",
     "borda_scores",
+    "fit_mallows",
+    "kemeny",
     "load_model",
+    "optimal_insertion",
     "pairwise_matrix",
     "row_measures",
     "save_model",
+    "theta_mle",
     "validate_rank_matrix",
 ]
 
@@ -122,3 +126,9 @@ def borda_scores(y: NDArray[np.int32], weights: NDArray[np.float64] | None = Non
 def borda(y: NDArray[np.int32], weights: NDArray[np.float64] | None = None) -> NDArray[np.int32]: ...
 def validate_rank_matrix(y: NDArray[np.int32]) -> None: ...
 def _panic_for_test() -> None: ...
+def kemeny(y: NDArray[np.int32], weights: NDArray[np.float64] | None = None) -> NDArray[np.int32]: ...
+def fit_mallows(
+    y: NDArray[np.int32], weights: NDArray[np.float64] | None = None, max_iter: int = 20
+) -> tuple[NDArray[np.int32], float, int, bool]: ...
+def optimal_insertion(ranking: list[int], centre: list[int]) -> NDArray[np.int32]: ...
+def theta_mle(mean_distance: float, n_labels: int) -> float: ...

@@ -557,6 +557,53 @@ fn borda<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<Py
     Ok(PyArray1::from_vec(py, lrank_core::ranking::ranking_from_scores(&scores)))
 }
 
+/// Exact Kemeny consensus (rank vector) by dynamic programming over label subsets (m <= 16).
+#[pyfunction]
+#[pyo3(signature = (y, weights=None))]
+fn kemeny<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
+    let centre = run_core(py, Some(1), || lrank_core::mallows::kemeny(&RankMatrixView::new(&ys, n, m)?, w.as_deref()))?;
+    Ok(PyArray1::from_vec(py, centre))
+}
+
+/// Mallows model fitted by the approximate EM of Cheng et al. (2009): (centre, theta, iterations, converged).
+#[pyfunction]
+#[pyo3(signature = (y, weights=None, max_iter=20))]
+fn fit_mallows<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    max_iter: usize,
+) -> PyResult<(Bound<'py, PyArray1<i32>>, f64, usize, bool)> {
+    let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
+    let fit = run_core(py, Some(1), || lrank_core::mallows::fit_mallows(&RankMatrixView::new(&ys, n, m)?, w.as_deref(), max_iter))?;
+    Ok((PyArray1::from_vec(py, fit.centre), fit.theta, fit.iterations, fit.converged))
+}
+
+/// The completion of an incomplete ranking closest (Kendall) to a complete centre.
+#[pyfunction]
+fn optimal_insertion<'py>(py: Python<'py>, ranking: Vec<i32>, centre: Vec<i32>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let out = run_core(py, Some(1), || {
+        let m = centre.len();
+        if ranking.len() != m {
+            return Err(CoreError::InvalidInput(format!("ranking has {} labels, centre has {m}", ranking.len())));
+        }
+        lrank_core::ranking::validate_ranking(&ranking).map_err(|r| CoreError::InvalidInput(format!("ranking: {r}")))?;
+        lrank_core::ranking::validate_ranking(&centre).map_err(|r| CoreError::InvalidInput(format!("centre: {r}")))?;
+        if centre.contains(&0) {
+            return Err(CoreError::InvalidInput("the centre must be a complete ranking".into()));
+        }
+        Ok(lrank_core::mallows::optimal_insertion(&ranking, &centre))
+    })?;
+    Ok(PyArray1::from_vec(py, out))
+}
+
+/// Maximum-likelihood Mallows spread for a mean Kendall distance to the centre (m labels).
+#[pyfunction]
+fn theta_mle(mean_distance: f64, n_labels: usize) -> f64 {
+    lrank_core::mallows::theta_mle(mean_distance, n_labels)
+}
+
 /// Raises InvalidInputError naming the first row that is not a (possibly incomplete) ranking.
 #[pyfunction]
 fn validate_rank_matrix(py: Python<'_>, y: PyReadonlyArray2<'_, i32>) -> PyResult<()> {
@@ -585,6 +632,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(borda_scores, m)?)?;
     m.add_function(wrap_pyfunction!(borda, m)?)?;
     m.add_function(wrap_pyfunction!(validate_rank_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(kemeny, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_mallows, m)?)?;
+    m.add_function(wrap_pyfunction!(optimal_insertion, m)?)?;
+    m.add_function(wrap_pyfunction!(theta_mle, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

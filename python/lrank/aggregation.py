@@ -1,0 +1,47 @@
+"""Rank aggregation: one consensus ranking from several (weighted, possibly incomplete) rankings.
+
+Every function takes a rank matrix (rows = rankings; entry = 1-based position, 0 = missing)
+and optional row weights, and returns a complete rank vector; ties go to the lower label index.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank import _core
+from lrank.rankings import as_rank_matrix
+
+
+def _weights(weights: ArrayLike | None) -> NDArray[np.float64] | None:
+    return None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+
+
+def borda(rankings: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.int32]:
+    """Generalized Borda (Cheng et al. 2009): a label at position r of m' ranked labels gets
+    (m'+1-r)(m+1)/(m'+1) votes, a missing label (m+1)/2; plain Borda on complete rankings."""
+    return _core.borda(as_rank_matrix(rankings), _weights(weights))
+
+
+def kemeny(rankings: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.int32]:
+    """The exact Kemeny median (minimum total Kendall distance, each ranking counting the label
+    pairs it contains), by dynamic programming over label subsets; at most 16 labels."""
+    return _core.kemeny(as_rank_matrix(rankings), _weights(weights))
+
+
+class MallowsFit(NamedTuple):
+    centre: NDArray[np.int32]
+    theta: float
+    iterations: int
+    converged: bool
+
+
+def mallows(rankings: ArrayLike, weights: ArrayLike | None = None, max_iter: int = 20) -> MallowsFit:
+    """Mallows model by the approximate EM of Cheng et al. (2009): generalized Borda start, then
+    optimal insertion of missing labels and Borda of the completions until the centre is stable."""
+    return MallowsFit(*_core.fit_mallows(as_rank_matrix(rankings), _weights(weights), int(max_iter)))
+
+
+__all__ = ["MallowsFit", "borda", "kemeny", "mallows"]
