@@ -25,21 +25,21 @@ def main(paths: list[str]) -> None:
     datasets = list(dict.fromkeys(d for _, rows in runs for d, _ in rows))
     ps = sorted({p for _, rows in runs for _, p in rows})
     for p in ps:
-        print(f"\n**p = {p}** (Kendall tau, mean over folds; difference to the paper in parentheses)\n")
-        print("| data set | paper | " + " | ".join(label for label, _ in runs) + " |")
-        print("|---|---:|" + "---:|" * len(runs))
+        print(f"\n**p = {p}** (Kendall tau, mean over folds; published value and difference in parentheses)\n")
+        print("| data set | " + " | ".join(label for label, _ in runs) + " |")
+        print("|---|" + "---:|" * len(runs))
         for d in datasets:
-            paper = next((rows[(d, p)]["published"] for _, rows in runs if (d, p) in rows), None)
             cells = []
             for _, rows in runs:
                 r = rows.get((d, p))
                 if r is None:
                     cells.append("")
-                elif paper is None:
+                elif r["published"] is None:
                     cells.append(f"{r['kendall_tau']:.3f}")
                 else:
-                    cells.append(f"{r['kendall_tau']:.3f} ({r['kendall_tau'] - paper:+.3f})")
-            print(f"| {d} | {'' if paper is None else f'{paper:.3f}'} | " + " | ".join(cells) + " |")
+                    paper = r["published"]
+                    cells.append(f"{r['kendall_tau']:.3f} ({paper:.3f}, {r['kendall_tau'] - paper:+.3f})")
+            print(f"| {d} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
