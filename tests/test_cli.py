@@ -175,3 +175,13 @@ def test_lrt_with_missing_labels_from_the_command_line():
     report = json.loads(result.stdout)
     assert report["learner"]["name"] == "LRT"
     assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7
+
+
+def test_lrt_json_model_with_pure_leaves_round_trips(tmp_path):
+    """Pure leaves have an infinite Mallows spread, which JSON cannot hold as a number."""
+    model = tmp_path / "lrt.json"
+    assert run("train", "-t", IRIS, "-W", "LRT", "--no-cv", "-d", str(model)).exit_code == 0
+    assert '"inf"' in model.read_text()
+    result = run("predict", "-l", str(model), "-T", IRIS, "--confidence")
+    assert result.exit_code == 0, result.output
+    assert any(line.endswith("\tinf") for line in result.stdout.splitlines())

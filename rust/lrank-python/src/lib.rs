@@ -319,7 +319,7 @@ impl InstanceBasedModel {
     /// Leave-one-out mean Kendall tau of each candidate k (empty when k was given).
     #[getter]
     fn k_scores(&self) -> Vec<(usize, f64)> {
-        self.inner.k_scores.clone()
+        self.inner.k_scores.iter().map(|s| (s.k, s.tau)).collect()
     }
     #[getter]
     fn n_features(&self) -> usize {

@@ -52,6 +52,7 @@ impl Default for LabelTreeParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MallowsLeaf {
     pub ranking: Vec<i32>,
+    #[serde(with = "crate::model_io::nonfinite_f64")]
     pub theta: f64,
     pub weight: f64,
 }

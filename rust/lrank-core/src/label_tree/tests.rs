@@ -152,3 +152,15 @@ fn deterministic_and_validates_input() {
     assert!(matches!(err, LrankError::InvalidRanking { row: 1, .. }));
     assert!(a.predict(&FeatureMatrixView::new(&[0.0, 1.0], 1, 2).unwrap()).is_err());
 }
+
+#[test]
+fn models_with_infinite_spreads_survive_json_and_binary_files() {
+    use crate::model_io::{from_binary, from_json, to_binary, to_json, Model, SavedModel};
+    let x: Vec<f64> = (0..16).map(|i| i as f64).collect();
+    let y: Vec<i32> = (0..16).flat_map(|i| if i < 8 { [1, 2, 3] } else { [3, 2, 1] }).collect();
+    let model = fit_tree(&x, &y, 1, 3, LabelTreeParams::default());
+    assert!(model.tree.leaves.iter().all(|l| l.theta.is_infinite()));
+    let saved = SavedModel { metadata: "{}".into(), model: Model::LabelTree(model) };
+    assert_eq!(from_json(&to_json(&saved).unwrap()).unwrap(), saved);
+    assert_eq!(from_binary(&to_binary(&saved).unwrap()).unwrap(), saved);
+}

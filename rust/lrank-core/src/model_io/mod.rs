@@ -13,6 +13,63 @@ use crate::label_tree::LabelTreeModel;
 use crate::neighbors::InstanceBasedModel;
 use serde::{Deserialize, Serialize};
 
+/// Serde for f64 fields that may be infinite or NaN (a Mallows spread is infinite for a pure
+/// node): JSON has no such numbers (serde_json would write `null` and fail to read it back), so
+/// human-readable formats write them as the strings "inf", "-inf" and "nan"; binary formats
+/// keep the plain f64.
+pub mod nonfinite_f64 {
+    use serde::de::{self, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() && !v.is_finite() {
+            s.serialize_str(if v.is_nan() {
+                "nan"
+            } else if *v > 0.0 {
+                "inf"
+            } else {
+                "-inf"
+            })
+        } else {
+            s.serialize_f64(*v)
+        }
+    }
+
+    struct F64OrName;
+
+    impl Visitor<'_> for F64OrName {
+        type Value = f64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number or one of \"inf\", \"-inf\", \"nan\"")
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+            match v {
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "nan" => Ok(f64::NAN),
+                other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+            }
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        if d.is_human_readable() {
+            d.deserialize_any(F64OrName)
+        } else {
+            d.deserialize_f64(F64OrName)
+        }
+    }
+}
+
 pub const FORMAT_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"LRANKMDL";
 const JSON_FORMAT_NAME: &str = "lrank-model";
@@ -145,6 +202,23 @@ mod tests {
         let back = from_json(&to_json(&s).unwrap()).unwrap();
         assert_eq!(back.model, s.model);
         assert_eq!(serde_json::from_str::<serde_json::Value>(&back.metadata).unwrap()["labels"][1], "b");
+    }
+
+    #[test]
+    fn non_finite_floats_are_named_in_json() {
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct T {
+            #[serde(with = "nonfinite_f64")]
+            v: f64,
+        }
+        for v in [f64::INFINITY, f64::NEG_INFINITY, 1.5] {
+            let text = serde_json::to_string(&T { v }).unwrap();
+            assert_eq!(serde_json::from_str::<T>(&text).unwrap(), T { v });
+            assert_eq!(postcard::from_bytes::<T>(&postcard::to_stdvec(&T { v }).unwrap()).unwrap(), T { v });
+        }
+        assert_eq!(serde_json::to_string(&T { v: f64::INFINITY }).unwrap(), r#"{"v":"inf"}"#);
+        assert!(serde_json::from_str::<T>(&serde_json::to_string(&T { v: f64::NAN }).unwrap()).unwrap().v.is_nan());
+        assert!(serde_json::from_str::<T>(r#"{"v":"lots"}"#).is_err());
     }
 
     #[test]

@@ -48,13 +48,21 @@ impl Default for InstanceBasedParams {
     }
 }
 
+/// Leave-one-out mean Kendall tau of one candidate k (NaN when no row could be scored).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KScore {
+    pub k: usize,
+    #[serde(with = "crate::model_io::nonfinite_f64")]
+    pub tau: f64,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceBasedModel {
     pub params: InstanceBasedParams,
     /// The neighbourhood size used for prediction.
     pub k: usize,
     /// Leave-one-out mean Kendall tau of each candidate k (empty when k was given).
-    pub k_scores: Vec<(usize, f64)>,
+    pub k_scores: Vec<KScore>,
     pub n_features: usize,
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
@@ -208,7 +216,7 @@ impl InstanceBasedModel {
                 if mean > best.1 {
                     best = (k, mean);
                 }
-                (k, mean)
+                KScore { k, tau: mean }
             })
             .collect();
         self.k = best.0;

@@ -74,8 +74,8 @@ fn k_is_chosen_by_leave_one_out_and_predictions_do_not_depend_on_threads() {
         .unwrap()
         .unwrap();
     assert_eq!(a, b);
-    assert_eq!(a.k_scores.iter().map(|s| s.0).collect::<Vec<_>>(), vec![5, 10, 15, 20]);
-    let best = a.k_scores.iter().cloned().fold((0, f64::MIN), |acc, s| if s.1 > acc.1 { s } else { acc });
+    assert_eq!(a.k_scores.iter().map(|s| s.k).collect::<Vec<_>>(), vec![5, 10, 15, 20]);
+    let best = a.k_scores.iter().fold((0, f64::MIN), |acc, s| if s.tau > acc.1 { (s.k, s.tau) } else { acc });
     assert_eq!(a.k, best.0);
     let pa = with_threads(Some(1), || a.predict(&xv)).unwrap().unwrap();
     let pb = with_threads(Some(2), || a.predict(&xv)).unwrap().unwrap();
