@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -185,3 +186,38 @@ def test_lrt_json_model_with_pure_leaves_round_trips(tmp_path):
     result = run("predict", "-l", str(model), "-T", IRIS, "--confidence")
     assert result.exit_code == 0, result.output
     assert any(line.endswith("\tinf") for line in result.stdout.splitlines())
+
+
+def test_info_describes_a_data_file(tmp_path):
+    result = run("info", IRIS)
+    assert result.exit_code == 0
+    assert "Instances:           150" in result.stdout and "Distinct rankings:" in result.stdout
+    weather = tmp_path / "w.xarff"
+    weather.write_text("@relation w\n@attribute o {s,r}\n@attribute t numeric\n@attribute L RANKING {a,b,c}\n@data\n"
+                       "s,1,a>b>c\nr,?,c>a\ns,3,a>b|a>c\nr,4,b>a>c {2}\n")
+    info = json.loads(run("info", str(weather), "--format", "json").stdout)
+    assert info["attributes"] == {"numeric": 1, "nominal": 1, "string": 0}
+    assert (info["missing_feature_values"], info["weighted_rows"], info["partial_orders"]) == (1, 1, 1)
+    assert info["incomplete_rankings"] == 2 and info["distinct_rankings"] == 4
+    assert info["top_label_distribution"] == {"a": 2, "b": 1, "c": 1}
+
+
+def test_convert_between_xarff_and_kebi_csv(tmp_path):
+    from lrank.data import dataset_from_arrays, read_dataset, write_xarff
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(30, 3))
+    x[2, 1] = np.nan
+    y = np.argsort(rng.random((30, 4)), axis=1).argsort(axis=1).astype(np.int32) + 1
+    y[5] = [1, 2, 0, 3]  # an incomplete ranking
+    src = tmp_path / "a.xarff"
+    write_xarff(dataset_from_arrays(x, y), src)
+    assert run("convert", str(src), str(tmp_path / "b.csv")).exit_code == 0
+    assert run("convert", str(tmp_path / "b.csv"), str(tmp_path / "c.xarff")).exit_code == 0
+    back = read_dataset(tmp_path / "c.xarff")
+    np.testing.assert_array_equal(back.rankings, y)
+    np.testing.assert_array_equal(back.feature_matrix(), x)  # NaN compares equal here
+    # Labels that the KEBI layout cannot name are refused with a clear message.
+    result = CliRunner().invoke(main, ["convert", IRIS, str(tmp_path / "iris.csv")])
+    assert result.exit_code == 1 and "not named L<number>" in result.output
+

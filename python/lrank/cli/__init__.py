@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from lrank import __version__
+from lrank.cli.data_commands import convert_command, info_command
 from lrank.cli.learners import learners_command
 from lrank.cli.predict import predict_command
 from lrank.cli.train import train_command
@@ -21,11 +22,15 @@ def main() -> None:
       lrank train -t train.xarff -T test.xarff -W LRRF -d model.lrm -- -I 100
       lrank predict -l model.lrm -T new.arff -o rankings.txt
       lrank learners
+      lrank info datasets/iris.xarff
+      lrank convert data.csv data.xarff
     """
 
 
 main.add_command(train_command)
 main.add_command(predict_command)
 main.add_command(learners_command)
+main.add_command(info_command)
+main.add_command(convert_command)
 
 __all__ = ["main"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lrank.data.arff import read_arff, write_xarff
 from lrank.data.dataset import Attribute, LabelRankingDataset, dataset_from_arrays
-from lrank.data.kebi_csv import read_kebi_csv
+from lrank.data.kebi_csv import read_kebi_csv, write_kebi_csv
 from lrank.errors import DataFormatError
 
 __all__ = [
@@ -27,6 +27,8 @@ __all__ = [
     "read_arff",
     "read_dataset",
     "read_kebi_csv",
+    "write_dataset",
+    "write_kebi_csv",
     "write_xarff",
 ]
 
@@ -45,3 +47,16 @@ def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True)
     raise DataFormatError(
         os.fspath(path), None, f"unknown data file suffix {suffix or '(none)'!r}: expected .xarff, .arff or .csv"
     )
+
+
+def write_dataset(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> None:
+    """Write a data set, choosing the format by suffix: ``.xarff``/``.arff`` or ``.csv`` (KEBI)."""
+    suffix = Path(os.fspath(path)).suffix.lower()
+    if suffix in (".xarff", ".arff"):
+        write_xarff(dataset, path)
+    elif suffix == ".csv":
+        write_kebi_csv(dataset, path)
+    else:
+        raise DataFormatError(
+            os.fspath(path), None, f"unknown data file suffix {suffix or '(none)'!r}: expected .xarff, .arff or .csv"
+        )

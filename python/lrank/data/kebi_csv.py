@@ -144,3 +144,41 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         source=spath,
         ranking_name="L",
     )
+
+
+_LABEL_NAME = re.compile(r"^L\d+$")
+
+
+def write_kebi_csv(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> None:
+    """Write a data set in the KEBI CSV layout, refusing anything that layout would lose.
+
+    The layout holds numeric features and label columns named ``L<number>`` only, with no
+    weights and no partial orders; for anything else write XARFF.
+    """
+    target = os.fspath(path)
+
+    def refuse(problem: str) -> DataFormatError:
+        return DataFormatError(target, None, f"cannot write the KEBI CSV layout: {problem}; write XARFF instead")
+
+    if dataset.rankings is None:
+        raise refuse("the data set has no rankings")
+    if any(a.kind != "numeric" for a in dataset.attributes):
+        names = [a.name for a in dataset.attributes if a.kind != "numeric"]
+        raise refuse(f"attributes {names} are not numeric")
+    bad = [lab for lab in dataset.labels if not _LABEL_NAME.match(lab)]
+    if bad:
+        raise refuse(f"labels {bad} are not named L<number>")
+    if dataset.partial_orders:
+        raise refuse(f"{len(dataset.partial_orders)} rows hold partial orders")
+    if np.any(dataset.weights != 1.0):
+        raise refuse("some rows have instance weights")
+    names = [a.name for a in dataset.attributes]
+    if any("," in n or '"' in n for n in names):
+        raise refuse("an attribute name holds a comma or a quote")
+    x = dataset.feature_matrix()
+    with open(target, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(",".join(names + list(dataset.labels)) + "\n")
+        for feats, ranks in zip(x, dataset.rankings):
+            cells = ["" if np.isnan(v) else repr(float(v)) for v in feats]
+            cells += [str(int(r)) if r > 0 else "" for r in ranks]
+            fh.write(",".join(cells) + "\n")

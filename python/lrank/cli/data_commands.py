@@ -1,0 +1,52 @@
+"""``lrank info`` and ``lrank convert``: looking at and converting data files."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from lrank.cli.common import user_errors
+from lrank.data import read_dataset, write_dataset
+from lrank.data.summary import summarize
+
+
+@click.command("info", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def info_command(file: str, fmt: str) -> None:
+    """Describe a data file: instances, attributes, labels, incompleteness, top labels."""
+    with user_errors():
+        s = summarize(read_dataset(file, require_rankings=False))
+    if fmt == "json":
+        click.echo(json.dumps(s, indent=2))
+        return
+    a = s["attributes"]
+    click.echo(f"Relation:            {s['relation']}")
+    click.echo(f"Instances:           {s['instances']}")
+    click.echo(f"Attributes:          {a['numeric']} numeric, {a['nominal']} nominal, {a['string']} string")
+    click.echo(f"Missing values:      {s['missing_feature_values']}")
+    click.echo(f"Weighted rows:       {s['weighted_rows']}")
+    click.echo(f"Labels:              {len(s['labels'])} ({', '.join(s['labels'])})")
+    if "distinct_rankings" in s:
+        click.echo(f"Incomplete rankings: {s['incomplete_rankings']} ({100 * s['incomplete_share']:.1f}%), "
+                   f"{s['mean_labels_per_ranking']:.2f} labels per ranking on average")
+        click.echo(f"Partial orders:      {s['partial_orders']}")
+        click.echo(f"Distinct rankings:   {s['distinct_rankings']}")
+        click.echo("Top-label distribution:")
+        total = max(1, s["instances"])
+        for label, count in s["top_label_distribution"].items():
+            click.echo(f"  {label:<20}{count:>8}  {100 * count / total:5.1f}%")
+    else:
+        click.echo("Rankings:            none (a plain feature table)")
+
+
+@click.command("convert", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("target", type=click.Path(dir_okay=False))
+def convert_command(source: str, target: str) -> None:
+    """Convert between XARFF/ARFF and the KEBI CSV layout (formats chosen by suffix)."""
+    with user_errors():
+        data = read_dataset(source)
+        write_dataset(data, target)
+    click.echo(f"wrote {data.n_rows} rows to {target}", err=True)
