@@ -2,6 +2,7 @@
 //!
 //! - [`ranking`]: rank matrices (1-based positions, 0 = label missing), complete or incomplete.
 //! - [`distance`]: Kendall, Spearman and footrule between rankings.
+//! - [`discretisation`]: equal-width and equal-frequency cut points (W-LRT, F-LRT).
 //! - [`aggregation`]: Borda and generalized Borda consensus.
 //! - [`evaluation`]: per-row ranking measures and pairwise confusion counts.
 //! - [`tree`]: the tree-growing engine with pluggable split criteria and leaf models.
@@ -12,6 +13,7 @@
 //! - [`model_io`]: versioned binary and JSON model files.
 
 pub mod aggregation;
+pub mod discretisation;
 pub mod distance;
 pub mod error;
 pub mod evaluation;

@@ -70,6 +70,12 @@ impl BordaAccumulator {
         add_scaled_votes(row, weight, self.scale, &mut self.sums);
     }
 
+    /// Total votes of each label times the accumulator's integer scale (exact sums, same order
+    /// as [`scores`](Self::scores)); for callers that keep running sums of their own.
+    pub fn scaled_scores(&self) -> &[f64] {
+        &self.sums
+    }
+
     /// Total votes of each label.
     pub fn scores(&self) -> Vec<f64> {
         self.sums.iter().map(|s| s / self.scale).collect()

@@ -5,12 +5,23 @@
 //! median of nominal codes is itself a valid code, so this works for coded nominal features too.
 
 use crate::error::{invalid, Result};
+use serde::{Deserialize, Serialize};
+
+/// What a feature's values are: numbers, or codes of a nominal attribute's values (compared
+/// only for equality: trees split one value against the rest, IBLR counts a mismatch as 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FeatureKind {
+    Numeric,
+    Nominal,
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct FeatureMatrixView<'a> {
     values: &'a [f64],
     n_rows: usize,
     n_features: usize,
+    /// One kind per feature; `None`: all numeric.
+    kinds: Option<&'a [FeatureKind]>,
 }
 
 impl<'a> FeatureMatrixView<'a> {
@@ -29,7 +40,27 @@ impl<'a> FeatureMatrixView<'a> {
                 pos % n_features.max(1)
             )));
         }
-        Ok(FeatureMatrixView { values, n_rows, n_features })
+        Ok(FeatureMatrixView { values, n_rows, n_features, kinds: None })
+    }
+
+    /// The same view with the kind of each feature (one per column).
+    pub fn with_kinds(self, kinds: Option<&'a [FeatureKind]>) -> Result<Self> {
+        if let Some(k) = kinds {
+            if k.len() != self.n_features {
+                return Err(invalid(format!("{} feature kinds given for {} features", k.len(), self.n_features)));
+            }
+        }
+        Ok(FeatureMatrixView { kinds, ..self })
+    }
+
+    /// The kinds of the features (`None`: all numeric).
+    pub fn kinds(&self) -> Option<&'a [FeatureKind]> {
+        self.kinds
+    }
+
+    #[inline]
+    pub fn kind(&self, f: usize) -> FeatureKind {
+        self.kinds.map_or(FeatureKind::Numeric, |k| k[f])
     }
 
     pub fn n_rows(&self) -> usize {

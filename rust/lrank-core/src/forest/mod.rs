@@ -15,8 +15,8 @@ use crate::training::checked_training_set;
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
 use crate::rng::{child_seed, Rng};
 use crate::tree::{
-    grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion, Tree,
-    TrainingFeatures,
+    grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion, ThresholdRule,
+    TrainingFeatures, Tree,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -164,6 +164,7 @@ fn grow_trees<C: SplitCriterion>(
         max_depth: params.max_depth,
         max_features: params.max_features.resolve(x.n_features()),
         min_weight_split: 0.0,
+        threshold_rule: ThresholdRule::Best,
     };
     (0..params.n_estimators)
         .into_par_iter()
@@ -206,7 +207,7 @@ impl RandomForestModel {
         let owned;
         let x = if x.has_missing() {
             owned = filled(x, &fill);
-            FeatureMatrixView::new(&owned, n, x.n_features())?
+            FeatureMatrixView::new(&owned, n, x.n_features())?.with_kinds(x.kinds())?
         } else {
             *x
         };

@@ -18,16 +18,30 @@
 //! centre; for incomplete rankings it is the pooled share of discordant observed pairs scaled to
 //! m(m-1)/2 pairs (each ranking weighs by the pairs it contains). The pseudo-pair (half
 //! discordant) keeps θ finite for tiny pure sides, which would otherwise score infinity and
-//! always win; its pull vanishes as sides grow.
+//! always win; its pull vanishes as sides grow. θ comes from [`ThetaTable`] (the MLE to within
+//! 1e-8), not from a Newton solve per threshold.
+//!
+//! How the sweep stays cheap: the counts are kept as one signed sum per label pair, and the
+//! discordance as a running total updated by a dot product per moved ranking and by one term per
+//! swap of neighbouring labels in a side's Borda order (see [`MallowsSpread`]); the Borda order
+//! itself is repaired by insertion sort. Threshold rules: [`ThresholdRule::Best`] scores every
+//! boundary (LRT); `EqualWidth` / `EqualFrequency` score one fixed threshold per attribute
+//! (W-LRT / F-LRT of Aledo, Gámez & Molina). Nominal attributes split one value against the
+//! rest. The tree grows its subtrees in parallel, each node with its own random stream, so the
+//! tree is the same for any number of threads.
 
 use crate::aggregation::BordaAccumulator;
 use crate::error::{invalid, Result};
 use crate::features::{fill_values, filled, FeatureMatrixView};
 use crate::training::checked_training_set;
-use crate::mallows::{fit_mallows, optimal_insertion, theta_mle};
-use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
+use crate::mallows::{fit_mallows, optimal_insertion, ThetaTable};
+use crate::ranking::{n_present, RankMatrixView};
 use crate::rng::Rng;
-use crate::tree::{grow_tree, GrowParams, LeafFitter, MaxFeatures, SortedSample, SplitCriterion, TrainingFeatures, Tree};
+use crate::tree::{
+    evaluate_at, grow_tree_with, Boundaries, GrowParams, LeafFitter, MaxFeatures, SortedSample, SplitCriterion, ThresholdRule,
+    TrainingFeatures, Tree, TreeRandomness,
+};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,11 +54,14 @@ pub struct LabelTreeParams {
     pub max_iter: usize,
     /// Seed of the order in which attributes are scored (ties go to the first scored).
     pub seed: u64,
+    /// How a numeric attribute's threshold is chosen: the best for the Mallows criterion (LRT),
+    /// or fixed by equal width (W-LRT) or equal frequency (F-LRT), Aledo, Gámez & Molina.
+    pub threshold_rule: ThresholdRule,
 }
 
 impl Default for LabelTreeParams {
     fn default() -> Self {
-        LabelTreeParams { max_depth: None, min_weight_split: None, max_iter: 20, seed: 0 }
+        LabelTreeParams { max_depth: None, min_weight_split: None, max_iter: 20, seed: 0, threshold_rule: ThresholdRule::Best }
     }
 }
 
@@ -67,104 +84,248 @@ pub struct LabelTreeModel {
 }
 
 /// Split criterion: weighted mean of the two sides' Mallows spreads (see the module docs).
+///
+/// Representation (what makes a threshold cost O(m^2) with small constants): label pairs
+/// a < b are numbered p = 0..P, P = m(m-1)/2. Each ranking is a sign vector u over pairs: +1
+/// if it puts a before b, -1 if b before a, 0 if it lacks either. A centre is a sign vector c
+/// (all entries ±1). The ranking's discordant pairs with the centre are (|u|_1 - u·c) / 2, a
+/// dot product; and a side's pairwise information is the vector D = Σ w u (D_p = C[a][b] -
+/// C[b][a]), which is all a swap of two neighbouring labels in the centre needs.
 pub struct MallowsSpread {
     m: usize,
-    /// Per sample, its generalized Borda votes (scaled to integers, as in the aggregation module).
-    votes: Vec<Vec<f64>>,
-    /// Per sample, its observed ordered pairs as `a * m + b` (a before b).
-    pairs: Vec<Vec<u32>>,
+    /// Per sample, its generalized Borda votes scaled to integers (n x m, row-major), so that
+    /// running sums are exact and Borda ties break the same way on both sides of a split.
+    votes: Vec<f64>,
+    /// Per sample, its pair signs (n x P, row-major; ±1 and 0 are exact in f32).
+    signs: Vec<f32>,
+    /// Per sample, the number of pairs it contains.
+    n_pairs: Vec<f64>,
+    theta: std::sync::Arc<ThetaTable>,
+}
+
+/// Index of the pair {a, b} (a != b) among the m(m-1)/2 pairs, lexicographic in (min, max).
+#[inline]
+fn pair_index(a: usize, b: usize, m: usize) -> usize {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    lo * (2 * m - lo - 1) / 2 + (hi - lo - 1)
+}
+
+/// One side of a candidate split during the sweep: Borda scores, the Borda centre (kept sorted
+/// incrementally) with its sign vector, and its discordance. The pair vector D lives beside it
+/// (the right side's is the node's minus the left side's, looked up only when needed).
+#[derive(Clone, Debug)]
+struct Side {
+    /// Scaled Borda votes per label.
+    scores: Vec<f64>,
+    /// Total weight of observed pairs.
+    observed: f64,
+    /// Total weight of the rankings.
+    weight: f64,
+    /// Labels by decreasing score, ties to the lower label (the Borda centre).
+    order: Vec<usize>,
+    /// The centre's sign per pair: +1 when it puts the lower label first.
+    centre: Vec<f32>,
+    /// Weight of observed pairs that the centre orders the other way.
+    disc: f64,
+}
+
+impl Side {
+    fn empty(m: usize) -> Self {
+        Side {
+            scores: vec![0.0; m],
+            observed: 0.0,
+            weight: 0.0,
+            order: (0..m).collect(),
+            centre: vec![1.0; m * m.saturating_sub(1) / 2],
+            disc: 0.0,
+        }
+    }
+
+    /// Restores `order` after score changes by insertion sort (scores change little between
+    /// neighbouring thresholds, so this is O(m) plus one step per adjacent swap). A swap of a
+    /// before b into b before a changes the discordance by C[a][b] - C[b][a], i.e. by ±D_p
+    /// with `pair_sum(p)` = D_p.
+    #[inline]
+    fn sort_order(&mut self, pair_sum: impl Fn(usize) -> f64) {
+        let m = self.order.len();
+        for i in 1..m {
+            let mut j = i;
+            while j > 0 {
+                let (a, b) = (self.order[j - 1], self.order[j]);
+                let (sa, sb) = (self.scores[a], self.scores[b]);
+                if !(sb > sa || (sb == sa && b < a)) {
+                    break;
+                }
+                let p = pair_index(a, b, m);
+                let d = pair_sum(p);
+                self.disc += if a < b { d } else { -d };
+                self.centre[p] = -self.centre[p];
+                self.order.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    }
+
+    /// Split-search spread: θ for the smoothed mean distance (module docs).
+    fn theta(&self, table: &ThetaTable, pairs_total: f64) -> f64 {
+        table.theta((self.disc + 0.5) / (self.observed + 1.0) * pairs_total)
+    }
+}
+
+/// Dot product of two sign vectors. Exact (a sum of small integers), so the sum can be split
+/// over independent lanes, which lets the compiler use SIMD.
+#[inline]
+fn dot(u: &[f32], c: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (u_chunks, c_chunks) = (u.chunks_exact(8), c.chunks_exact(8));
+    let tail: f32 = u_chunks.remainder().iter().zip(c_chunks.remainder()).map(|(x, y)| x * y).sum();
+    for (a, b) in u_chunks.zip(c_chunks) {
+        for l in 0..8 {
+            lanes[l] += a[l] * b[l];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
 }
 
 impl MallowsSpread {
     pub fn new(y: &RankMatrixView<'_>) -> Self {
         let m = y.n_labels();
-        let mut votes = Vec::with_capacity(y.n_rows());
-        let mut pairs = Vec::with_capacity(y.n_rows());
-        for row in y.rows() {
+        let n_pairs_total = m * m.saturating_sub(1) / 2;
+        let mut votes = Vec::with_capacity(y.n_rows() * m);
+        let mut signs = vec![0.0f32; y.n_rows() * n_pairs_total];
+        let mut n_pairs = Vec::with_capacity(y.n_rows());
+        for (i, row) in y.rows().enumerate() {
             let mut acc = BordaAccumulator::new(m);
             acc.add(row, 1.0);
-            votes.push(acc.scores());
-            let mut p = Vec::new();
+            votes.extend_from_slice(acc.scaled_scores());
+            let u = &mut signs[i * n_pairs_total..(i + 1) * n_pairs_total];
+            let mut count = 0;
             for a in 0..m {
-                for b in 0..m {
-                    if a != b && row[a] > 0 && row[b] > 0 && row[a] < row[b] {
-                        p.push((a * m + b) as u32);
+                for b in (a + 1)..m {
+                    if row[a] > 0 && row[b] > 0 {
+                        u[pair_index(a, b, m)] = if row[a] < row[b] { 1.0 } else { -1.0 };
+                        count += 1;
                     }
                 }
             }
-            pairs.push(p);
+            n_pairs.push(count as f64);
         }
-        MallowsSpread { m, votes, pairs }
+        MallowsSpread { m, votes, signs, n_pairs, theta: ThetaTable::shared(m) }
     }
 
-    /// (θ, discordant weight) of a side from its Borda scores and pairwise counts.
-    fn side_theta(&self, scores: &[f64], counts: &[f64], observed: f64) -> (f64, f64) {
+    fn n_pair_slots(&self) -> usize {
+        self.m * self.m.saturating_sub(1) / 2
+    }
+
+    fn sample_signs(&self, sample: u32) -> &[f32] {
+        let (s, p) = (sample as usize, self.n_pair_slots());
+        &self.signs[s * p..(s + 1) * p]
+    }
+
+    fn sample_votes(&self, sample: u32) -> &[f64] {
+        let s = sample as usize;
+        &self.votes[s * self.m..(s + 1) * self.m]
+    }
+
+    /// A side holding `samples`, with its centre sorted and its discordance counted from
+    /// scratch, and its pair vector D.
+    fn side_of(&self, samples: impl Iterator<Item = (u32, f64)> + Clone) -> (Side, Vec<f64>) {
         let m = self.m;
-        let centre = ranking_from_scores(scores);
-        let mut order: Vec<usize> = (0..m).collect();
-        order.sort_by_key(|&j| centre[j]);
-        let mut disc = 0.0;
+        let mut side = Side::empty(m);
+        let mut pair_sums = vec![0.0; self.n_pair_slots()];
+        for (s, w) in samples.clone() {
+            for (acc, v) in side.scores.iter_mut().zip(self.sample_votes(s)) {
+                *acc += w * v;
+            }
+            for (d, &u) in pair_sums.iter_mut().zip(self.sample_signs(s)) {
+                *d += w * u as f64;
+            }
+            side.observed += w * self.n_pairs[s as usize];
+            side.weight += w;
+        }
+        side.order.sort_by(|&a, &b| side.scores[b].total_cmp(&side.scores[a]).then(a.cmp(&b)));
         for i in 0..m {
             for j in (i + 1)..m {
-                disc += counts[order[j] * m + order[i]];
+                let (a, b) = (side.order[i], side.order[j]);
+                side.centre[pair_index(a, b, m)] = if a < b { 1.0 } else { -1.0 };
             }
         }
-        let pairs_total = (m * (m - 1) / 2) as f64;
-        let mean = (disc + 0.5) / (observed + 1.0) * pairs_total;
-        (theta_mle(mean, m), disc)
+        for (s, w) in samples {
+            let u = self.sample_signs(s);
+            side.disc += w * (self.n_pairs[s as usize] - dot(u, &side.centre) as f64) / 2.0;
+        }
+        (side, pair_sums)
     }
 
-    fn add(&self, sample: u32, w: f64, scores: &mut [f64], counts: &mut [f64], observed: &mut f64) {
-        for (s, v) in scores.iter_mut().zip(&self.votes[sample as usize]) {
-            *s += w * v;
-        }
-        for &p in &self.pairs[sample as usize] {
-            counts[p as usize] += w;
-        }
-        *observed += w * self.pairs[sample as usize].len() as f64;
+    /// (θ, discordant weight) of a set of samples, computed from scratch.
+    #[cfg(test)]
+    fn theta_of(&self, samples: &[u32], weights: &[f64]) -> (f64, f64) {
+        let (side, _) = self.side_of(samples.iter().copied().zip(weights.iter().copied()));
+        (side.theta(&self.theta, self.n_pair_slots() as f64), side.disc)
     }
 }
 
+/// A node as the criterion sees it: its side (centre, discordance) and pair vector D.
+pub struct MallowsNode {
+    side: Side,
+    pair_sums: Vec<f64>,
+}
+
 impl SplitCriterion for MallowsSpread {
-    fn is_terminal(&self, samples: &[u32], weights: &[f64]) -> bool {
-        let m = self.m;
-        let (mut scores, mut counts, mut observed) = (vec![0.0; m], vec![0.0; m * m], 0.0);
-        for (&s, &w) in samples.iter().zip(weights) {
-            self.add(s, w, &mut scores, &mut counts, &mut observed);
-        }
-        // Pure: no observed pair disagrees with the Borda centre (θ = ∞).
-        self.side_theta(&scores, &counts, observed).1 == 0.0
+    type NodeStats = MallowsNode;
+
+    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> MallowsNode {
+        let (side, pair_sums) = self.side_of(samples.iter().copied().zip(weights.iter().copied()));
+        MallowsNode { side, pair_sums }
     }
 
-    fn best_boundary(&self, sorted: &[SortedSample]) -> Option<(usize, f64)> {
+    fn is_terminal(&self, node: &MallowsNode) -> bool {
+        // Pure: no observed pair disagrees with the Borda centre (θ = ∞).
+        node.side.disc == 0.0
+    }
+
+    fn best_boundary(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
         let m = self.m;
-        let (mut l_scores, mut l_counts, mut l_obs) = (vec![0.0; m], vec![0.0; m * m], 0.0);
-        let (mut t_scores, mut t_counts, mut t_obs) = (vec![0.0; m], vec![0.0; m * m], 0.0);
-        for s in sorted {
-            self.add(s.sample, s.weight, &mut t_scores, &mut t_counts, &mut t_obs);
-        }
-        let total: f64 = sorted.iter().map(|s| s.weight).sum();
-        let (mut r_scores, mut r_counts) = (vec![0.0; m], vec![0.0; m * m]);
-        let mut w_left = 0.0;
+        let pairs_total = self.n_pair_slots() as f64;
+        let mut left = Side::empty(m);
+        let mut left_sums = vec![0.0; self.n_pair_slots()];
+        let mut right = node.side.clone();
+        let total_sums = &node.pair_sums;
+        let total = right.weight;
         let mut best: Option<(usize, f64)> = None;
         for k in 1..sorted.len() {
             let moved = sorted[k - 1];
-            self.add(moved.sample, moved.weight, &mut l_scores, &mut l_counts, &mut l_obs);
-            w_left += moved.weight;
-            if sorted[k].value == moved.value {
-                continue;
+            let w = moved.weight;
+            let u = self.sample_signs(moved.sample);
+            let n_pairs = self.n_pairs[moved.sample as usize];
+            // The moved ranking's discordant pairs with each side's current centre, then its
+            // pairs added to the left side's pair vector.
+            left.disc += w * (n_pairs - dot(u, &left.centre) as f64) / 2.0;
+            right.disc -= w * (n_pairs - dot(u, &right.centre) as f64) / 2.0;
+            for (d, &x) in left_sums.iter_mut().zip(u) {
+                *d += w * x as f64;
             }
-            for j in 0..m {
-                r_scores[j] = t_scores[j] - l_scores[j];
+            left.observed += w * n_pairs;
+            right.observed -= w * n_pairs;
+            for ((l, r), v) in left.scores.iter_mut().zip(right.scores.iter_mut()).zip(self.sample_votes(moved.sample)) {
+                *l += w * v;
+                *r -= w * v;
             }
-            for j in 0..m * m {
-                r_counts[j] = t_counts[j] - l_counts[j];
+            left.weight += w;
+            left.sort_order(|p| left_sums[p]);
+            right.sort_order(|p| total_sums[p] - left_sums[p]);
+            let (evaluate, last) = evaluate_at(boundaries, sorted, k);
+            if evaluate {
+                let w_left = left.weight;
+                let score = (w_left * left.theta(&self.theta, pairs_total)
+                    + (total - w_left) * right.theta(&self.theta, pairs_total))
+                    / total;
+                if best.is_none_or(|(_, g)| score > g + 1e-12) {
+                    best = Some((k, score));
+                }
             }
-            let (theta_l, _) = self.side_theta(&l_scores, &l_counts, l_obs);
-            let (theta_r, _) = self.side_theta(&r_scores, &r_counts, t_obs - l_obs);
-            let score = (w_left * theta_l + (total - w_left) * theta_r) / total;
-            if best.is_none_or(|(_, g)| score > g + 1e-12) {
-                best = Some((k, score));
+            if last {
+                break;
             }
         }
         best
@@ -197,7 +358,7 @@ impl LeafFitter for MallowsNodeFitter<'_> {
             rows.extend_from_slice(row);
             row.iter().enumerate().filter(|(_, &r)| r > 0).for_each(|(j, _)| present[j] = true);
         }
-        let view = RankMatrixView::new(&rows, samples.len(), m).expect("rows of a valid rank matrix");
+        let view = RankMatrixView::from_valid(&rows, samples.len(), m);
         let weight: f64 = weights.iter().sum();
         let (centre, theta) = match fit_mallows(&view, Some(weights), self.max_iter) {
             Ok(fit) => (fit.centre, fit.theta),
@@ -249,7 +410,7 @@ impl LabelTreeModel {
         let owned;
         let xv = if x.has_missing() {
             owned = filled(x, &fill);
-            FeatureMatrixView::new(&owned, n, x.n_features())?
+            FeatureMatrixView::new(&owned, n, x.n_features())?.with_kinds(x.kinds())?
         } else {
             *x
         };
@@ -258,12 +419,22 @@ impl LabelTreeModel {
             max_depth: params.max_depth,
             max_features: MaxFeatures::All.resolve(x.n_features()),
             min_weight_split: params.min_weight_split.unwrap_or(2.0 * m as f64),
+            threshold_rule: params.threshold_rule,
         };
         let (samples, weights): (Vec<u32>, Vec<f64>) =
             (0..n as u32).zip(weights).filter(|&(_, w)| w > 0.0).unzip();
         let criterion = MallowsSpread::new(y);
         let fitter = MallowsNodeFitter { y, max_iter: params.max_iter };
-        let tree = grow_tree(&features, samples, weights, &criterion, &fitter, &grow, &mut Rng::new(params.seed));
+        let tree = grow_tree_with(
+            &features,
+            samples,
+            weights,
+            &criterion,
+            &fitter,
+            &grow,
+            &mut Rng::new(params.seed),
+            TreeRandomness::PerNode,
+        );
         Ok(LabelTreeModel { params, n_features: x.n_features(), n_labels: m, fill_values: fill, tree })
     }
 
@@ -276,13 +447,14 @@ impl LabelTreeModel {
                 self.n_features
             )));
         }
-        let mut ranks = Vec::with_capacity(x.n_rows() * self.n_labels);
-        let mut theta = Vec::with_capacity(x.n_rows());
-        for i in 0..x.n_rows() {
+        let m = self.n_labels;
+        let mut ranks = vec![0i32; x.n_rows() * m];
+        let mut theta = vec![0.0; x.n_rows()];
+        ranks.par_chunks_mut(m).zip(theta.par_iter_mut()).enumerate().for_each(|(i, (dst, t))| {
             let leaf = self.tree.leaf_for(x.row(i), &self.fill_values);
-            ranks.extend_from_slice(&leaf.ranking);
-            theta.push(leaf.theta);
-        }
+            dst.copy_from_slice(&leaf.ranking);
+            *t = leaf.theta;
+        });
         Ok((ranks, theta))
     }
 }

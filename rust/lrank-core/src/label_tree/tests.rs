@@ -1,9 +1,25 @@
 use super::*;
 use crate::distance::kendall_distance;
 use crate::error::LrankError;
+use crate::mallows::theta_mle;
 
 fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
     RankMatrixView::new(y, y.len() / m, m).unwrap()
+}
+
+/// `n` random rankings of `m` labels, incomplete with probability `p_missing` per label (at
+/// least two kept), as a flat rank matrix.
+fn random_rankings(rng: &mut Rng, n: usize, m: usize, p_missing: f64) -> Vec<i32> {
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let mut order: Vec<usize> = (0..m).collect();
+        for i in (1..m).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        let keep = (2..=m).rev().find(|_| rng.uniform() >= p_missing).unwrap_or(2);
+        y.extend(crate::ranking::ranks_of_order(&order[..keep], m));
+    }
+    y
 }
 
 #[test]
@@ -12,28 +28,60 @@ fn pairwise_counts_give_the_exact_kendall_distance_to_the_borda_centre() {
     let m = 5;
     for _ in 0..50 {
         let n = 1 + rng.below(12);
-        let mut y = Vec::new();
-        for _ in 0..n {
-            let mut order: Vec<usize> = (0..m).collect();
-            for i in (1..m).rev() {
-                order.swap(i, rng.below(i + 1));
-            }
-            y.extend(crate::ranking::ranks_of_order(&order, m));
-        }
+        let y = random_rankings(&mut rng, n, m, 0.0);
         let v = view(&y, m);
         let crit = MallowsSpread::new(&v);
-        let (mut scores, mut counts, mut obs) = (vec![0.0; m], vec![0.0; m * m], 0.0);
-        for s in 0..n as u32 {
-            crit.add(s, 1.0, &mut scores, &mut counts, &mut obs);
-        }
-        let centre = ranking_from_scores(&scores);
+        let samples: Vec<u32> = (0..n as u32).collect();
+        let (theta, disc) = crit.theta_of(&samples, &vec![1.0; n]);
+        let centre = crate::aggregation::borda(&v, None);
         let brute: usize = v.rows().map(|r| kendall_distance(r, &centre).0).sum();
-        let (theta, disc) = crit.side_theta(&scores, &counts, obs);
         assert_eq!(disc, brute as f64);
-        assert_eq!(obs, (n * m * (m - 1) / 2) as f64);
         // With the pseudo-pair, θ is the MLE of a slightly raised mean distance.
-        let expect = theta_mle((brute as f64 + 0.5) / (obs + 1.0) * 10.0, m);
-        assert_eq!(theta, expect);
+        let expect = crate::mallows::theta_mle((brute as f64 + 0.5) / ((n * 10) as f64 + 1.0) * 10.0, m);
+        assert!((theta - expect).abs() <= 1e-8 * (1.0 + expect), "{theta} vs {expect}");
+    }
+}
+
+#[test]
+fn the_incremental_sweep_scores_every_threshold_as_a_fresh_computation_would() {
+    // Incomplete rankings, integer weights, repeated attribute values: the sweep's best
+    // boundary and score equal the best over all boundaries of sides computed from scratch.
+    let mut rng = Rng::new(5);
+    for trial in 0..60 {
+        let m = 2 + trial % 7;
+        let n = 2 + rng.below(40);
+        let y = random_rankings(&mut rng, n, m, 0.4);
+        let v = view(&y, m);
+        let crit = MallowsSpread::new(&v);
+        let mut values: Vec<f64> = (0..n).map(|_| rng.below(n / 2 + 1) as f64).collect();
+        values.sort_by(f64::total_cmp);
+        let weights: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(3) as f64).collect();
+        let sorted: Vec<SortedSample> =
+            (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: weights[i] }).collect();
+        let total: f64 = weights.iter().sum();
+        let samples: Vec<u32> = (0..n as u32).collect();
+        let mut brute: Option<(usize, f64)> = None;
+        for k in 1..n {
+            if values[k] == values[k - 1] {
+                continue;
+            }
+            let (tl, _) = crit.theta_of(&samples[..k], &weights[..k]);
+            let (tr, _) = crit.theta_of(&samples[k..], &weights[k..]);
+            let wl: f64 = weights[..k].iter().sum();
+            let score = (wl * tl + (total - wl) * tr) / total;
+            if brute.is_none_or(|(_, g)| score > g + 1e-12) {
+                brute = Some((k, score));
+            }
+        }
+        let fast = crit.best_boundary(&crit.node_stats(&samples, &weights), &sorted, Boundaries::All);
+        match (fast, brute) {
+            (Some((fk, fs)), Some((bk, bs))) => {
+                assert_eq!(fk, bk, "trial {trial}");
+                assert!((fs - bs).abs() <= 1e-9 * (1.0 + bs.abs()), "trial {trial}: {fs} vs {bs}");
+            }
+            (None, None) => {}
+            other => panic!("trial {trial}: {other:?}"),
+        }
     }
 }
 
@@ -65,7 +113,8 @@ fn fast_split_search_agrees_with_the_slow_definition_on_small_data() {
         let crit = MallowsSpread::new(&v);
         let sorted: Vec<SortedSample> =
             (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: 1.0 }).collect();
-        let (fast_k, _) = crit.best_boundary(&sorted).unwrap();
+        let all: Vec<u32> = (0..n as u32).collect();
+        let (fast_k, _) = crit.best_boundary(&crit.node_stats(&all, &[1.0; 12]), &sorted, Boundaries::All).unwrap();
         let side = |idx: std::ops::Range<usize>| {
             let rows: Vec<i32> = idx.clone().flat_map(|i| y[i * m..(i + 1) * m].to_vec()).collect();
             let fit = fit_mallows(&view(&rows, m), None, 20).unwrap();
@@ -163,4 +212,70 @@ fn models_with_infinite_spreads_survive_json_and_binary_files() {
     let saved = SavedModel { metadata: "{}".into(), model: Model::LabelTree(model) };
     assert_eq!(from_json(&to_json(&saved).unwrap()).unwrap(), saved);
     assert_eq!(from_binary(&to_binary(&saved).unwrap()).unwrap(), saved);
+}
+
+#[test]
+fn the_same_tree_for_any_number_of_threads() {
+    // Large enough for parallel subtrees and parallel feature scoring.
+    let mut rng = Rng::new(12);
+    let (n, d, m) = (6000, 3, 4);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.below(500) as f64).collect();
+    let y: Vec<i32> = (0..n)
+        .flat_map(|i| {
+            let mut r = if x[i * d] + x[i * d + 1] > 500.0 { [1, 2, 3, 4] } else { [4, 3, 2, 1] };
+            if rng.uniform() < 0.3 {
+                r.swap(rng.below(4), rng.below(4));
+            }
+            r
+        })
+        .collect();
+    let fit = |threads| {
+        crate::parallel::with_threads(Some(threads), || fit_tree(&x, &y, d, m, LabelTreeParams { seed: 7, ..Default::default() }))
+            .unwrap()
+    };
+    let one = fit(1);
+    assert!(one.tree.n_leaves() > 50, "{} leaves", one.tree.n_leaves());
+    assert_eq!(one, fit(2));
+    assert_eq!(one, fit(3));
+}
+
+#[test]
+fn nominal_features_split_one_value_against_the_rest() {
+    use crate::features::FeatureKind;
+    use crate::tree::Node;
+    // Code 1 of a three-valued nominal feature has its own ranking; codes 0 and 2 share one.
+    // Thresholds on the codes need two splits; one value against the rest needs one.
+    let n = 60;
+    let x: Vec<f64> = (0..n).map(|i| (i % 3) as f64).collect();
+    let y: Vec<i32> = (0..n).flat_map(|i| if i % 3 == 1 { [1, 2, 3] } else { [3, 2, 1] }).collect();
+    let kinds = [FeatureKind::Nominal];
+    let xv = FeatureMatrixView::new(&x, n, 1).unwrap().with_kinds(Some(&kinds)).unwrap();
+    let yv = RankMatrixView::new(&y, n, 3).unwrap();
+    let nominal = LabelTreeModel::fit(&xv, &yv, None, LabelTreeParams::default()).unwrap();
+    assert_eq!(nominal.tree.nodes[0], Node::Category { feature: 0, value: 1.0, left: 1, right: 2 });
+    assert_eq!(nominal.tree.depth(), 1);
+    let (pred, _) = nominal.predict(&FeatureMatrixView::new(&[1.0, 2.0, 7.0], 3, 1).unwrap()).unwrap();
+    // An unseen code goes with "the rest".
+    assert_eq!(pred, vec![1, 2, 3, 3, 2, 1, 3, 2, 1]);
+    let numeric = fit_tree(&x, &y, 1, 3, LabelTreeParams::default());
+    assert_eq!(numeric.tree.depth(), 2);
+}
+
+#[test]
+fn unsupervised_thresholds_sit_at_the_range_midpoint_or_the_median() {
+    use crate::tree::Node;
+    // x = 0, 1, 2, 4, 8, ..., skewed; the ranking flips at x > 1, which neither rule finds,
+    // but each rule must put the root's threshold where it says.
+    let xs = [0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0];
+    let n = 72;
+    let x: Vec<f64> = (0..n).map(|i| xs[i % 9]).collect();
+    let y: Vec<i32> = (0..n).flat_map(|i| if xs[i % 9] > 1.0 { [1, 2, 3] } else { [3, 1, 2] }).collect();
+    let root_threshold = |rule| match fit_tree(&x, &y, 1, 3, LabelTreeParams { threshold_rule: rule, ..Default::default() }).tree.nodes[0] {
+        Node::Split { threshold, .. } => threshold,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(root_threshold(ThresholdRule::EqualWidth), 50.0);
+    // Lower median of the values (8), halfway to the next value (16).
+    assert_eq!(root_threshold(ThresholdRule::EqualFrequency), 12.0);
+    assert_eq!(root_threshold(ThresholdRule::Best), 1.5);
 }

@@ -98,6 +98,31 @@ pub fn fit_mallows(
     weights: Option<&[f64]>,
     max_iter: usize,
 ) -> Result<MallowsFit> {
+    let median = mallows_median(rankings, weights, max_iter)?;
+    Ok(MallowsFit {
+        theta: theta_mle(median.mean_distance, rankings.n_labels()),
+        centre: median.centre,
+        iterations: median.iterations,
+        converged: median.converged,
+    })
+}
+
+/// The EM median without the spread: callers that compute θ their own way (a table, for many
+/// fits with the same m) take `mean_distance`, the weighted mean distance of the completions.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct MallowsMedian {
+    pub centre: Vec<i32>,
+    pub mean_distance: f64,
+    pub iterations: usize,
+    pub converged: bool,
+}
+
+/// The centre of [`fit_mallows`] and the mean distance θ is estimated from.
+pub(crate) fn mallows_median(
+    rankings: &RankMatrixView<'_>,
+    weights: Option<&[f64]>,
+    max_iter: usize,
+) -> Result<MallowsMedian> {
     check_weights(weights, rankings.n_rows())?;
     let m = rankings.n_labels();
     let rows: Vec<(&[i32], f64)> = rankings
@@ -115,15 +140,31 @@ pub fn fit_mallows(
             "cannot fit a Mallows model: the non-empty rankings have total weight {total_weight}"
         )));
     }
+    if rows.iter().all(|&(r, _)| n_present(r) == m) {
+        // Complete rankings are their own completions, so the first Borda step returns the
+        // Borda centre again: the general iteration would stop there after one step.
+        let centre = borda_of(rows.iter().copied(), m);
+        let cost: f64 = rows.iter().map(|&(r, w)| w * kendall_distance(r, &centre).0 as f64).sum();
+        return Ok(MallowsMedian {
+            centre,
+            mean_distance: cost / total_weight,
+            iterations: max_iter.min(1),
+            converged: max_iter >= 1,
+        });
+    }
+    em_median(&rows, m, total_weight, max_iter)
+}
 
-    let mut state = State::new(&rows, borda_of(rows.iter().copied(), m));
+/// The general iteration (module docs) on the non-empty rows.
+fn em_median(rows: &[(&[i32], f64)], m: usize, total_weight: f64, max_iter: usize) -> Result<MallowsMedian> {
+    let mut state = State::new(rows, borda_of(rows.iter().copied(), m));
     let mut visited = vec![state.centre.clone()];
     let mut best: Option<State> = None; // None: `state` is the best so far
     let mut iterations = 0;
     let mut converged = false;
     while iterations < max_iter {
         iterations += 1;
-        let next = state.next_centre(&rows);
+        let next = state.next_centre(rows);
         if next == state.centre {
             converged = true;
             break;
@@ -132,7 +173,7 @@ pub fn fit_mallows(
             break;
         }
         visited.push(next.clone());
-        let candidate = State::new(&rows, next);
+        let candidate = State::new(rows, next);
         let best_cost = best.as_ref().map_or(state.cost, |b| b.cost);
         let previous = std::mem::replace(&mut state, candidate);
         if state.cost <= best_cost {
@@ -142,12 +183,7 @@ pub fn fit_mallows(
         }
     }
     let best = best.unwrap_or(state);
-    Ok(MallowsFit {
-        theta: theta_mle(best.cost / total_weight, m),
-        centre: best.centre,
-        iterations,
-        converged,
-    })
+    Ok(MallowsMedian { mean_distance: best.cost / total_weight, centre: best.centre, iterations, converged })
 }
 
 #[cfg(test)]
@@ -214,6 +250,31 @@ mod tests {
         assert_eq!(f.centre, vec![3, 2, 1, 4]);
         assert_eq!((f.iterations, f.converged), (2, true));
         assert!((expected_kendall_distance(f.theta, 4) - 2.0 / 3.0).abs() < 1e-10);
+    }
+
+    #[test]
+    fn the_complete_rankings_shortcut_equals_the_general_iteration() {
+        let mut rng = crate::rng::Rng::new(17);
+        for trial in 0..300 {
+            let m = 1 + trial % 8;
+            let n = 1 + rng.below(9);
+            let mut y = Vec::new();
+            for _ in 0..n {
+                let mut order: Vec<usize> = (0..m).collect();
+                for i in (1..m).rev() {
+                    order.swap(i, rng.below(i + 1));
+                }
+                y.extend(crate::ranking::ranks_of_order(&order, m));
+            }
+            let weights: Vec<f64> = (0..n).map(|_| rng.below(4) as f64 + 0.5).collect();
+            let rows: Vec<(&[i32], f64)> = y.chunks(m).zip(weights.iter().copied()).collect();
+            let total: f64 = weights.iter().sum();
+            for max_iter in [0, 1, 20] {
+                let fast = mallows_median(&view(&y, n, m), Some(&weights), max_iter).unwrap();
+                let general = em_median(&rows, m, total, max_iter).unwrap();
+                assert_eq!(fast, general, "trial {trial}, max_iter {max_iter}");
+            }
+        }
     }
 
     #[test]

@@ -70,7 +70,9 @@ pub mod nonfinite_f64 {
     }
 }
 
-pub const FORMAT_VERSION: u32 = 1;
+/// Version history: 1, the first; 2, tree nodes that split a nominal feature one value
+/// against the rest, LRT threshold rules (W-LRT, F-LRT), IBLR's nominal features.
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"LRANKMDL";
 const JSON_FORMAT_NAME: &str = "lrank-model";
 
@@ -233,8 +235,9 @@ mod tests {
         other[8] = 99;
         assert!(from_binary(&other).unwrap_err().to_string().contains("format version 99"));
         assert!(from_binary(b"hello world, not a model").unwrap_err().to_string().contains("not an lrank"));
-        let json = to_json(&saved()).unwrap().replace("\"format_version\":1", "\"format_version\":2");
-        assert!(from_json(&json).unwrap_err().to_string().contains("format version 2"));
+        let current = format!("\"format_version\":{FORMAT_VERSION}");
+        let json = to_json(&saved()).unwrap().replace(&current, &format!("\"format_version\":{}", FORMAT_VERSION + 1));
+        assert!(from_json(&json).unwrap_err().to_string().contains(&format!("format version {}", FORMAT_VERSION + 1)));
         assert!(from_json("{}").is_err());
         assert!(from_json("not json").is_err());
     }

@@ -33,6 +33,13 @@ impl<'a> RankMatrixView<'a> {
         Ok(RankMatrixView { ranks, n_rows, n_labels })
     }
 
+    /// A view of rows known to be valid rankings (copied from a validated matrix); checked in
+    /// debug builds only.
+    pub(crate) fn from_valid(ranks: &'a [i32], n_rows: usize, n_labels: usize) -> Self {
+        debug_assert!(Self::new(ranks, n_rows, n_labels).is_ok());
+        RankMatrixView { ranks, n_rows, n_labels }
+    }
+
     pub fn n_rows(&self) -> usize {
         self.n_rows
     }

@@ -1,6 +1,6 @@
 //! Split criteria for the tree engine.
 
-use super::SplitCriterion;
+use super::{Boundaries, SplitCriterion};
 
 /// One of a node's samples, as handed to a criterion sorted by one feature's value.
 #[derive(Clone, Copy, Debug)]
@@ -111,16 +111,31 @@ impl ClassEntropy<'_> {
     }
 }
 
+/// Whether the sweep evaluates the boundary before `sorted[k]`, and whether it can stop there.
+#[inline]
+pub(crate) fn evaluate_at(boundaries: Boundaries, sorted: &[SortedSample], k: usize) -> (bool, bool) {
+    match boundaries {
+        Boundaries::All => (sorted[k].value != sorted[k - 1].value, false),
+        Boundaries::Only(only) => (k == only, k == only),
+    }
+}
+
 impl SplitCriterion for ClassEntropy<'_> {
-    fn is_terminal(&self, samples: &[u32], weights: &[f64]) -> bool {
+    /// The node's class entropy.
+    type NodeStats = f64;
+
+    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> f64 {
         self.with_counts(samples.iter().copied().zip(weights.iter().copied()), |sc| {
             let total: f64 = sc.touched.iter().map(|&c| sc.right[c as usize]).sum();
-            let h = entropy(total, sc.touched.iter().map(|&c| self.table.get(sc.right[c as usize])).sum());
-            h < self.epsilon
+            entropy(total, sc.touched.iter().map(|&c| self.table.get(sc.right[c as usize])).sum())
         })
     }
 
-    fn best_boundary(&self, sorted: &[SortedSample]) -> Option<(usize, f64)> {
+    fn is_terminal(&self, node: &f64) -> bool {
+        *node < self.epsilon
+    }
+
+    fn best_boundary(&self, _node: &f64, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
         self.with_counts(sorted.iter().map(|s| (s.sample, s.weight)), |sc| {
             let ClassScratch { left, right, touched } = sc;
             let total: f64 = touched.iter().map(|&c| right[c as usize]).sum();
@@ -140,14 +155,17 @@ impl SplitCriterion for ClassEntropy<'_> {
                 s_left += self.table.get(left[c]);
                 s_right += self.table.get(right[c]);
                 w_left += moved.weight;
-                if sorted[k].value == moved.value {
-                    continue;
+                let (evaluate, last) = evaluate_at(boundaries, sorted, k);
+                if evaluate {
+                    let w_right = total - w_left;
+                    let children = (w_left * entropy(w_left, s_left) + w_right * entropy(w_right, s_right)) / total;
+                    let gain = parent - children;
+                    if best.is_none_or(|(_, g)| gain > g + 1e-12) {
+                        best = Some((k, gain));
+                    }
                 }
-                let w_right = total - w_left;
-                let children = (w_left * entropy(w_left, s_left) + w_right * entropy(w_right, s_right)) / total;
-                let gain = parent - children;
-                if best.is_none_or(|(_, g)| gain > g + 1e-12) {
-                    best = Some((k, gain));
+                if last {
+                    break;
                 }
             }
             best
@@ -197,7 +215,10 @@ impl PairwiseEntropy {
 }
 
 impl SplitCriterion for PairwiseEntropy {
-    fn is_terminal(&self, samples: &[u32], weights: &[f64]) -> bool {
+    /// The node's pair-weighted entropy per unit of weight.
+    type NodeStats = f64;
+
+    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> f64 {
         let mut counts = vec![0.0; 2 * self.n_pairs];
         for (&s, &w) in samples.iter().zip(weights) {
             for &k in &self.pairs[s as usize] {
@@ -205,10 +226,18 @@ impl SplitCriterion for PairwiseEntropy {
             }
         }
         let total: f64 = weights.iter().sum();
-        total <= 0.0 || self.weighted_entropy(&counts) / total < self.epsilon
+        if total <= 0.0 {
+            0.0
+        } else {
+            self.weighted_entropy(&counts) / total
+        }
     }
 
-    fn best_boundary(&self, sorted: &[SortedSample]) -> Option<(usize, f64)> {
+    fn is_terminal(&self, node: &f64) -> bool {
+        *node < self.epsilon
+    }
+
+    fn best_boundary(&self, _node: &f64, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
         let mut right = vec![0.0; 2 * self.n_pairs];
         let mut left = vec![0.0; 2 * self.n_pairs];
         for s in sorted {
@@ -234,12 +263,15 @@ impl SplitCriterion for PairwiseEntropy {
                 e_left += term(&left, p);
                 e_right += term(&right, p);
             }
-            if sorted[k].value == moved.value {
-                continue;
+            let (evaluate, last) = evaluate_at(boundaries, sorted, k);
+            if evaluate {
+                let gain = (parent - e_left - e_right) / total;
+                if best.is_none_or(|(_, g)| gain > g + 1e-12) {
+                    best = Some((k, gain));
+                }
             }
-            let gain = (parent - e_left - e_right) / total;
-            if best.is_none_or(|(_, g)| gain > g + 1e-12) {
-                best = Some((k, gain));
+            if last {
+                break;
             }
         }
         best
@@ -272,7 +304,7 @@ mod tests {
             .map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 })
             .collect();
         let crit = ClassEntropy::new(&classes, 3, 1e-9);
-        let (k, g) = crit.best_boundary(&sorted).unwrap();
+        let (k, g) = crit.best_boundary(&0.0, &sorted, Boundaries::All).unwrap();
         assert_ne!(k, 2, "cannot split between equal values");
         let best_brute = [1usize, 3, 4, 5].iter().map(|&k| brute_gain(&values, &classes, k)).fold(f64::MIN, f64::max);
         assert!((g - best_brute).abs() < 1e-12);
@@ -292,19 +324,22 @@ mod tests {
             .enumerate()
             .map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 })
             .collect();
-        let (k, gain) = crit.best_boundary(&sorted).unwrap();
+        let (k, gain) = crit.best_boundary(&0.0, &sorted, Boundaries::All).unwrap();
         assert_eq!(k, 3);
         // Only pair (0, 1) is mixed: 3 vs 3, entropy ln 2 over 6 rows, all removed by the split.
         assert!((gain - 6.0 * 2f64.ln() / 6.0).abs() < 1e-12, "{gain}");
-        assert!(!crit.is_terminal(&[0, 3], &[1.0, 1.0]));
-        assert!(crit.is_terminal(&[0, 1, 2], &[1.0, 2.0, 1.0]));
+        assert!(!crit.is_terminal(&crit.node_stats(&[0, 3], &[1.0, 1.0])));
+        assert!(crit.is_terminal(&crit.node_stats(&[0, 1, 2], &[1.0, 2.0, 1.0])));
+        // Only one boundary allowed: it is returned with its own gain.
+        let (k, _) = crit.best_boundary(&0.0, &sorted, Boundaries::Only(2)).unwrap();
+        assert_eq!(k, 2);
     }
 
     #[test]
     fn pure_nodes_are_terminal() {
         let classes = [1u32, 1, 1, 0];
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
-        assert!(crit.is_terminal(&[0, 1, 2], &[1.0, 2.0, 1.0]));
-        assert!(!crit.is_terminal(&[0, 3], &[1.0, 1.0]));
+        assert!(crit.is_terminal(&crit.node_stats(&[0, 1, 2], &[1.0, 2.0, 1.0])));
+        assert!(!crit.is_terminal(&crit.node_stats(&[0, 3], &[1.0, 1.0])));
     }
 }

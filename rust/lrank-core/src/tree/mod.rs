@@ -2,19 +2,28 @@
 //!
 //! A tree is grown top-down on weighted samples (bootstrap multiplicities become weights). What
 //! makes a learner is plugged in:
-//! - a [`SplitCriterion`] decides when a node is terminal and scores the thresholds of one
-//!   feature (the engine hands it the node's samples sorted by that feature);
+//! - a [`SplitCriterion`] summarises a node once ([`SplitCriterion::node_stats`]), decides when
+//!   it is terminal, and scores the boundaries of one feature (the engine hands it the node's
+//!   samples sorted by that feature);
 //! - a [`LeafFitter`] turns the samples that reach a leaf into the leaf's model.
 //!
-//! Splits are binary, `x <= threshold` goes left, both when growing and when routing. Candidate
-//! thresholds are midpoints between consecutive distinct values of the node.
+//! Splits are binary. A numeric feature splits at a threshold, `x <= threshold` going left, both
+//! when growing and when routing; the threshold is the midpoint between consecutive distinct
+//! values of the node, chosen by the criterion ([`ThresholdRule::Best`]) or fixed by an
+//! unsupervised rule ([`ThresholdRule::EqualWidth`], [`ThresholdRule::EqualFrequency`], via
+//! [`crate::discretisation`]). A nominal feature splits one value against the rest, `x == value`
+//! going left (beyond the papers, which have numeric attributes only).
 
 mod criterion;
 
 pub use criterion::{ClassEntropy, PairwiseEntropy, SortedSample};
+pub(crate) use criterion::evaluate_at;
 
+use crate::discretisation;
+pub use crate::features::FeatureKind;
 use crate::features::FeatureMatrixView;
-use crate::rng::Rng;
+use crate::rng::{child_seed, Rng};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How many features to look at in each node.
@@ -45,20 +54,47 @@ impl MaxFeatures {
     }
 }
 
+/// How the threshold of a numeric feature is chosen in a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ThresholdRule {
+    /// The boundary the criterion scores best (every boundary between distinct values is tried).
+    Best,
+    /// Fixed: the midpoint of the node's smallest and largest value (equal-width, 2 bins).
+    EqualWidth,
+    /// Fixed: the node's (weighted lower) median (equal-frequency, 2 bins).
+    EqualFrequency,
+}
+
+/// Which boundaries of a sorted node a criterion may return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Boundaries {
+    /// Every boundary between distinct values.
+    All,
+    /// Only "between `sorted[k - 1]` and `sorted[k]`" (the caller guarantees 0 < k < len).
+    Only(usize),
+}
+
 /// Scores the thresholds of one feature for one node.
 pub trait SplitCriterion: Sync {
-    /// True when the node must become a leaf whatever its features (e.g. it is pure).
-    fn is_terminal(&self, samples: &[u32], weights: &[f64]) -> bool;
+    /// What the criterion knows of a whole node, computed once per node and shared by all its
+    /// features (e.g. the node's totals, from which each sweep starts).
+    type NodeStats: Sync;
 
-    /// Best boundary in `sorted` (the node's samples by ascending feature value): returns
-    /// `(k, score)` meaning "split between `sorted[k - 1]` and `sorted[k]`", higher score better;
-    /// only boundaries between distinct values may be returned. `None` if no boundary is valid.
-    fn best_boundary(&self, sorted: &[SortedSample]) -> Option<(usize, f64)>;
+    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> Self::NodeStats;
+
+    /// True when the node must become a leaf whatever its features (e.g. it is pure).
+    fn is_terminal(&self, node: &Self::NodeStats) -> bool;
+
+    /// Best boundary in `sorted` (the node's samples in an order given by one feature) among
+    /// `boundaries`: returns `(k, score)` meaning "split between `sorted[k - 1]` and
+    /// `sorted[k]`", higher score better. With [`Boundaries::All`] only boundaries between
+    /// distinct values may be returned. `None` if no boundary is valid.
+    fn best_boundary(&self, node: &Self::NodeStats, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)>;
 }
 
 /// Fits the model kept in a leaf from the samples (and weights) that reach it.
 pub trait LeafFitter: Sync {
-    type Leaf: Send;
+    type Leaf: Send + Sync;
     fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> Self::Leaf;
 
     /// True for leaf models that build on their ancestors' (LRT completes a leaf's ranking from
@@ -75,8 +111,11 @@ pub trait LeafFitter: Sync {
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Node {
+    /// `x[feature] <= threshold` goes left.
     Split { feature: u32, threshold: f64, left: u32, right: u32 },
     Leaf { leaf: u32 },
+    /// `x[feature] == value` goes left (a nominal feature's code).
+    Category { feature: u32, value: f64, left: u32, right: u32 },
 }
 
 /// A grown tree: nodes in creation order (root first) and the leaf models they point to.
@@ -94,23 +133,47 @@ pub struct GrowParams {
     pub max_features: usize,
     /// Nodes with less total weight than this become leaves.
     pub min_weight_split: f64,
+    /// How numeric thresholds are chosen.
+    pub threshold_rule: ThresholdRule,
+}
+
+impl Default for GrowParams {
+    /// Unlimited depth, all features, no minimum node weight, best thresholds.
+    fn default() -> Self {
+        GrowParams { max_depth: None, max_features: usize::MAX, min_weight_split: 0.0, threshold_rule: ThresholdRule::Best }
+    }
 }
 
 impl<L> Tree<L> {
     /// The leaf reached by `row`; missing values (NaN) are routed as `fill[feature]`.
     pub fn leaf_for(&self, row: &[f64], fill: &[f64]) -> &L {
+        let value = |feature: u32| {
+            let v = row[feature as usize];
+            if v.is_nan() {
+                fill[feature as usize]
+            } else {
+                v
+            }
+        };
         let mut node = 0usize;
         loop {
-            match self.nodes[node] {
+            node = match self.nodes[node] {
                 Node::Leaf { leaf } => return &self.leaves[leaf as usize],
                 Node::Split { feature, threshold, left, right } => {
-                    let mut v = row[feature as usize];
-                    if v.is_nan() {
-                        v = fill[feature as usize];
+                    if value(feature) <= threshold {
+                        left
+                    } else {
+                        right
                     }
-                    node = if v <= threshold { left } else { right } as usize;
                 }
-            }
+                Node::Category { feature, value: v, left, right } => {
+                    if value(feature) == v {
+                        left
+                    } else {
+                        right
+                    }
+                }
+            } as usize;
         }
     }
 
@@ -123,7 +186,9 @@ impl<L> Tree<L> {
         fn go<L>(t: &Tree<L>, node: usize) -> usize {
             match t.nodes[node] {
                 Node::Leaf { .. } => 0,
-                Node::Split { left, right, .. } => 1 + go(t, left as usize).max(go(t, right as usize)),
+                Node::Split { left, right, .. } | Node::Category { left, right, .. } => {
+                    1 + go(t, left as usize).max(go(t, right as usize))
+                }
             }
         }
         go(self, 0)
@@ -140,12 +205,15 @@ pub struct TrainingFeatures {
     ranks: Vec<u32>,
     /// Bits needed for the largest rank of each feature (radix sort passes).
     rank_bits: Vec<u32>,
+    kinds: Vec<FeatureKind>,
 }
 
 impl TrainingFeatures {
-    /// `x` must hold no NaN (fill missing values first).
+    /// Features of the view's kinds (nominal ones split one value against the rest). `x` must
+    /// hold no NaN (fill missing values first).
     pub fn new(x: &FeatureMatrixView<'_>) -> Self {
         let (n, d) = (x.n_rows(), x.n_features());
+        let kinds: Vec<FeatureKind> = (0..d).map(|f| x.kind(f)).collect();
         let mut values = vec![0.0; n * d];
         let mut ranks = vec![0u32; n * d];
         let mut order: Vec<u32> = (0..n as u32).collect();
@@ -166,7 +234,7 @@ impl TrainingFeatures {
             }
             rank_bits[f] = 32 - rank.leading_zeros();
         }
-        TrainingFeatures { n_rows: n, n_features: d, values, ranks, rank_bits }
+        TrainingFeatures { n_rows: n, n_features: d, values, ranks, rank_bits, kinds }
     }
 
     pub fn n_features(&self) -> usize {
@@ -212,7 +280,7 @@ fn sort_keys(keys: &mut Vec<u64>, scratch: &mut Vec<u64>, rank_bits: u32) {
 
 /// The threshold between two consecutive distinct values: their midpoint, kept strictly below
 /// `hi` so that `lo <= threshold < hi` also for neighbouring floats.
-fn midpoint(lo: f64, hi: f64) -> f64 {
+pub(crate) fn midpoint(lo: f64, hi: f64) -> f64 {
     let t = lo + (hi - lo) / 2.0;
     if t >= hi {
         lo
@@ -221,13 +289,94 @@ fn midpoint(lo: f64, hi: f64) -> f64 {
     }
 }
 
-/// Grows one tree on `samples` with `weights` (parallel arrays; `x` must hold no NaN).
+/// A chosen split of a node.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SplitChoice {
+    Threshold { feature: usize, threshold: f64 },
+    Category { feature: usize, value: f64 },
+}
+
+impl SplitChoice {
+    fn goes_left(&self, x: &TrainingFeatures, sample: usize) -> bool {
+        match *self {
+            SplitChoice::Threshold { feature, threshold } => x.value(sample, feature) <= threshold,
+            SplitChoice::Category { feature, value } => x.value(sample, feature) == value,
+        }
+    }
+
+    fn node(&self, left: u32) -> Node {
+        match *self {
+            SplitChoice::Threshold { feature, threshold } => {
+                Node::Split { feature: feature as u32, threshold, left, right: left + 1 }
+            }
+            SplitChoice::Category { feature, value } => Node::Category { feature: feature as u32, value, left, right: left + 1 },
+        }
+    }
+}
+
+/// Per-thread buffers of the split search and partitioning.
+#[derive(Default)]
+struct Scratch {
+    keys: Vec<u64>,
+    radix: Vec<u64>,
+    sorted: Vec<SortedSample>,
+    reordered: Vec<SortedSample>,
+    right_samples: Vec<u32>,
+    right_weights: Vec<f64>,
+    /// The feature permutation. Stream mode keeps it from node to node (the Fisher-Yates draws
+    /// of a node start from the previous node's order); per-node mode resets it in every node.
+    features: Vec<usize>,
+}
+
+/// Where the random numbers of a tree come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeRandomness {
+    /// One stream, consumed node after node in depth-first order (left subtree first). Used by
+    /// the forests, whose trees already grow in parallel with one stream each.
+    Stream,
+    /// A stream per node, derived from its parent's seed: subtrees no longer depend on each
+    /// other, so they grow in parallel, with the same result for any thread count.
+    PerNode,
+}
+
+/// Subtrees with at least this many samples on both sides grow in parallel (per-node mode).
+const PARALLEL_SUBTREE_SIZE: usize = 1024;
+
+/// The fixed inputs of one tree's growth.
+struct Grower<'a, C: SplitCriterion, F: LeafFitter> {
+    x: &'a TrainingFeatures,
+    criterion: &'a C,
+    leaf_fitter: &'a F,
+    params: &'a GrowParams,
+    /// Start every node's feature permutation from the identity (per-node mode).
+    reset_features: bool,
+}
+
+/// Grows one tree on `samples` with `weights` (parallel arrays; `x` must hold no NaN), drawing
+/// random numbers from `rng` as one stream ([`TreeRandomness::Stream`]).
 ///
 /// In each node the features are visited in a random order until `max_features` of them that
 /// vary within the node have been scored (features constant in the node do not count, as in
-/// scikit-learn); the best-scoring threshold wins, ties to the feature visited first. A node
-/// that no feature separates becomes a leaf.
+/// scikit-learn); the best-scoring split wins, ties to the feature visited first. A node that
+/// no feature separates becomes a leaf. When every feature is to be scored (`max_features >= d`)
+/// and the node is large, features are scored in parallel; the result is the same.
 pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
+    x: &TrainingFeatures,
+    samples: Vec<u32>,
+    weights: Vec<f64>,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+    rng: &mut Rng,
+) -> Tree<F::Leaf> {
+    grow_tree_with(x, samples, weights, criterion, leaf_fitter, params, rng, TreeRandomness::Stream)
+}
+
+/// [`grow_tree`] with a choice of [`TreeRandomness`]. In per-node mode the root's stream is
+/// seeded from `rng`'s next number, and the nodes are numbered subtree by subtree (a node, then
+/// its left subtree, then its right subtree).
+#[allow(clippy::too_many_arguments)]
+pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
     x: &TrainingFeatures,
     mut samples: Vec<u32>,
     mut weights: Vec<f64>,
@@ -235,78 +384,180 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
     leaf_fitter: &F,
     params: &GrowParams,
     rng: &mut Rng,
+    randomness: TreeRandomness,
 ) -> Tree<F::Leaf> {
-    let d = x.n_features();
-    let mut tree = Tree { nodes: Vec::new(), leaves: Vec::new() };
-    let mut features: Vec<usize> = (0..d).collect();
-    let mut sorted: Vec<SortedSample> = Vec::with_capacity(samples.len());
-    let mut keys: Vec<u64> = Vec::with_capacity(samples.len());
-    let mut scratch: Vec<u64> = Vec::with_capacity(samples.len());
-    let mut scratch_s: Vec<u32> = Vec::with_capacity(samples.len());
-    let mut scratch_w: Vec<f64> = Vec::with_capacity(samples.len());
+    let grower = Grower { x, criterion, leaf_fitter, params, reset_features: randomness == TreeRandomness::PerNode };
+    let mut scratch = Scratch::default();
+    match randomness {
+        TreeRandomness::Stream => {
+            let mut tree = Tree { nodes: vec![Node::Leaf { leaf: 0 }], leaves: Vec::new() };
+            grower.grow_in_stream(0, &mut samples, &mut weights, 0, None, rng, &mut scratch, &mut tree);
+            tree
+        }
+        TreeRandomness::PerNode => grower.grow_per_node(&mut samples, &mut weights, 0, None, rng.next_u64(), &mut scratch),
+    }
+}
 
-    // Models of internal nodes, by node index, for fitters that build on the parent's model.
-    let mut node_models: Vec<Option<F::Leaf>> = Vec::new();
-    // (node index, start, end, depth, parent); node slots are reserved before their children.
-    tree.nodes.push(Node::Leaf { leaf: 0 });
-    let mut stack = vec![(0usize, 0usize, samples.len(), 0usize, None::<usize>)];
-    while let Some((node, start, end, depth, parent)) = stack.pop() {
-        let (s, w) = (&samples[start..end], &weights[start..end]);
-        let total: f64 = w.iter().sum();
+/// What a node turned out to be.
+enum NodeOutcome<L> {
+    Leaf(L),
+    /// The split, the number of samples going left, and the node's own model (for fitters that
+    /// build on their parent's).
+    Split(SplitChoice, usize, Option<L>),
+}
+
+impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
+    /// Decides a node: a leaf with its model, or a split (the node's samples are then
+    /// partitioned, left part first, stably).
+    #[allow(clippy::too_many_arguments)]
+    fn decide(
+        &self,
+        samples: &mut [u32],
+        weights: &mut [f64],
+        depth: usize,
+        parent: Option<&F::Leaf>,
+        rng: &mut Rng,
+        scratch: &mut Scratch,
+    ) -> NodeOutcome<F::Leaf> {
+        let (x, params) = (self.x, self.params);
+        let total: f64 = weights.iter().sum();
         let at_limit = params.max_depth.is_some_and(|m| depth >= m);
-        let best = if at_limit || total < params.min_weight_split || criterion.is_terminal(s, w) {
+        let best = if at_limit || total < params.min_weight_split {
             None
         } else {
-            find_split(x, s, w, criterion, params.max_features, &mut features, (&mut keys, &mut scratch), &mut sorted, rng)
-        };
-        let model = leaf_fitter
-            .uses_parent()
-            .then(|| leaf_fitter.fit_node(s, w, parent.and_then(|p| node_models.get(p)?.as_ref())));
-        let Some((feature, threshold)) = best else {
-            tree.nodes[node] = Node::Leaf { leaf: tree.leaves.len() as u32 };
-            tree.leaves.push(match model {
-                Some(m) => m,
-                None => leaf_fitter.fit_leaf(s, w),
-            });
-            continue;
-        };
-        if model.is_some() {
-            if node_models.len() <= node {
-                node_models.resize_with(node + 1, || None);
+            let stats = self.criterion.node_stats(samples, weights);
+            if self.criterion.is_terminal(&stats) {
+                None
+            } else {
+                let mut features = std::mem::take(&mut scratch.features);
+                if features.len() != x.n_features() || self.reset_features {
+                    features = (0..x.n_features()).collect();
+                }
+                let split = find_split(x, samples, weights, self.criterion, &stats, params, &mut features, scratch, rng);
+                scratch.features = features;
+                split
             }
-            node_models[node] = model;
-        }
-        // Stable partition of the node's range: left part first.
-        scratch_s.clear();
-        scratch_w.clear();
+        };
+        let model = self.leaf_fitter.uses_parent().then(|| self.leaf_fitter.fit_node(samples, weights, parent));
+        let Some(choice) = best else {
+            return NodeOutcome::Leaf(match model {
+                Some(m) => m,
+                None => self.leaf_fitter.fit_leaf(samples, weights),
+            });
+        };
+        let (right_s, right_w) = (&mut scratch.right_samples, &mut scratch.right_weights);
+        right_s.clear();
+        right_w.clear();
         let mut n_left = 0;
-        for k in start..end {
-            if x.value(samples[k] as usize, feature) <= threshold {
-                samples[start + n_left] = samples[k];
-                weights[start + n_left] = weights[k];
+        for k in 0..samples.len() {
+            if choice.goes_left(x, samples[k] as usize) {
+                samples[n_left] = samples[k];
+                weights[n_left] = weights[k];
                 n_left += 1;
             } else {
-                scratch_s.push(samples[k]);
-                scratch_w.push(weights[k]);
+                right_s.push(samples[k]);
+                right_w.push(weights[k]);
             }
         }
-        samples[start + n_left..end].copy_from_slice(&scratch_s);
-        weights[start + n_left..end].copy_from_slice(&scratch_w);
-        let left = tree.nodes.len();
-        tree.nodes.push(Node::Leaf { leaf: 0 });
-        tree.nodes.push(Node::Leaf { leaf: 0 });
-        tree.nodes[node] = Node::Split {
-            feature: feature as u32,
-            threshold,
-            left: left as u32,
-            right: left as u32 + 1,
-        };
-        // Right pushed first so the left subtree is grown (and its leaves numbered) first.
-        stack.push((left + 1, start + n_left, end, depth + 1, Some(node)));
-        stack.push((left, start, start + n_left, depth + 1, Some(node)));
+        samples[n_left..].copy_from_slice(right_s);
+        weights[n_left..].copy_from_slice(right_w);
+        NodeOutcome::Split(choice, n_left, model)
     }
-    tree
+
+    /// Stream mode: fills `tree.nodes[node]` and grows its subtree, children's slots reserved
+    /// when the node splits and leaves numbered depth-first, left first.
+    #[allow(clippy::too_many_arguments)]
+    fn grow_in_stream(
+        &self,
+        node: usize,
+        samples: &mut [u32],
+        weights: &mut [f64],
+        depth: usize,
+        parent: Option<&F::Leaf>,
+        rng: &mut Rng,
+        scratch: &mut Scratch,
+        tree: &mut Tree<F::Leaf>,
+    ) {
+        match self.decide(samples, weights, depth, parent, rng, scratch) {
+            NodeOutcome::Leaf(leaf) => {
+                tree.nodes[node] = Node::Leaf { leaf: tree.leaves.len() as u32 };
+                tree.leaves.push(leaf);
+            }
+            NodeOutcome::Split(choice, n_left, model) => {
+                let left = tree.nodes.len();
+                tree.nodes.push(Node::Leaf { leaf: 0 });
+                tree.nodes.push(Node::Leaf { leaf: 0 });
+                tree.nodes[node] = choice.node(left as u32);
+                let (ls, rs) = samples.split_at_mut(n_left);
+                let (lw, rw) = weights.split_at_mut(n_left);
+                self.grow_in_stream(left, ls, lw, depth + 1, model.as_ref(), rng, scratch, tree);
+                self.grow_in_stream(left + 1, rs, rw, depth + 1, model.as_ref(), rng, scratch, tree);
+            }
+        }
+    }
+
+    /// Per-node mode: the subtree of a node as a tree of its own (root first, then the left
+    /// subtree, then the right one); the two subtrees of a large node grow in parallel.
+    fn grow_per_node(
+        &self,
+        samples: &mut [u32],
+        weights: &mut [f64],
+        depth: usize,
+        parent: Option<&F::Leaf>,
+        seed: u64,
+        scratch: &mut Scratch,
+    ) -> Tree<F::Leaf> {
+        let mut rng = Rng::new(seed);
+        match self.decide(samples, weights, depth, parent, &mut rng, scratch) {
+            NodeOutcome::Leaf(leaf) => Tree { nodes: vec![Node::Leaf { leaf: 0 }], leaves: vec![leaf] },
+            NodeOutcome::Split(choice, n_left, model) => {
+                let (ls, rs) = samples.split_at_mut(n_left);
+                let (lw, rw) = weights.split_at_mut(n_left);
+                let (left_seed, right_seed) = (child_seed(seed, 0), child_seed(seed, 1));
+                let parallel = ls.len().min(rs.len()) >= PARALLEL_SUBTREE_SIZE && rayon::current_num_threads() > 1;
+                let (left, right) = if parallel {
+                    rayon::join(
+                        || self.grow_per_node(ls, lw, depth + 1, model.as_ref(), left_seed, &mut Scratch::default()),
+                        || self.grow_per_node(rs, rw, depth + 1, model.as_ref(), right_seed, &mut Scratch::default()),
+                    )
+                } else {
+                    let left = self.grow_per_node(ls, lw, depth + 1, model.as_ref(), left_seed, scratch);
+                    (left, self.grow_per_node(rs, rw, depth + 1, model.as_ref(), right_seed, scratch))
+                };
+                join_subtrees(choice, left, right)
+            }
+        }
+    }
 }
+
+/// A tree whose root splits by `choice` into `left` and `right` (renumbered after it).
+fn join_subtrees<L>(choice: SplitChoice, left: Tree<L>, right: Tree<L>) -> Tree<L> {
+    let (n_left_nodes, n_left_leaves) = (left.nodes.len() as u32, left.leaves.len() as u32);
+    let mut nodes = Vec::with_capacity(1 + left.nodes.len() + right.nodes.len());
+    let mut root = choice.node(1);
+    if let Node::Split { right: r, .. } | Node::Category { right: r, .. } = &mut root {
+        *r = 1 + n_left_nodes;
+    }
+    nodes.push(root);
+    let shift = |node: Node, by_node: u32, by_leaf: u32| match node {
+        Node::Leaf { leaf } => Node::Leaf { leaf: leaf + by_leaf },
+        Node::Split { feature, threshold, left, right } => {
+            Node::Split { feature, threshold, left: left + by_node, right: right + by_node }
+        }
+        Node::Category { feature, value, left, right } => {
+            Node::Category { feature, value, left: left + by_node, right: right + by_node }
+        }
+    };
+    nodes.extend(left.nodes.into_iter().map(|n| shift(n, 1, 0)));
+    nodes.extend(right.nodes.into_iter().map(|n| shift(n, 1 + n_left_nodes, n_left_leaves)));
+    let mut leaves = left.leaves;
+    leaves.extend(right.leaves);
+    Tree { nodes, leaves }
+}
+
+/// Nodes with at least this many samples score their features in parallel (when all features
+/// are scored): below it the work per feature is too small to be worth a task.
+const PARALLEL_NODE_SIZE: usize = 512;
 
 #[allow(clippy::too_many_arguments)]
 fn find_split<C: SplitCriterion>(
@@ -314,45 +565,136 @@ fn find_split<C: SplitCriterion>(
     samples: &[u32],
     weights: &[f64],
     criterion: &C,
-    max_features: usize,
+    stats: &C::NodeStats,
+    params: &GrowParams,
     features: &mut [usize],
-    (keys, scratch): (&mut Vec<u64>, &mut Vec<u64>),
-    sorted: &mut Vec<SortedSample>,
+    scratch: &mut Scratch,
     rng: &mut Rng,
-) -> Option<(usize, f64)> {
+) -> Option<SplitChoice> {
     let d = features.len();
-    let mut best: Option<(f64, usize, f64)> = None; // (score, feature, threshold)
-    let mut scored = 0;
+    let max_features = params.max_features.min(d);
+    let mut best: Option<(f64, SplitChoice)> = None;
+    if max_features == d && samples.len() >= PARALLEL_NODE_SIZE && rayon::current_num_threads() > 1 {
+        // Every feature is visited, so the whole permutation is drawn as the sequential loop
+        // would draw it; scores are then compared in that order (ties to the first).
+        for k in 0..d {
+            let j = k + rng.below(d - k);
+            features.swap(k, j);
+        }
+        let scored: Vec<Option<(f64, SplitChoice)>> = features
+            .par_iter()
+            .map_init(Scratch::default, |scratch, &f| score_feature(x, samples, weights, criterion, stats, params, f, scratch).flatten())
+            .collect();
+        for (score, choice) in scored.into_iter().flatten() {
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, choice));
+            }
+        }
+        return best.map(|(_, c)| c);
+    }
+    let mut n_scored = 0;
     for k in 0..d {
-        if scored == max_features {
+        if n_scored == max_features {
             break;
         }
         // Lazy Fisher-Yates: position k receives a uniformly drawn not-yet-visited feature.
         let j = k + rng.below(d - k);
         features.swap(k, j);
-        let f = features[k];
-        // Key: the value's rank, then the sample's position in the node (a total order).
-        keys.clear();
-        keys.extend(samples.iter().enumerate().map(|(pos, &s)| ((x.rank(s as usize, f) as u64) << 32) | pos as u64));
-        sort_keys(keys, scratch, x.rank_bits[f]);
-        if keys.first()? >> 32 == keys.last()? >> 32 {
+        let Some(result) = score_feature(x, samples, weights, criterion, stats, params, features[k], scratch) else {
             continue; // constant in this node
-        }
-        sorted.clear();
-        sorted.extend(keys.iter().map(|&k| {
-            let pos = (k & 0xFFFF_FFFF) as usize;
-            let s = samples[pos];
-            SortedSample { value: x.value(s as usize, f), sample: s, weight: weights[pos] }
-        }));
-        scored += 1;
-        if let Some((boundary, score)) = criterion.best_boundary(sorted) {
-            if best.is_none_or(|(b, _, _)| score > b) {
-                let threshold = midpoint(sorted[boundary - 1].value, sorted[boundary].value);
-                best = Some((score, f, threshold));
+        };
+        n_scored += 1;
+        if let Some((score, choice)) = result {
+            if best.is_none_or(|(b, _)| score > b) {
+                best = Some((score, choice));
             }
         }
     }
-    best.map(|(_, f, t)| (f, t))
+    best.map(|(_, c)| c)
+}
+
+/// The best split on feature `f`: `None` when the feature is constant in the node, else the
+/// best (score, split), if the criterion finds a valid one.
+#[allow(clippy::too_many_arguments)]
+fn score_feature<C: SplitCriterion>(
+    x: &TrainingFeatures,
+    samples: &[u32],
+    weights: &[f64],
+    criterion: &C,
+    stats: &C::NodeStats,
+    params: &GrowParams,
+    f: usize,
+    scratch: &mut Scratch,
+) -> Option<Option<(f64, SplitChoice)>> {
+    let Scratch { keys, radix, sorted, reordered, .. } = scratch;
+    // Key: the value's rank, then the sample's position in the node (a total order).
+    keys.clear();
+    keys.extend(samples.iter().enumerate().map(|(pos, &s)| ((x.rank(s as usize, f) as u64) << 32) | pos as u64));
+    sort_keys(keys, radix, x.rank_bits[f]);
+    if keys.first()? >> 32 == keys.last()? >> 32 {
+        return None; // constant in this node
+    }
+    sorted.clear();
+    sorted.extend(keys.iter().map(|&k| {
+        let pos = (k & 0xFFFF_FFFF) as usize;
+        let s = samples[pos];
+        SortedSample { value: x.value(s as usize, f), sample: s, weight: weights[pos] }
+    }));
+    if x.kinds[f] == FeatureKind::Nominal {
+        return Some(best_category(criterion, stats, sorted, reordered, f));
+    }
+    // The threshold is the midpoint of the chosen boundary's values, or the fixed cut itself.
+    let (boundaries, fixed_cut) = match params.threshold_rule {
+        ThresholdRule::Best => (Boundaries::All, None),
+        rule => {
+            let values: Vec<f64> = sorted.iter().map(|s| s.value).collect();
+            let w: Vec<f64> = sorted.iter().map(|s| s.weight).collect();
+            let cut = match rule {
+                ThresholdRule::EqualWidth => discretisation::equal_width_cuts(&values, 2),
+                _ => discretisation::equal_frequency_cuts(&values, Some(&w), 2),
+            }[0];
+            (Boundaries::Only(sorted.partition_point(|s| s.value <= cut)), Some(cut))
+        }
+    };
+    let best = criterion.best_boundary(stats, sorted, boundaries).map(|(k, score)| {
+        let threshold = fixed_cut.unwrap_or_else(|| midpoint(sorted[k - 1].value, sorted[k].value));
+        (score, SplitChoice::Threshold { feature: f, threshold })
+    });
+    Some(best)
+}
+
+/// One value of a nominal feature against the rest: each distinct value of the node (in code
+/// order) is tried as the left side; with two values only the first is tried (the other gives
+/// the same partition). Ties go to the lower code.
+fn best_category<C: SplitCriterion>(
+    criterion: &C,
+    stats: &C::NodeStats,
+    sorted: &[SortedSample],
+    reordered: &mut Vec<SortedSample>,
+    f: usize,
+) -> Option<(f64, SplitChoice)> {
+    let mut runs = Vec::new(); // (start, end) of each value's run in `sorted`
+    let mut start = 0;
+    for k in 1..=sorted.len() {
+        if k == sorted.len() || sorted[k].value != sorted[start].value {
+            runs.push((start, k));
+            start = k;
+        }
+    }
+    let n_tried = if runs.len() == 2 { 1 } else { runs.len() };
+    let mut best: Option<(f64, SplitChoice)> = None;
+    for &(a, b) in &runs[..n_tried] {
+        // The value's samples first (marked 0), then the others (marked 1), each in sorted order.
+        reordered.clear();
+        reordered.extend(sorted[a..b].iter().map(|s| SortedSample { value: 0.0, ..*s }));
+        reordered.extend(sorted[..a].iter().chain(&sorted[b..]).map(|s| SortedSample { value: 1.0, ..*s }));
+        if let Some((_, score)) = criterion.best_boundary(stats, reordered, Boundaries::Only(b - a)) {
+            if best.is_none_or(|(g, _)| score > g) {
+                best = Some((score, SplitChoice::Category { feature: f, value: sorted[a].value }));
+            }
+        }
+    }
+    best
 }
 
 #[cfg(test)]
@@ -404,7 +746,7 @@ mod tests {
         let classes: Vec<u32> = (0..10).map(|i| (i >= 5) as u32).collect();
         let x = FeatureMatrixView::new(&xs, 10, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
-        let params = GrowParams { max_depth: Some(8), max_features: 1, min_weight_split: 2.0 };
+        let params = GrowParams { max_depth: Some(8), max_features: 1, min_weight_split: 2.0, threshold_rule: ThresholdRule::Best };
         let tree = grow_tree(&TrainingFeatures::new(&x), (0..10).collect(), vec![1.0; 10], &crit, &CountLeaf, &params, &mut Rng::new(0));
         assert_eq!(tree.depth(), 1);
         assert_eq!(tree.nodes[0], Node::Split { feature: 0, threshold: 4.5, left: 1, right: 2 });
@@ -420,7 +762,7 @@ mod tests {
         let x = FeatureMatrixView::new(&xs, 64, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
         for max_depth in [0, 1, 3] {
-            let params = GrowParams { max_depth: Some(max_depth), max_features: 1, min_weight_split: 2.0 };
+            let params = GrowParams { max_depth: Some(max_depth), max_features: 1, min_weight_split: 2.0, threshold_rule: ThresholdRule::Best };
             let tree = grow_tree(&TrainingFeatures::new(&x), (0..64).collect(), vec![1.0; 64], &crit, &CountLeaf, &params, &mut Rng::new(0));
             assert_eq!(tree.depth(), max_depth);
             let total: f64 = tree.leaves.iter().sum();
@@ -434,7 +776,7 @@ mod tests {
         let classes: Vec<u32> = (0..8).map(|i| (i % 2) as u32).collect();
         let x = FeatureMatrixView::new(&xs, 8, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
-        let params = GrowParams { max_depth: None, max_features: 1, min_weight_split: 2.0 };
+        let params = GrowParams { max_depth: None, max_features: 1, min_weight_split: 2.0, threshold_rule: ThresholdRule::Best };
         let tree = grow_tree(&TrainingFeatures::new(&x), (0..8).collect(), vec![1.0; 8], &crit, &CountLeaf, &params, &mut Rng::new(0));
         assert_eq!(tree.nodes.len(), 1);
     }
