@@ -17,11 +17,13 @@
 mod kdtree;
 
 use crate::distance::kendall_tau;
-use kdtree::KdTree;
+use kdtree::KdIndex;
+use crate::features::FeatureKind;
+use std::sync::OnceLock;
 use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, FeatureMatrixView};
 use crate::training::checked_training_set;
-use crate::mallows::fit_mallows;
+use crate::mallows::{mallows_median, ThetaTable};
 use crate::ranking::{n_present, RankMatrixView};
 use crate::rng::Rng;
 use rayon::prelude::*;
@@ -69,11 +71,35 @@ pub struct InstanceBasedModel {
     pub minimum: Vec<f64>,
     /// max - min per attribute (1 for a constant attribute).
     pub range: Vec<f64>,
-    /// Normalised training rows, row-major.
+    /// Normalised training rows, row-major (nominal features keep their codes).
     pub x: Vec<f64>,
     pub y: Vec<i32>,
     pub sample_weight: Vec<f64>,
+    /// Features whose values are nominal codes: a mismatch counts 1 in the distance.
+    pub nominal: Vec<bool>,
+    /// The neighbour index over `x`, built on first use (not saved: rebuilt after loading).
+    #[serde(skip)]
+    index: Cached<KdIndex>,
+    #[serde(skip)]
+    theta: Cached<std::sync::Arc<ThetaTable>>,
 }
+
+/// A value derived from the model and built on first use; never compared or saved.
+#[derive(Clone, Debug)]
+struct Cached<T>(OnceLock<T>);
+
+impl<T> Default for Cached<T> {
+    fn default() -> Self {
+        Cached(OnceLock::new())
+    }
+}
+
+impl<T> PartialEq for Cached<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
 
 /// A prediction: the rank vector and the Mallows spread of the neighbourhood.
 struct Neighbourhood {
@@ -94,6 +120,7 @@ impl InstanceBasedModel {
             return Err(LrankError::InvalidParameter { name: "k", reason: "must be at least 1".into() });
         }
         let fill = fill_values(x);
+        let nominal: Vec<bool> = (0..d).map(|f| x.kind(f) == FeatureKind::Nominal).collect();
         let mut minimum = vec![f64::INFINITY; d];
         let mut maximum = vec![f64::NEG_INFINITY; d];
         for i in 0..n {
@@ -102,6 +129,10 @@ impl InstanceBasedModel {
                 minimum[f] = minimum[f].min(v);
                 maximum[f] = maximum[f].max(v);
             }
+        }
+        // Nominal codes are kept as they are (min 0, range 1): only equality matters for them.
+        for f in (0..d).filter(|&f| nominal[f]) {
+            (minimum[f], maximum[f]) = (0.0, 1.0);
         }
         let range: Vec<f64> = (0..d).map(|f| if maximum[f] > minimum[f] { maximum[f] - minimum[f] } else { 1.0 }).collect();
         let mut model = InstanceBasedModel {
@@ -116,11 +147,18 @@ impl InstanceBasedModel {
             fill_values: fill,
             minimum,
             range,
+            nominal,
+            index: Cached::default(),
+            theta: Cached::default(),
         };
         for i in 0..n {
             let row = model.normalised(x.row(i));
             model.x.extend(row);
         }
+        // Built now so that predictions do not pay for them (a loaded model builds them on its
+        // first prediction).
+        model.index();
+        model.theta_table();
         if model.params.k.is_none() && n > 1 {
             model.select_k();
         }
@@ -138,12 +176,16 @@ impl InstanceBasedModel {
     }
 
     /// The `k` nearest training rows to a normalised query, skipping row `exclude`.
-    fn neighbourhood(&self, index: &KdTree<'_>, query: &[f64], k: usize, exclude: Option<usize>) -> Neighbourhood {
-        Neighbourhood { nearest: index.nearest(query, k, exclude) }
+    fn neighbourhood(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Neighbourhood {
+        Neighbourhood { nearest: self.index().nearest(query, k, exclude) }
     }
 
-    fn index(&self) -> KdTree<'_> {
-        KdTree::new(&self.x, self.n_features)
+    fn theta_table(&self) -> &ThetaTable {
+        self.theta.0.get_or_init(|| ThetaTable::shared(self.n_labels))
+    }
+
+    fn index(&self) -> &KdIndex {
+        self.index.0.get_or_init(|| KdIndex::build(&self.x, self.n_features, Some(&self.nominal)))
     }
 
     /// Mallows centre and spread of the first `k` rows of a neighbourhood.
@@ -164,9 +206,11 @@ impl InstanceBasedModel {
             // Only when every weighted neighbour has sample weight 0: fall back to equal weights.
             weights.iter_mut().for_each(|w| *w = 1.0);
         }
-        let view = RankMatrixView::new(&ranks, near.len(), m)?;
-        let fit = fit_mallows(&view, Some(&weights), self.params.max_iter)?;
-        Ok((fit.centre, fit.theta))
+        let view = RankMatrixView::from_valid(&ranks, near.len(), m);
+        let fit = mallows_median(&view, Some(&weights), self.params.max_iter)?;
+        // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper than a
+        // Newton solve per row.
+        Ok((fit.centre, self.theta_table().theta(fit.mean_distance)))
     }
 
     /// Chooses k from the candidates by leave-one-out mean Kendall tau (ties to the smaller k).
@@ -190,12 +234,11 @@ impl InstanceBasedModel {
         };
         let k_max = *candidates.iter().max().expect("non-empty");
         let m = self.n_labels;
-        let index = self.index();
         let per_row: Vec<Vec<f64>> = rows
             .par_iter()
             .map(|&v| {
                 let query = self.x[v * self.n_features..(v + 1) * self.n_features].to_vec();
-                let hood = self.neighbourhood(&index, &query, k_max, Some(v));
+                let hood = self.neighbourhood(&query, k_max, Some(v));
                 let truth = &self.y[v * m..(v + 1) * m];
                 candidates
                     .iter()
@@ -232,11 +275,11 @@ impl InstanceBasedModel {
             )));
         }
         let m = self.n_labels;
-        let index = self.index();
+        self.index();
         let rows: Vec<(Vec<i32>, f64)> = (0..x.n_rows())
             .into_par_iter()
             .map(|i| {
-                let hood = self.neighbourhood(&index, &self.normalised(x.row(i)), self.k, None);
+                let hood = self.neighbourhood(&self.normalised(x.row(i)), self.k, None);
                 self.aggregate(&hood, self.k)
             })
             .collect::<Result<_>>()?;

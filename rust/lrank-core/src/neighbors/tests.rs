@@ -111,23 +111,45 @@ fn incomplete_rankings_missing_values_and_errors() {
 
 #[test]
 fn kd_tree_search_equals_brute_force_ties_included() {
-    use super::kdtree::{squared_distance, KdTree};
+    use super::kdtree::{squared_distance, KdIndex};
     let mut rng = Rng::new(21);
-    for (n, d) in [(1usize, 1usize), (40, 1), (300, 2), (500, 3), (200, 6)] {
+    for (n, d, with_nominal) in [(1usize, 1usize, false), (40, 1, false), (300, 2, false), (500, 3, false), (200, 6, false), (2000, 9, false), (400, 4, true)] {
         // Coarse grid values make many equal distances.
         let pts: Vec<f64> = (0..n * d).map(|_| (rng.below(7) as f64) / 7.0).collect();
-        let tree = KdTree::new(&pts, d);
+        let nominal: Vec<bool> = (0..d).map(|f| with_nominal && f % 2 == 0).collect();
+        let nominal = with_nominal.then_some(nominal.as_slice());
+        let tree = KdIndex::build(&pts, d, nominal);
         for _ in 0..30 {
             let q: Vec<f64> = (0..d).map(|_| (rng.below(9) as f64) / 8.0).collect();
             let k = 1 + rng.below(25);
             let exclude = if rng.uniform() < 0.5 { Some(rng.below(n)) } else { None };
             let mut brute: Vec<(f64, u32)> = (0..n)
                 .filter(|&i| Some(i) != exclude)
-                .map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q), i as u32))
+                .map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q, nominal), i as u32))
                 .collect();
             brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             brute.truncate(k);
             assert_eq!(tree.nearest(&q, k, exclude), brute, "n={n} d={d} k={k}");
         }
     }
+}
+
+#[test]
+fn nominal_features_count_a_mismatch_not_a_difference_of_codes() {
+    use crate::features::FeatureKind;
+    // Rows (x, code): (0, 0) ranks 0>1>2, (0.3, 1) ranks 1>0>2, (1, 9) ranks 2>1>0. The query
+    // (0, 1) is nearest to row 1 when the code is nominal (0.09 against 1 for row 0), but to
+    // row 0 when codes are numbers (scaled by their range 9: (1/9)^2 against 0.09).
+    let x = [0.0, 0.0, 0.3, 1.0, 1.0, 9.0];
+    let y = [1, 2, 3, 2, 1, 3, 3, 2, 1];
+    let yv = RankMatrixView::new(&y, 3, 3).unwrap();
+    let params = InstanceBasedParams { k: Some(1), ..Default::default() };
+    let kinds = [FeatureKind::Numeric, FeatureKind::Nominal];
+    let nominal =
+        InstanceBasedModel::fit(&FeatureMatrixView::new(&x, 3, 2).unwrap().with_kinds(Some(&kinds)).unwrap(), &yv, None, params.clone())
+            .unwrap();
+    let numeric = InstanceBasedModel::fit(&FeatureMatrixView::new(&x, 3, 2).unwrap(), &yv, None, params).unwrap();
+    let query = FeatureMatrixView::new(&[0.0, 1.0], 1, 2).unwrap();
+    assert_eq!(nominal.predict(&query).unwrap().0, vec![2, 1, 3]);
+    assert_eq!(numeric.predict(&query).unwrap().0, vec![1, 2, 3]);
 }
