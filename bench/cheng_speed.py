@@ -20,9 +20,10 @@ rankings; Kendall tau (mean over the test rows) is computed in the parent.
 
 Learners
 --------
-``lrt_lrank``
-    ``lrank.LabelRankingTree(random_state=seed)``, i.e. ``max_depth=None``,
-    ``min_samples_split=None`` (= 2m), ``max_iter=20``. ``fit(X, Y)`` with X
+``lrt_lrank_j1`` / ``lrt_lrank_j2``
+    ``lrank.LabelRankingTree(random_state=seed, n_jobs=1 or 2)``, i.e. ``max_depth=None``,
+    ``min_samples_split=None`` (= 2m), ``max_iter=20``. ``lrt_lrank_full_j1`` is the same
+    tree grown like scikit-lr's (``min_samples_split=2``) on one thread. ``fit(X, Y)`` with X
     float64 and Y int32 1-based positions (0 = unranked); ``predict`` returns
     int32 positions.
 ``lrt_sklr``
@@ -55,7 +56,8 @@ Learners
     ``model="mallows"``, ``weights="uniform"`` (all k neighbours weigh 1),
     ``algorithm="auto"``, Minkowski p=2 (Euclidean) on the **raw, unscaled**
     attributes, ``max_iter=None`` (= 100 for Mallows), ``n_jobs=None`` (1
-    thread). scikit-lr also offers ``weights="dudani"`` (the paper's rule,
+    thread; but scikit-learn's brute-force search runs on BLAS, which uses
+    every core: ``iblr_sklr_1t`` limits BLAS to one thread with threadpoolctl). scikit-lr also offers ``weights="dudani"`` (the paper's rule,
     same formula as lrank); it is *not* used for the main rows, which keep
     scikit-lr's defaults. ``--dudani`` adds a row ``iblr_sklr_dudani`` with
     ``weights="dudani"`` (still on unscaled attributes).
@@ -78,6 +80,7 @@ JSON ``--out`` (rewritten atomically after each fold).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing as mp
 import subprocess
 import sys
@@ -106,13 +109,18 @@ from lrrf_speed import (  # noqa: E402
 )
 
 DEFAULT_DATASETS = "stock,segment,vowel,pendigits,calhousing"
-LEARNERS_MAIN = ("lrt_sklr", "lrt_lrank", "iblr_sklr", "iblr_lrank_j1", "iblr_lrank_j2")
+LEARNERS_MAIN = (
+    "lrt_sklr", "lrt_lrank_j1", "lrt_lrank_j2", "lrt_lrank_full_j1",
+    "iblr_sklr", "iblr_sklr_1t", "iblr_lrank_j1", "iblr_lrank_j2",
+)
 DUDANI = "iblr_sklr_dudani"
 
 # (peer, lrank) pairs for which peer/lrank ratios are reported
 RATIO_PAIRS = (
-    ("lrt_sklr", "lrt_lrank"),
-    ("iblr_sklr", "iblr_lrank_j1"),
+    ("lrt_sklr", "lrt_lrank_j1"),
+    ("lrt_sklr", "lrt_lrank_j2"),
+    ("lrt_sklr", "lrt_lrank_full_j1"),
+    ("iblr_sklr_1t", "iblr_lrank_j1"),
     ("iblr_sklr", "iblr_lrank_j2"),
     (DUDANI, "iblr_lrank_j1"),
 )
@@ -122,10 +130,13 @@ RATIO_PAIRS = (
 
 
 def make_estimator(learner: str, seed: int, n_neighbors: int):
-    if learner == "lrt_lrank":
+    if learner.startswith("lrt_lrank"):
         from lrank import LabelRankingTree
 
-        return LabelRankingTree(random_state=seed), "lrank"
+        n_jobs = int(learner.rsplit("_j", 1)[1])
+        # "full": grown like scikit-lr's tree, down to nodes of fewer than 2 examples.
+        min_split = 2 if "_full_" in learner else None
+        return LabelRankingTree(random_state=seed, n_jobs=n_jobs, min_samples_split=min_split), "lrank"
     if learner.startswith("iblr_lrank_j"):
         from lrank import InstanceBasedLabelRanker
 
@@ -135,7 +146,7 @@ def make_estimator(learner: str, seed: int, n_neighbors: int):
         from sklr.tree import DecisionTreeLabelRanker
 
         return DecisionTreeLabelRanker(), "sklr"
-    if learner == "iblr_sklr":
+    if learner in ("iblr_sklr", "iblr_sklr_1t"):
         from sklr.neighbors import KNeighborsLabelRanker
 
         return KNeighborsLabelRanker(n_neighbors=n_neighbors), "sklr"
@@ -160,7 +171,13 @@ def run_learner(learner: str, X_tr, Y_tr, X_te, seed: int, n_neighbors: int) -> 
     else:
         Y_fit = np.ascontiguousarray(Y_tr, dtype=np.int32)
     rss_before = _rss_kib("VmRSS")
-    with warnings.catch_warnings(record=True) as caught:
+    limits = contextlib.nullcontext()
+    if learner.endswith("_1t"):
+        # scikit-learn's brute-force neighbour search runs on BLAS, which uses every core.
+        from threadpoolctl import threadpool_limits
+
+        limits = threadpool_limits(limits=1)
+    with limits, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         t0 = time.perf_counter()
         est.fit(X_tr, Y_fit)
@@ -307,13 +324,17 @@ def main(argv=None) -> int:
         "seed": args.seed,
         "n_neighbors": args.n_neighbors,
         "learners": learners,
-        "lrt_lrank": "lrank.LabelRankingTree(random_state=seed)  # max_depth=None, min_samples_split=2m, max_iter=20",
+        "lrt_lrank_j1/j2": "lrank.LabelRankingTree(random_state=seed, n_jobs=1|2)  # max_depth=None, "
+                           "min_samples_split=2m, max_iter=20",
+        "lrt_lrank_full_j1": "lrank.LabelRankingTree(random_state=seed, n_jobs=1, min_samples_split=2)  "
+                             "# grown like scikit-lr's tree",
         "lrt_sklr": "sklr.tree.DecisionTreeLabelRanker()  # mallows, best splitter, all features, "
                     "max_depth=None, min_samples_split=2, max_iter=100, random_state=None",
         "iblr_lrank": "lrank.InstanceBasedLabelRanker(n_neighbors=k, random_state=seed, n_jobs=1|2)  "
                       "# min-max scaled X, Dudani weights, max_iter=20",
         "iblr_sklr": "sklr.neighbors.KNeighborsLabelRanker(n_neighbors=k)  # model='mallows', "
                      "weights='uniform', unscaled Euclidean, max_iter=100, n_jobs=None",
+        "iblr_sklr_1t": "the same with BLAS limited to 1 thread (threadpoolctl)",
         "iblr_sklr_dudani": "KNeighborsLabelRanker(n_neighbors=k, weights='dudani')",
         "process": "each learner x fold in a fresh multiprocessing 'spawn' child",
         "data_dir": str(DATA_DIR),

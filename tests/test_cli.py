@@ -221,3 +221,34 @@ def test_convert_between_xarff_and_kebi_csv(tmp_path):
     result = CliRunner().invoke(main, ["convert", IRIS, str(tmp_path / "iris.csv")])
     assert result.exit_code == 1 and "not named L<number>" in result.output
 
+
+
+def test_nominal_attributes_split_one_value_against_the_rest(tmp_path):
+    """An ARFF nominal attribute reaches the trees as a category, not as ordered codes."""
+    rows = []
+    for i in range(60):
+        colour = ["red", "green", "blue"][i % 3]
+        rows.append(f"{colour},{i / 60:.3f},{'a>b>c' if colour == 'green' else 'c>b>a'}")
+    data = tmp_path / "colours.xarff"
+    data.write_text(
+        "@relation colours\n@attribute colour {red,green,blue}\n@attribute x numeric\n"
+        "@attribute L RANKING {a,b,c}\n@data\n" + "\n".join(rows) + "\n"
+    )
+    model = tmp_path / "lrt.json"
+    result = run("train", "-t", str(data), "-W", "LRT", "-d", str(model), "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(model.read_text())
+    assert doc["model"]["LabelTree"]["tree"]["nodes"][0] == {"Category": {"feature": 0, "value": 1.0, "left": 1, "right": 2}}
+    assert doc["metadata"]["params"]["categorical_features"] == [True, False]
+    assert json.loads(result.stdout)["evaluations"][1]["measures"]["kendall_tau"]["mean"] == 1.0
+    predicted = run("predict", "-l", str(model), "-T", str(data))
+    assert predicted.stdout.splitlines()[:3] == ["c>b>a", "a>b>c", "c>b>a"]
+
+
+@pytest.mark.parametrize("learner", ["WLRT", "FLRT"])
+def test_unsupervised_threshold_trees_from_the_command_line(learner):
+    result = run("train", "-t", IRIS, "-W", learner, "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["learner"]["params"]["splitter"] in ("equal_width", "equal_frequency")
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7

@@ -74,7 +74,8 @@ def test_model_files_round_trip_and_refuse_damage(problem):
     with pytest.raises(ModelFormatError, match="not an lrank model"):
         _core.load_model(b"\x00\x01garbage")
     with pytest.raises(ModelFormatError, match="format version 7"):
-        _core.load_model(_core.save_model(model, "{}", "json").replace(b'"format_version":1', b'"format_version":7'))
+        current = f'"format_version":{_core.MODEL_FORMAT_VERSION}'.encode()
+        _core.load_model(_core.save_model(model, "{}", "json").replace(current, b'"format_version":7'))
     with pytest.raises(InvalidInputError, match="metadata is not valid JSON"):
         _core.save_model(model, "{nope", "binary")
 

@@ -49,6 +49,41 @@ def test_bad_parameters(problem):
         LabelRankingTree(max_depth=-1).fit(x, y)
     with pytest.raises(InvalidInputError, match="min_samples_split"):
         LabelRankingTree(min_samples_split=-2).fit(x, y)
+    with pytest.raises(InvalidInputError, match="splitter"):
+        LabelRankingTree(splitter="random").fit(x, y)
+    with pytest.raises(InvalidInputError, match="categorical_features"):
+        LabelRankingTree(categorical_features=[5]).fit(x, y)
+    with pytest.raises(InvalidInputError, match="mask"):
+        LabelRankingTree(categorical_features=[True]).fit(x, y)
+
+
+def test_same_tree_for_any_number_of_threads():
+    from conftest import make_problem
+
+    x, y = make_problem(n=5000, m=5, d=4, seed=3)
+    models = [LabelRankingTree(random_state=2, n_jobs=j).fit(x, y).model_ for j in (1, 2)]
+    assert models[0] == models[1]
+
+
+@pytest.mark.parametrize("splitter", ["equal_width", "equal_frequency"])
+def test_unsupervised_splitters_learn_and_differ_from_best(problem, splitter):
+    x, y = problem
+    est = LabelRankingTree(splitter=splitter, random_state=0).fit(x, y)
+    assert est.model_.params()["threshold_rule"] == splitter
+    assert est.score(x, y) > 0.6
+    assert est.model_ != LabelRankingTree(random_state=0).fit(x, y).model_
+
+
+def test_categorical_features_change_how_codes_are_split():
+    # Code 1 of a nominal column ranks differently from codes 0 and 2: one split as a
+    # category, two as numbers.
+    codes = np.tile([0.0, 1.0, 2.0], 40)[:, None]
+    y = np.where((codes == 1.0), [[1, 2, 3]], [[3, 2, 1]]).astype(np.int32)
+    as_category = LabelRankingTree(categorical_features=[0], random_state=0).fit(codes, y)
+    as_number = LabelRankingTree().fit(codes, y)
+    assert (as_category.model_.depth, as_number.model_.depth) == (1, 2)
+    mask = LabelRankingTree(categorical_features=np.array([True]), random_state=0).fit(codes, y)
+    assert mask.model_ == as_category.model_
 
 
 def test_matches_the_papers_lrt_on_iris(kebi_dir):

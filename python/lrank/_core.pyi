@@ -44,6 +44,7 @@ class RandomForestModel:
         bootstrap: bool = True,
         seed: int = 0,
         n_jobs: int | None = None,
+        nominal: list[bool] | None = None,
     ) -> RandomForestModel: ...
     def predict(self, x: NDArray[np.float64], n_jobs: int | None = None) -> NDArray[np.int32]: ...
     def predict_per_tree(self, x: NDArray[np.float64], n_jobs: int | None = None) -> NDArray[np.int32]: ...
@@ -73,6 +74,7 @@ class InstanceBasedModel:
         max_iter: int = 20,
         seed: int = 0,
         n_jobs: int | None = None,
+        nominal: list[bool] | None = None,
     ) -> InstanceBasedModel: ...
     def predict(
         self, x: NDArray[np.float64], n_jobs: int | None = None
@@ -101,8 +103,13 @@ class LabelTreeModel:
         min_weight_split: float | None = None,
         max_iter: int = 20,
         seed: int = 0,
+        threshold_rule: str = "best",
+        n_jobs: int | None = None,
+        nominal: list[bool] | None = None,
     ) -> LabelTreeModel: ...
-    def predict(self, x: NDArray[np.float64]) -> tuple[NDArray[np.int32], NDArray[np.float64]]: ...
+    def predict(
+        self, x: NDArray[np.float64], n_jobs: int | None = None
+    ) -> tuple[NDArray[np.int32], NDArray[np.float64]]: ...
     @property
     def n_features(self) -> int: ...
     @property

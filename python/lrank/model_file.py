@@ -45,13 +45,26 @@ def save_model(
         "lrank_version": __version__,
         "learner": learner,
         "learner_options": list(learner_options),
-        "params": estimator.get_params(),
+        "params": _json_params(estimator.get_params()),
         "labels": list(labels),
         "attributes": [{"name": a.name, "kind": a.kind, "values": list(a.values) if a.values else None} for a in attributes],
         "relation": relation,
     }
     data = _core.save_model(estimator.model_, json.dumps(meta), fmt)
     Path(path).write_bytes(data)
+
+
+def _json_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Estimator parameters as JSON values (numpy arrays and scalars become lists and numbers)."""
+
+    def plain(v: Any) -> Any:
+        if hasattr(v, "tolist"):
+            return v.tolist()
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        return v
+
+    return {k: plain(v) for k, v in params.items()}
 
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:

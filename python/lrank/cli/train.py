@@ -76,8 +76,11 @@ def train_command(
         weights = train.weights if np.any(train.weights != 1.0) else None
         labels = list(train.labels)
 
+        nominal = train.nominal_features()
+        categorical = nominal.tolist() if nominal.any() else None
+
         def make() -> Any:
-            return spec.build(options, seed=seed, n_jobs=jobs)
+            return spec.build(options, seed=seed, n_jobs=jobs, categorical_features=categorical)
 
         y_fit = delete_labels(y, missing, np.random.default_rng([seed, 0x5EED])) if missing > 0 else y
         estimator = make()

@@ -197,6 +197,14 @@ class LabelRankingDataset:
         """Names of the columns of :meth:`feature_matrix` (string attributes excluded)."""
         return [a.name for a in self.attributes if a.kind != "string"]
 
+    def nominal_features(self) -> np.ndarray:
+        """Boolean mask over the columns of :meth:`feature_matrix`: True for nominal attributes.
+
+        Pass it as ``categorical_features`` to an estimator so that trees split one value
+        against the rest and distances count a mismatch, instead of treating codes as numbers.
+        """
+        return np.array([a.kind == "nominal" for a in self.attributes if a.kind != "string"], dtype=bool)
+
     def feature_matrix(self) -> np.ndarray:
         """float64 (n, d_used) C-contiguous matrix of the non-string features.
 

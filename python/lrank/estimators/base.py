@@ -104,6 +104,29 @@ class LabelRanker:
         return float(np.nanmean(taus)) if np.isfinite(taus).any() else float("nan")
 
 
+def resolve_categorical(categorical_features: ArrayLike | None, n_features: int) -> list[bool] | None:
+    """``categorical_features`` (None, a boolean mask or column indices, as in scikit-learn's
+    HistGradientBoosting) as one bool per feature, or None when no feature is categorical."""
+    if categorical_features is None:
+        return None
+    arr = np.asarray(categorical_features)
+    if arr.ndim != 1:
+        raise InvalidInputError(f"categorical_features must be 1-D (a mask or indices), got shape {arr.shape}")
+    if arr.dtype == bool:
+        if arr.shape[0] != n_features:
+            raise InvalidInputError(f"categorical_features mask has {arr.shape[0]} entries for {n_features} features")
+        mask = arr
+    elif arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
+        idx = arr.astype(np.int64)
+        if np.any(idx < 0) or np.any(idx >= n_features):
+            raise InvalidInputError(f"categorical_features indices must lie in 0..{n_features - 1}, got {idx.tolist()}")
+        mask = np.zeros(n_features, dtype=bool)
+        mask[idx] = True
+    else:
+        raise InvalidInputError("categorical_features must be None, a boolean mask or integer column indices")
+    return [bool(b) for b in mask] if mask.any() else None
+
+
 def resolve_seed(random_state: int | None) -> int:
     """A 64-bit seed: the given one, or a fresh random one for ``None`` (as in scikit-learn)."""
     if random_state is None:

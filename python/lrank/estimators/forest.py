@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_n_jobs, resolve_seed
+from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
 
 
 class LabelRankingRandomForest(LabelRanker):
@@ -32,6 +32,7 @@ class LabelRankingRandomForest(LabelRanker):
     predicts the Borda consensus of its trees. Ties go to the lower label index.
 
     Missing feature values (NaN) are replaced by the training lower median of the feature.
+    Categorical features (``categorical_features``) are split one value against the rest.
 
     Parameters
     ----------
@@ -42,6 +43,8 @@ class LabelRankingRandomForest(LabelRanker):
     bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads for fit and predict (None or -1: all cores).
+    categorical_features : None, a boolean mask or column indices of nominal features (coded
+        as numbers; only equality matters for them).
     """
 
     def __init__(
@@ -53,6 +56,7 @@ class LabelRankingRandomForest(LabelRanker):
         bootstrap: bool = True,
         random_state: int | None = None,
         n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -61,6 +65,7 @@ class LabelRankingRandomForest(LabelRanker):
         self.bootstrap = bootstrap
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
 
     def _validate_params(self) -> None:
         if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
@@ -86,6 +91,7 @@ class LabelRankingRandomForest(LabelRanker):
             bootstrap=bool(self.bootstrap),
             seed=self.seed_,
             n_jobs=resolve_n_jobs(self.n_jobs),
+            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
         )
         return self
 

@@ -7,7 +7,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_n_jobs, resolve_seed
+from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
 
 
 class InstanceBasedLabelRanker(LabelRanker):
@@ -27,6 +27,8 @@ class InstanceBasedLabelRanker(LabelRanker):
     max_iter : iteration cap of the EM median.
     random_state : seed of the rows used to choose k. None: random.
     n_jobs : threads (None or -1: all cores); results do not depend on it.
+    categorical_features : None, a boolean mask or column indices of nominal features: they are
+        not scaled, and a mismatch adds 1 to the squared distance (as WEKA's distance does).
     """
 
     def __init__(
@@ -35,11 +37,13 @@ class InstanceBasedLabelRanker(LabelRanker):
         max_iter: int = 20,
         random_state: int | None = None,
         n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> InstanceBasedLabelRanker:
         k = self.n_neighbors
@@ -51,7 +55,7 @@ class InstanceBasedLabelRanker(LabelRanker):
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = _core.InstanceBasedModel.fit(
             x, y, w, k=None if k is None else int(k), max_iter=int(self.max_iter), seed=self.seed_,
-            n_jobs=resolve_n_jobs(self.n_jobs),
+            n_jobs=resolve_n_jobs(self.n_jobs), nominal=resolve_categorical(self.categorical_features, x.shape[1]),
         )
         self.n_neighbors_ = self.model_.k
         return self

@@ -1,4 +1,5 @@
-"""LRT: the label ranking tree of Cheng, Hühn & Hüllermeier (2009)."""
+"""LRT: the label ranking tree of Cheng, Hühn & Hüllermeier (2009), and its W-LRT / F-LRT
+variants with unsupervised thresholds (Aledo, Gámez & Molina)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_seed
+from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+
+SPLITTERS = ("best", "equal_width", "equal_frequency")
 
 
 class LabelRankingTree(LabelRanker):
@@ -22,12 +25,21 @@ class LabelRankingTree(LabelRanker):
     Rust module ``label_tree`` for the exact definition). (WEKA-LR's class called LRT uses a
     different, pairwise-consistency criterion; this one follows the paper.)
 
+    ``splitter`` chooses how a numeric attribute's threshold is found: ``"best"`` tries every
+    threshold (LRT); ``"equal_width"`` fixes it at the midpoint of the node's smallest and
+    largest value (W-LRT) and ``"equal_frequency"`` at the node's median (F-LRT), the
+    unsupervised thresholds of Aledo, Gámez & Molina; the attribute is then still chosen by the
+    Mallows criterion. Categorical features split one value against the rest.
+
     Parameters
     ----------
     max_depth : maximum splits from root to leaf; None: unlimited.
     min_samples_split : nodes with less total weight become leaves; None: 2m.
     max_iter : iteration cap of the EM median in each node.
+    splitter : "best" (LRT), "equal_width" (W-LRT) or "equal_frequency" (F-LRT).
     random_state : order in which attributes are scored (ties go to the first). None: random.
+    n_jobs : threads (None or -1: all cores); the tree does not depend on it.
+    categorical_features : None, a boolean mask or column indices of nominal features.
     """
 
     def __init__(
@@ -35,12 +47,18 @@ class LabelRankingTree(LabelRanker):
         max_depth: int | None = None,
         min_samples_split: float | None = None,
         max_iter: int = 20,
+        splitter: str = "best",
         random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.max_iter = max_iter
+        self.splitter = splitter
         self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingTree:
         if self.max_depth is not None and (
@@ -53,20 +71,23 @@ class LabelRankingTree(LabelRanker):
             raise InvalidInputError(f"min_samples_split must be >= 0 or None, got {self.min_samples_split!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 0:
             raise InvalidInputError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
+        if self.splitter not in SPLITTERS:
+            raise InvalidInputError(f"splitter must be one of {', '.join(SPLITTERS)}, got {self.splitter!r}")
         x, y, w = self._check_xy(X, Y, sample_weight)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = _core.LabelTreeModel.fit(
             x, y, w,
             max_depth=None if self.max_depth is None else int(self.max_depth),
             min_weight_split=None if self.min_samples_split is None else float(self.min_samples_split),
-            max_iter=int(self.max_iter), seed=self.seed_,
+            max_iter=int(self.max_iter), seed=self.seed_, threshold_rule=self.splitter,
+            n_jobs=resolve_n_jobs(self.n_jobs), nominal=resolve_categorical(self.categorical_features, x.shape[1]),
         )
         return self
 
     def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         """Predicted rank matrix and the Mallows spread theta of each row's leaf."""
         self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False))
+        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
 
     def predict(self, X: ArrayLike) -> NDArray[np.int32]:
         return self.predict_with_confidence(X)[0]

@@ -9,6 +9,7 @@ names a :class:`LearnerSpec` (or a callable returning one), for example in ``pyp
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -111,8 +112,16 @@ class LearnerSpec:
             i += 2
         return params
 
-    def build(self, args: Sequence[str] = (), *, seed: int | None = None, n_jobs: int | None = None) -> Any:
-        """A fresh estimator with the given options (seed and threads set when the learner has them)."""
+    def build(
+        self,
+        args: Sequence[str] = (),
+        *,
+        seed: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: Any = None,
+    ) -> Any:
+        """A fresh estimator with the given options; the seed, the threads and the nominal
+        features of the data (a boolean mask) are set when the learner has such parameters."""
         params = self.parse_options(args)
         est = self.factory(**params)
         names = est.get_params() if hasattr(est, "get_params") else {}
@@ -120,6 +129,8 @@ class LearnerSpec:
             est.set_params(**{self.seed_param: seed})
         if n_jobs is not None and self.jobs_param in names and self.jobs_param not in params:
             est.set_params(**{self.jobs_param: n_jobs})
+        if categorical_features is not None and "categorical_features" in names:
+            est.set_params(categorical_features=categorical_features)
         return est
 
 
@@ -163,14 +174,31 @@ def _builtin_specs() -> list[LearnerSpec]:
             factory=LabelRankingTree,
             summary="Label ranking tree: Mallows-spread splits, Mallows median leaves completed from ancestors",
             reference="Cheng, Huehn & Huellermeier 2009, Decision tree and instance-based learning for label ranking",
-            options=(
-                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
-                LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2m)", float, "W"),
-                LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
-            ),
-            jobs_param=None,
+            options=_label_tree_options(),
+        ),
+        LearnerSpec(
+            name="WLRT",
+            factory=functools.partial(LabelRankingTree, splitter="equal_width"),
+            summary="LRT with equal-width thresholds (midpoint of the node's range); bag it with -W Bagging",
+            reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak learners",
+            options=_label_tree_options(),
+        ),
+        LearnerSpec(
+            name="FLRT",
+            factory=functools.partial(LabelRankingTree, splitter="equal_frequency"),
+            summary="LRT with equal-frequency thresholds (the node's median); bag it with -W Bagging",
+            reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak learners",
+            options=_label_tree_options(),
         ),
     ]
+
+
+def _label_tree_options() -> tuple[LearnerOption, ...]:
+    return (
+        LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
+        LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2m)", float, "W"),
+        LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
+    )
 
 
 def _entry_point_specs() -> list[LearnerSpec]:

@@ -7,13 +7,13 @@ use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use lrank_core::evaluation::{pairwise_matrix as core_pairwise, row_measures as core_row_measures};
-use lrank_core::features::FeatureMatrixView;
+use lrank_core::features::{FeatureKind, FeatureMatrixView};
 use lrank_core::forest::{ClassMode, RandomForestModel as CoreForest, RandomForestParams};
 use lrank_core::model_io::{self, Model, SavedModel, FORMAT_VERSION};
 use lrank_core::label_tree::{LabelTreeModel as CoreLabelTree, LabelTreeParams};
 use lrank_core::neighbors::{InstanceBasedModel as CoreInstanceBased, InstanceBasedParams};
 use lrank_core::ranking::RankMatrixView;
-use lrank_core::tree::MaxFeatures;
+use lrank_core::tree::{MaxFeatures, ThresholdRule};
 use lrank_core::{aggregation, LrankError as CoreError};
 use numpy::ndarray::{Array2, Array3};
 use numpy::prelude::*;
@@ -68,18 +68,32 @@ fn shape2<T: Element>(a: &PyReadonlyArray2<'_, T>) -> (usize, usize) {
     (s[0], s[1])
 }
 
-/// Runs a core `fit` on views of X, Y and the sample weights (borrowed when C-contiguous).
+/// The training data of a `fit`: X, Y, sample weights and which features are nominal.
+struct TrainingArrays<'a, 'py> {
+    x: &'a PyReadonlyArray2<'py, f64>,
+    y: &'a PyReadonlyArray2<'py, i32>,
+    sample_weight: &'a Option<PyReadonlyArray1<'py, f64>>,
+    nominal: &'a Option<Vec<bool>>,
+}
+
+/// Runs a core `fit` on views of X (with its feature kinds), Y and the sample weights
+/// (borrowed when C-contiguous).
 fn fit_core<T: Send>(
     py: Python<'_>,
     n_jobs: Option<usize>,
-    x: &PyReadonlyArray2<'_, f64>,
-    y: &PyReadonlyArray2<'_, i32>,
-    sample_weight: &Option<PyReadonlyArray1<'_, f64>>,
+    data: TrainingArrays<'_, '_>,
     fit: impl FnOnce(&FeatureMatrixView<'_>, &RankMatrixView<'_>, Option<&[f64]>) -> Result<T, CoreError> + Send,
 ) -> PyResult<T> {
-    let ((n, d), (ny, m)) = (shape2(x), shape2(y));
-    let (xs, ys, w) = (row_major(x), row_major(y), weights_vec(sample_weight));
-    run_core(py, n_jobs, || fit(&FeatureMatrixView::new(&xs, n, d)?, &RankMatrixView::new(&ys, ny, m)?, w.as_deref()))
+    let ((n, d), (ny, m)) = (shape2(data.x), shape2(data.y));
+    let (xs, ys, w) = (row_major(data.x), row_major(data.y), weights_vec(data.sample_weight));
+    let kinds: Option<Vec<FeatureKind>> = data
+        .nominal
+        .as_ref()
+        .map(|mask| mask.iter().map(|&b| if b { FeatureKind::Nominal } else { FeatureKind::Numeric }).collect());
+    run_core(py, n_jobs, || {
+        let x = FeatureMatrixView::new(&xs, n, d)?.with_kinds(kinds.as_deref())?;
+        fit(&x, &RankMatrixView::new(&ys, ny, m)?, w.as_deref())
+    })
 }
 
 /// Runs a core `predict` on a view of X.
@@ -135,6 +149,25 @@ fn max_features_arg(obj: &Bound<'_, PyAny>) -> PyResult<MaxFeatures> {
     Err(PyTypeError::new_err("max_features must be a str, int, float or None"))
 }
 
+fn threshold_rule_arg(rule: &str) -> PyResult<ThresholdRule> {
+    match rule {
+        "best" => Ok(ThresholdRule::Best),
+        "equal_width" => Ok(ThresholdRule::EqualWidth),
+        "equal_frequency" => Ok(ThresholdRule::EqualFrequency),
+        other => Err(InvalidInputError::new_err(format!(
+            "threshold_rule must be 'best', 'equal_width' or 'equal_frequency', got {other:?}"
+        ))),
+    }
+}
+
+fn threshold_rule_name(rule: ThresholdRule) -> &'static str {
+    match rule {
+        ThresholdRule::Best => "best",
+        ThresholdRule::EqualWidth => "equal_width",
+        ThresholdRule::EqualFrequency => "equal_frequency",
+    }
+}
+
 fn max_features_name(m: MaxFeatures) -> String {
     match m {
         MaxFeatures::Log2PlusOne => "log2+1".into(),
@@ -155,7 +188,7 @@ struct RandomForestModel {
 impl RandomForestModel {
     #[staticmethod]
     #[pyo3(signature = (x, y, sample_weight=None, *, n_estimators=50, max_depth=Some(8), max_features=None,
-                        class_mode="ranking", bootstrap=true, seed=0, n_jobs=None))]
+                        class_mode="ranking", bootstrap=true, seed=0, n_jobs=None, nominal=None))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,
@@ -169,6 +202,7 @@ impl RandomForestModel {
         bootstrap: bool,
         seed: u64,
         n_jobs: Option<i64>,
+        nominal: Option<Vec<bool>>,
     ) -> PyResult<Self> {
         let class_mode = match class_mode {
             "top_label" => ClassMode::TopLabel,
@@ -193,7 +227,8 @@ impl RandomForestModel {
             seed,
             ..Default::default()
         };
-        let inner = fit_core(py, n_jobs_arg(n_jobs)?, &x, &y, &sample_weight, |x, y, w| CoreForest::fit(x, y, w, params))?;
+        let data = TrainingArrays { x: &x, y: &y, sample_weight: &sample_weight, nominal: &nominal };
+        let inner = fit_core(py, n_jobs_arg(n_jobs)?, data, |x, y, w| CoreForest::fit(x, y, w, params))?;
         Ok(RandomForestModel { inner })
     }
 
@@ -281,7 +316,7 @@ struct InstanceBasedModel {
 #[pymethods]
 impl InstanceBasedModel {
     #[staticmethod]
-    #[pyo3(signature = (x, y, sample_weight=None, *, k=None, max_iter=20, seed=0, n_jobs=None))]
+    #[pyo3(signature = (x, y, sample_weight=None, *, k=None, max_iter=20, seed=0, n_jobs=None, nominal=None))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,
@@ -292,9 +327,11 @@ impl InstanceBasedModel {
         max_iter: usize,
         seed: u64,
         n_jobs: Option<i64>,
+        nominal: Option<Vec<bool>>,
     ) -> PyResult<Self> {
         let params = InstanceBasedParams { k, max_iter, seed };
-        let inner = fit_core(py, n_jobs_arg(n_jobs)?, &x, &y, &sample_weight, |x, y, w| CoreInstanceBased::fit(x, y, w, params))?;
+        let data = TrainingArrays { x: &x, y: &y, sample_weight: &sample_weight, nominal: &nominal };
+        let inner = fit_core(py, n_jobs_arg(n_jobs)?, data, |x, y, w| CoreInstanceBased::fit(x, y, w, params))?;
         Ok(InstanceBasedModel { inner })
     }
 
@@ -357,7 +394,8 @@ struct LabelTreeModel {
 #[pymethods]
 impl LabelTreeModel {
     #[staticmethod]
-    #[pyo3(signature = (x, y, sample_weight=None, *, max_depth=None, min_weight_split=None, max_iter=20, seed=0))]
+    #[pyo3(signature = (x, y, sample_weight=None, *, max_depth=None, min_weight_split=None, max_iter=20, seed=0,
+                        threshold_rule="best", n_jobs=None, nominal=None))]
     #[allow(clippy::too_many_arguments)]
     fn fit(
         py: Python<'_>,
@@ -368,20 +406,27 @@ impl LabelTreeModel {
         min_weight_split: Option<f64>,
         max_iter: usize,
         seed: u64,
+        threshold_rule: &str,
+        n_jobs: Option<i64>,
+        nominal: Option<Vec<bool>>,
     ) -> PyResult<Self> {
-        let params = LabelTreeParams { max_depth, min_weight_split, max_iter, seed };
-        let inner = fit_core(py, Some(1), &x, &y, &sample_weight, |x, y, w| CoreLabelTree::fit(x, y, w, params))?;
+        let threshold_rule = threshold_rule_arg(threshold_rule)?;
+        let params = LabelTreeParams { max_depth, min_weight_split, max_iter, seed, threshold_rule };
+        let data = TrainingArrays { x: &x, y: &y, sample_weight: &sample_weight, nominal: &nominal };
+        let inner = fit_core(py, n_jobs_arg(n_jobs)?, data, |x, y, w| CoreLabelTree::fit(x, y, w, params))?;
         Ok(LabelTreeModel { inner })
     }
 
     /// Predicted rank matrix (n x m, int32) and each row's leaf spread theta (float64).
+    #[pyo3(signature = (x, n_jobs=None))]
     fn predict<'py>(
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
     ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray1<f64>>)> {
         let n = shape2(&x).0;
-        let (ranks, theta) = predict_core(py, Some(1), &x, |x| self.inner.predict(x))?;
+        let (ranks, theta) = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict(x))?;
         let arr = Array2::from_shape_vec((n, self.inner.n_labels), ranks).expect("core returns n x m");
         Ok((arr.into_pyarray(py), PyArray1::from_vec(py, theta)))
     }
@@ -409,6 +454,7 @@ impl LabelTreeModel {
         d.set_item("min_weight_split", p.min_weight_split)?;
         d.set_item("max_iter", p.max_iter)?;
         d.set_item("seed", p.seed)?;
+        d.set_item("threshold_rule", threshold_rule_name(p.threshold_rule))?;
         Ok(d)
     }
     fn __eq__(&self, other: &Self) -> bool {
