@@ -252,3 +252,28 @@ def test_unsupervised_threshold_trees_from_the_command_line(learner):
     report = json.loads(result.stdout)
     assert report["learner"]["params"]["splitter"] in ("equal_width", "equal_frequency")
     assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7
+
+
+def test_bagging_with_nested_learner_options_saves_and_predicts(tmp_path):
+    model = tmp_path / "bag.lrm"
+    result = run("train", "-t", IRIS, "-W", "Bagging", "-d", str(model), "--format", "json",
+                 "--", "-W", "WLRT", "-I", "10", "-A", "copeland", "--", "-depth", "3")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    params = report["learner"]["params"]
+    assert params["n_estimators"] == 10 and params["aggregation"] == "copeland"
+    assert "splitter='equal_width'" in params["base_estimator"] and "max_depth=3" in params["base_estimator"]
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7
+    predicted = run("predict", "-l", str(model), "-T", IRIS)
+    assert predicted.exit_code == 0, predicted.output
+    assert len(predicted.stdout.splitlines()) == 150
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [(["-W", "NOPE"], "unknown learner 'NOPE'"), (["-A", "mean"], "bad value 'mean' for -A"),
+     (["--", "-depth", "x"], "LRT: bad value 'x' for -depth"), (["-P", "0"], "bad value '0' for -P")],
+)
+def test_bagging_option_errors_name_the_learner_and_option(options, message):
+    result = run("train", "-t", IRIS, "-W", "Bagging", "--", *options)
+    assert result.exit_code != 0 and message in result.output

@@ -7,9 +7,15 @@ missing), ``predict(X)`` returning a complete rank matrix, ``score`` the mean Ke
 
 from lrank._core import __version__
 from lrank.errors import DataFormatError, InvalidInputError, LrankError, ModelFormatError
-from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest, LabelRankingTree
+from lrank.estimators import (
+    BaggingLabelRanker,
+    InstanceBasedLabelRanker,
+    LabelRankingRandomForest,
+    LabelRankingTree,
+)
 
 __all__ = [
+    "BaggingLabelRanker",
     "DataFormatError",
     "InstanceBasedLabelRanker",
     "InvalidInputError",

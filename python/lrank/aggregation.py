@@ -25,6 +25,12 @@ def borda(rankings: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.i
     return _core.borda(as_rank_matrix(rankings), _weights(weights))
 
 
+def copeland(rankings: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.int32]:
+    """Copeland: each label scores one point per other label it beats in a (weighted) pairwise
+    majority and half a point per tie, counting only the pairs each ranking contains."""
+    return _core.copeland(as_rank_matrix(rankings), _weights(weights))
+
+
 def kemeny(rankings: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.int32]:
     """The exact Kemeny median (minimum total Kendall distance, each ranking counting the label
     pairs it contains), by dynamic programming over label subsets; at most 16 labels."""
@@ -44,4 +50,8 @@ def mallows(rankings: ArrayLike, weights: ArrayLike | None = None, max_iter: int
     return MallowsFit(*_core.fit_mallows(as_rank_matrix(rankings), _weights(weights), int(max_iter)))
 
 
-__all__ = ["MallowsFit", "borda", "kemeny", "mallows"]
+AGGREGATORS = {"borda": borda, "copeland": copeland, "kemeny": kemeny,
+               "mallows": lambda r, w=None: mallows(r, w).centre}
+
+
+__all__ = ["AGGREGATORS", "MallowsFit", "borda", "copeland", "kemeny", "mallows"]

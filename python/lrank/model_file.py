@@ -17,7 +17,7 @@ from typing import Any
 from lrank import __version__, _core
 from lrank.data import Attribute
 from lrank.errors import ModelFormatError
-from lrank.registry import get_learner
+from lrank.registry import available_learners, get_learner
 
 
 @dataclass
@@ -55,9 +55,13 @@ def save_model(
 
 
 def _json_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Estimator parameters as JSON values (numpy arrays and scalars become lists and numbers)."""
+    """Estimator parameters as JSON values: numpy arrays and scalars become lists and numbers,
+    a nested estimator (a meta-learner's base) becomes ``{"learner": NAME, "params": {...}}``
+    with NAME a registered learner of its class (only registered learners can be restored)."""
 
     def plain(v: Any) -> Any:
+        if hasattr(v, "get_params") and hasattr(v, "fit"):
+            return {"learner": _learner_name_of(v), "params": _json_params(v.get_params())}
         if hasattr(v, "tolist"):
             return v.tolist()
         if isinstance(v, (list, tuple)):
@@ -65,6 +69,26 @@ def _json_params(params: dict[str, Any]) -> dict[str, Any]:
         return v
 
     return {k: plain(v) for k, v in params.items()}
+
+
+def _learner_name_of(estimator: Any) -> str:
+    for name, spec in available_learners().items():
+        factory = getattr(spec.factory, "func", spec.factory)  # functools.partial or a class
+        if factory is type(estimator):
+            return name
+    raise ModelFormatError(f"cannot save a model whose parameters hold a {type(estimator).__name__}: "
+                           "it is not a registered lrank learner")
+
+
+def _restored_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of :func:`_json_params` for nested estimators."""
+
+    def restore(v: Any) -> Any:
+        if isinstance(v, dict) and set(v) == {"learner", "params"}:
+            return get_learner(v["learner"]).factory(**_restored_params(v["params"]))
+        return v
+
+    return {k: restore(v) for k, v in params.items()}
 
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:
@@ -79,7 +103,7 @@ def load_model(path: str | os.PathLike[str]) -> LoadedModel:
     try:
         meta = json.loads(meta_text)
         spec = get_learner(meta["learner"])
-        estimator = spec.factory(**meta["params"])
+        estimator = spec.factory(**_restored_params(meta["params"]))
         estimator._set_fitted(model)
         attributes = [
             Attribute(a["name"], a["kind"], tuple(a["values"]) if a["values"] is not None else None)

@@ -17,6 +17,8 @@ def learners_command() -> None:
         click.echo(f"{spec.name}: {spec.summary}")
         if spec.reference:
             click.echo(f"    {spec.reference}")
+        if spec.usage():
+            click.echo(f"    usage: {spec.usage()}")
         for opt in spec.options:
             flag = f"{opt.flag} {opt.metavar}".rstrip()
             click.echo(f"    {flag:<22} {opt.help}")

@@ -1,8 +1,9 @@
 """scikit-learn-style label ranking estimators."""
 
 from lrank.estimators.base import LabelRanker, NotFittedError
+from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.neighbors import InstanceBasedLabelRanker
 from lrank.estimators.tree import LabelRankingTree
 
-__all__ = ["InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree", "NotFittedError"]
+__all__ = ["BaggingLabelRanker", "InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree", "NotFittedError"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -74,6 +76,32 @@ class LabelRankingRandomForest(LabelRanker):
             isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0
         ):
             raise InvalidInputError(f"max_depth must be a non-negative int or None, got {self.max_depth!r}")
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        self._validate_params()
+        mf = self.max_features
+        if mf is None or mf == "all":
+            max_features: Any = "All"
+        elif mf == "log2+1":
+            max_features = "Log2PlusOne"
+        elif mf == "sqrt":
+            max_features = "Sqrt"
+        elif isinstance(mf, (int, np.integer)) and not isinstance(mf, bool):
+            max_features = {"Count": int(mf)}
+        elif isinstance(mf, (float, np.floating)):
+            max_features = {"Fraction": float(mf)}
+        else:
+            raise InvalidInputError(f"max_features must be 'log2+1', 'sqrt', 'all', None, an int or a float, got {mf!r}")
+        modes = {"ranking": "Ranking", "top_label": "TopLabel", "pairwise": "Pairwise"}
+        if self.class_mode not in modes:
+            raise InvalidInputError(f"class_mode must be 'ranking', 'top_label' or 'pairwise', got {self.class_mode!r}")
+        return {"RandomForest": {
+            "n_estimators": int(self.n_estimators),
+            "max_depth": None if self.max_depth is None else int(self.max_depth),
+            "max_features": max_features, "class_mode": modes[self.class_mode],
+            "bootstrap": bool(self.bootstrap), "seed": seed, "entropy_epsilon": 1e-6,
+        }}
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingRandomForest:
         """Fits the forest on features ``X`` (n, d) and rank matrix ``Y`` (n, m)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -45,12 +47,22 @@ class InstanceBasedLabelRanker(LabelRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> InstanceBasedLabelRanker:
+    def _validate_params(self) -> None:
         k = self.n_neighbors
         if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
             raise InvalidInputError(f"n_neighbors must be a positive int or None, got {k!r}")
         if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 0:
             raise InvalidInputError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        self._validate_params()
+        k = self.n_neighbors
+        return {"InstanceBased": {"k": None if k is None else int(k), "max_iter": int(self.max_iter), "seed": seed}}
+
+    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> InstanceBasedLabelRanker:
+        self._validate_params()
+        k = self.n_neighbors
         x, y, w = self._check_xy(X, Y, sample_weight)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = _core.InstanceBasedModel.fit(

@@ -3,6 +3,8 @@ variants with unsupervised thresholds (Aledo, Gámez & Molina)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -60,7 +62,7 @@ class LabelRankingTree(LabelRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingTree:
+    def _validate_params(self) -> None:
         if self.max_depth is not None and (
             isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0
         ):
@@ -73,6 +75,19 @@ class LabelRankingTree(LabelRanker):
             raise InvalidInputError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
         if self.splitter not in SPLITTERS:
             raise InvalidInputError(f"splitter must be one of {', '.join(SPLITTERS)}, got {self.splitter!r}")
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        self._validate_params()
+        return {"LabelTree": {
+            "max_depth": None if self.max_depth is None else int(self.max_depth),
+            "min_weight_split": None if self.min_samples_split is None else float(self.min_samples_split),
+            "max_iter": int(self.max_iter), "seed": seed,
+            "threshold_rule": {"best": "Best", "equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}[self.splitter],
+        }}
+
+    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingTree:
+        self._validate_params()
         x, y, w = self._check_xy(X, Y, sample_weight)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = _core.LabelTreeModel.fit(

@@ -85,13 +85,31 @@ class LearnerSpec:
     # Estimator parameters the CLI sets from its own options, when the estimator has them.
     seed_param: str | None = "random_state"
     jobs_param: str | None = "n_jobs"
+    # Meta-learners (WEKA's style): the option setting this parameter names a learner, and the
+    # tokens after a "--" are that learner's options ("-W LRT -I 100 -- -depth 5").
+    nested_param: str | None = None
+    nested_default: str | None = None
 
     def parse_options(self, args: Sequence[str]) -> dict[str, Any]:
         """Estimator parameters from WEKA-style tokens, e.g. ``["-I", "100", "-depth", "0"]``."""
+        tokens = list(args)
+        nested: list[str] = []
+        if self.nested_param is not None and "--" in tokens:
+            cut = tokens.index("--")
+            tokens, nested = tokens[:cut], tokens[cut + 1:]
+        params = self._parse_own(tokens)
+        if self.nested_param is not None:
+            name = params.pop(self.nested_param, self.nested_default)
+            if name is None:
+                raise LearnerOptionError(f"{self.name}: name the learner to use with -W")
+            inner = get_learner(str(name))
+            params[self.nested_param] = inner.factory(**inner.parse_options(nested))
+        return params
+
+    def _parse_own(self, tokens: list[str]) -> dict[str, Any]:
         by_flag = {o.flag: o for o in self.options}
         by_flag.update({"--" + o.param.replace("_", "-"): o for o in self.options})
         params: dict[str, Any] = {}
-        tokens = list(args)
         i = 0
         while i < len(tokens):
             tok = tokens[i]
@@ -133,9 +151,31 @@ class LearnerSpec:
             est.set_params(categorical_features=categorical_features)
         return est
 
+    def usage(self) -> str:
+        """How the learner's options are written after ``--`` (for help texts)."""
+        if self.nested_param is None:
+            return ""
+        return f"-W NAME [other options] [-- NAME's options]  (default NAME: {self.nested_default})"
+
+
+def _parse_learner_name(text: str) -> str:
+    return get_learner(text).name
+
+
+def _parse_share_percent(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 100:
+        raise ValueError("must lie in (0, 100]")
+    return value / 100.0
+
 
 def _builtin_specs() -> list[LearnerSpec]:
-    from lrank.estimators import InstanceBasedLabelRanker, LabelRankingRandomForest, LabelRankingTree
+    from lrank.estimators import (
+        BaggingLabelRanker,
+        InstanceBasedLabelRanker,
+        LabelRankingRandomForest,
+        LabelRankingTree,
+    )
 
     return [
         LearnerSpec(
@@ -189,6 +229,23 @@ def _builtin_specs() -> list[LearnerSpec]:
             summary="LRT with equal-frequency thresholds (the node's median); bag it with -W Bagging",
             reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak learners",
             options=_label_tree_options(),
+        ),
+        LearnerSpec(
+            name="Bagging",
+            factory=BaggingLabelRanker,
+            summary="Bagging of any learner: bootstrap members combined by a consensus ranking",
+            reference="Breiman 1996; Aledo, Gamez & Molina 2017 (bagged LRT, W-LRT, F-LRT)",
+            options=(
+                LearnerOption("-W", "base_estimator", "learner to bag (default LRT); its options follow a second --",
+                              _parse_learner_name, "NAME"),
+                LearnerOption("-I", "n_estimators", "number of members (default 50)"),
+                LearnerOption("-P", "max_samples", "bootstrap size as a percentage of the training rows (default 100)",
+                              _parse_share_percent, "PCT"),
+                LearnerOption("-A", "aggregation", "consensus: borda, copeland, mallows or kemeny (default borda)",
+                              _parse_choice("borda", "copeland", "mallows", "kemeny"), "AGG"),
+            ),
+            nested_param="base_estimator",
+            nested_default="LRT",
         ),
     ]
 

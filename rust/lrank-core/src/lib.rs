@@ -10,9 +10,12 @@
 //! - [`mallows`]: Mallows model fitting (theta MLE, optimal insertion, EM median) and exact Kemeny.
 //! - [`label_tree`]: LRT, the label ranking tree with Mallows splits and leaves.
 //! - [`neighbors`]: IBLR, instance-based label ranking with the Mallows model.
+//! - [`bagging`]: bagging of any learner, members combined by a consensus ranking.
+//! - [`learner`]: every learner behind one interface (parameters -> model -> predictions).
 //! - [`model_io`]: versioned binary and JSON model files.
 
 pub mod aggregation;
+pub mod bagging;
 pub mod discretisation;
 pub mod distance;
 pub mod error;
@@ -20,6 +23,7 @@ pub mod evaluation;
 pub mod features;
 pub mod forest;
 pub mod label_tree;
+pub mod learner;
 pub mod mallows;
 pub mod model_io;
 pub mod neighbors;

@@ -9,6 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use lrank_core::evaluation::{pairwise_matrix as core_pairwise, row_measures as core_row_measures};
 use lrank_core::features::{FeatureKind, FeatureMatrixView};
 use lrank_core::forest::{ClassMode, RandomForestModel as CoreForest, RandomForestParams};
+use lrank_core::learner::LearnerParams;
 use lrank_core::model_io::{self, Model, SavedModel, FORMAT_VERSION};
 use lrank_core::label_tree::{LabelTreeModel as CoreLabelTree, LabelTreeParams};
 use lrank_core::neighbors::{InstanceBasedModel as CoreInstanceBased, InstanceBasedParams};
@@ -476,11 +477,116 @@ fn reduce_model<'py>(py: Python<'py>, model: Model) -> PyResult<(Bound<'py, PyAn
     Ok((rebuild, (PyBytes::new(py, &bytes),)))
 }
 
+/// Any fitted learner of the core, fitted from its parameters in JSON (the serde form of
+/// `lrank_core::learner::LearnerParams`, e.g. `{"Bagging": {...}}`). The newer learners use
+/// only this class; the first three also have classes of their own.
+#[pyclass(frozen, module = "lrank._core")]
+struct LearnerModel {
+    inner: Model,
+}
+
+fn parse_params(params: &str) -> PyResult<LearnerParams> {
+    serde_json::from_str(params).map_err(|e| InvalidInputError::new_err(format!("invalid learner parameters: {e}")))
+}
+
+#[pymethods]
+impl LearnerModel {
+    #[staticmethod]
+    #[pyo3(signature = (params, x, y, sample_weight=None, *, n_jobs=None, nominal=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        py: Python<'_>,
+        params: &str,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray2<'_, i32>,
+        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+        n_jobs: Option<i64>,
+        nominal: Option<Vec<bool>>,
+    ) -> PyResult<Self> {
+        let params = parse_params(params)?;
+        let data = TrainingArrays { x: &x, y: &y, sample_weight: &sample_weight, nominal: &nominal };
+        let inner = fit_core(py, n_jobs_arg(n_jobs)?, data, |x, y, w| params.fit(x, y, w))?;
+        Ok(LearnerModel { inner })
+    }
+
+    /// Predicted rank matrix (n x m, int32, complete rankings).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let n = shape2(&x).0;
+        let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict(x))?;
+        Ok(Array2::from_shape_vec((n, self.inner.n_labels()), out).expect("core returns n x m").into_pyarray(py))
+    }
+
+    /// Predicted rank matrix and a per-row confidence, or None for learners without one.
+    #[pyo3(signature = (x, n_jobs=None))]
+    #[allow(clippy::type_complexity)]
+    fn predict_with_confidence<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<(Bound<'py, PyArray2<i32>>, Option<Bound<'py, PyArray1<f64>>>)> {
+        let n = shape2(&x).0;
+        let (ranks, conf) = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict_with_confidence(x))?;
+        let arr = Array2::from_shape_vec((n, self.inner.n_labels()), ranks).expect("core returns n x m");
+        Ok((arr.into_pyarray(py), conf.map(|c| PyArray1::from_vec(py, c))))
+    }
+
+    /// An ensemble's members' rankings (members x n x m, int32).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict_per_member<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray3<i32>>> {
+        let Model::Bagging(bag) = &self.inner else {
+            return Err(InvalidInputError::new_err(format!("a {} model has no members", model_kind(&self.inner))));
+        };
+        let n = shape2(&x).0;
+        let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| bag.predict_per_member(x))?;
+        let arr = Array3::from_shape_vec((bag.members.len(), n, bag.n_labels), out).expect("core shape");
+        Ok(arr.into_pyarray(py))
+    }
+
+    /// The learner's name in the core ("Bagging", ...).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        model_kind(&self.inner)
+    }
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.inner.n_features()
+    }
+    #[getter]
+    fn n_labels(&self) -> usize {
+        self.inner.n_labels()
+    }
+    /// The parameters the model was fitted with, as JSON.
+    fn params_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner.params()).map_err(|e| LrankError::new_err(e.to_string()))
+    }
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+    fn __repr__(&self) -> String {
+        format!("LearnerModel(kind={}, n_features={}, n_labels={})", model_kind(&self.inner), self.inner.n_features(), self.inner.n_labels())
+    }
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        reduce_model(py, self.inner.clone())
+    }
+}
+
+fn model_kind(model: &Model) -> &'static str {
+    match model {
+        Model::RandomForest(_) => "RandomForest",
+        Model::InstanceBased(_) => "InstanceBased",
+        Model::LabelTree(_) => "LabelTree",
+        Model::Bagging(_) => "Bagging",
+    }
+}
+
 #[derive(FromPyObject)]
 enum ModelRef<'py> {
     Forest(Bound<'py, RandomForestModel>),
     InstanceBased(Bound<'py, InstanceBasedModel>),
     LabelTree(Bound<'py, LabelTreeModel>),
+    Learner(Bound<'py, LearnerModel>),
 }
 
 fn saved_from(model: ModelRef<'_>, metadata: &str) -> SavedModel {
@@ -488,6 +594,7 @@ fn saved_from(model: ModelRef<'_>, metadata: &str) -> SavedModel {
         ModelRef::Forest(f) => Model::RandomForest(f.get().inner.clone()),
         ModelRef::InstanceBased(m) => Model::InstanceBased(m.get().inner.clone()),
         ModelRef::LabelTree(m) => Model::LabelTree(m.get().inner.clone()),
+        ModelRef::Learner(m) => m.get().inner.clone(),
     };
     SavedModel { metadata: metadata.to_string(), model }
 }
@@ -497,6 +604,7 @@ fn model_to_py(py: Python<'_>, model: Model) -> PyResult<Py<PyAny>> {
         Model::RandomForest(inner) => Ok(Py::new(py, RandomForestModel { inner })?.into_any()),
         Model::InstanceBased(inner) => Ok(Py::new(py, InstanceBasedModel { inner })?.into_any()),
         Model::LabelTree(inner) => Ok(Py::new(py, LabelTreeModel { inner })?.into_any()),
+        other => Ok(Py::new(py, LearnerModel { inner: other })?.into_any()),
     }
 }
 
@@ -603,6 +711,23 @@ fn borda<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<Py
     Ok(PyArray1::from_vec(py, lrank_core::ranking::ranking_from_scores(&scores)))
 }
 
+/// Copeland consensus (rank vector): pairwise majority wins, a tie half a win; ties to the lower label.
+#[pyfunction]
+#[pyo3(signature = (y, weights=None))]
+fn copeland<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
+    let centre = run_core(py, Some(1), || {
+        let view = RankMatrixView::new(&ys, n, m)?;
+        if let Some(w) = &w {
+            if w.len() != n {
+                return Err(CoreError::InvalidInput(format!("weights has {} entries, expected {n}", w.len())));
+            }
+        }
+        Ok(aggregation::copeland(&view, w.as_deref()))
+    })?;
+    Ok(PyArray1::from_vec(py, centre))
+}
+
 /// Exact Kemeny consensus (rank vector) by dynamic programming over label subsets (m <= 16).
 #[pyfunction]
 #[pyo3(signature = (y, weights=None))]
@@ -670,6 +795,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RandomForestModel>()?;
     m.add_class::<InstanceBasedModel>()?;
     m.add_class::<LabelTreeModel>()?;
+    m.add_class::<LearnerModel>()?;
     m.add_function(wrap_pyfunction!(save_model, m)?)?;
     m.add_function(wrap_pyfunction!(load_model, m)?)?;
     m.add_function(wrap_pyfunction!(_model_from_bytes, m)?)?;
@@ -679,6 +805,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(borda, m)?)?;
     m.add_function(wrap_pyfunction!(validate_rank_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(kemeny, m)?)?;
+    m.add_function(wrap_pyfunction!(copeland, m)?)?;
     m.add_function(wrap_pyfunction!(fit_mallows, m)?)?;
     m.add_function(wrap_pyfunction!(optimal_insertion, m)?)?;
     m.add_function(wrap_pyfunction!(theta_mle, m)?)?;

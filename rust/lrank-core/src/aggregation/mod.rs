@@ -16,6 +16,7 @@
 //! votes are summed unscaled.
 
 use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
+use serde::{Deserialize, Serialize};
 
 /// Adds `weight` times the generalized Borda votes of `row` to `scores` (unscaled votes).
 pub fn add_borda_votes(row: &[i32], weight: f64, scores: &mut [f64]) {
@@ -105,6 +106,65 @@ pub fn borda(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Vec<i32>
     accumulate(rankings, weights).ranking()
 }
 
+/// Copeland scores: for each label, the number of other labels it beats in a (weighted)
+/// pairwise majority, a tie counting one half. Only pairs a ranking contains count for it.
+pub fn copeland_scores(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Vec<f64> {
+    let m = rankings.n_labels();
+    let mut before = vec![0.0; m * m]; // before[a * m + b]: weight of rankings with a before b
+    for (i, row) in rankings.rows().enumerate() {
+        let w = weights.map_or(1.0, |w| w[i]);
+        for a in 0..m {
+            for b in 0..m {
+                if a != b && row[a] > 0 && row[b] > 0 && row[a] < row[b] {
+                    before[a * m + b] += w;
+                }
+            }
+        }
+    }
+    (0..m)
+        .map(|a| {
+            (0..m)
+                .filter(|&b| b != a)
+                .map(|b| match before[a * m + b].total_cmp(&before[b * m + a]) {
+                    std::cmp::Ordering::Greater => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Less => 0.0,
+                })
+                .sum()
+        })
+        .collect()
+}
+
+/// The Copeland consensus: labels by decreasing Copeland score, ties to the lower label index.
+pub fn copeland(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Vec<i32> {
+    ranking_from_scores(&copeland_scores(rankings, weights))
+}
+
+/// A consensus method, for ensembles that combine their members' rankings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Aggregator {
+    /// Generalized Borda (exact ties, to the lower label index).
+    Borda,
+    /// Copeland: pairwise majority wins.
+    Copeland,
+    /// The Mallows EM median of Cheng, Hühn & Hüllermeier (20 iterations at most).
+    Mallows,
+    /// Exact Kemeny (at most 16 labels).
+    Kemeny,
+}
+
+impl Aggregator {
+    /// The consensus of the rows of `rankings` (weighted, possibly incomplete).
+    pub fn aggregate(self, rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> crate::Result<Vec<i32>> {
+        match self {
+            Aggregator::Borda => Ok(borda(rankings, weights)),
+            Aggregator::Copeland => Ok(copeland(rankings, weights)),
+            Aggregator::Mallows => Ok(crate::mallows::fit_mallows(rankings, weights, 20)?.centre),
+            Aggregator::Kemeny => crate::mallows::kemeny(rankings, weights),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +190,23 @@ mod tests {
         }
         assert_eq!(vote_scale(3), 24.0);
         assert_eq!(vote_scale(21), 1.0);
+    }
+
+    #[test]
+    fn copeland_on_a_three_cycle_and_with_a_condorcet_winner() {
+        // 0>1>2, 1>2>0, 2>0>1: every pair 2 to 1 around a cycle, so each label beats one
+        // other: scores 1, 1, 1 and the tie goes to label order.
+        let cycle = [1, 2, 3, 3, 1, 2, 2, 3, 1];
+        let v = RankMatrixView::new(&cycle, 3, 3).unwrap();
+        assert_eq!(copeland_scores(&v, None), vec![1.0, 1.0, 1.0]);
+        assert_eq!(copeland(&v, None), vec![1, 2, 3]);
+        // Weight the second voter 3: 1 beats 0 (3 against 2), 1 beats 2 (4 against 1) and
+        // 2 beats 0 (4 against 1): order 1 > 2 > 0.
+        assert_eq!(copeland(&v, Some(&[1.0, 3.0, 1.0])), vec![3, 1, 2]);
+        // Incomplete rankings count only their pairs; an even split is a half win each.
+        let y = [1, 2, 0, 2, 1, 0, 0, 1, 2];
+        let v = RankMatrixView::new(&y, 3, 3).unwrap();
+        assert_eq!(copeland_scores(&v, None), vec![1.0, 1.5, 0.5]);
     }
 
     #[test]

@@ -13,10 +13,9 @@ use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, filled, FeatureMatrixView};
 use crate::training::checked_training_set;
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
-use crate::rng::{child_seed, Rng};
 use crate::tree::{
-    grow_tree, ClassEntropy, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion, ThresholdRule,
-    TrainingFeatures, Tree,
+    grow_forest, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion,
+    ThresholdRule, TrainingFeatures, Tree,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -154,42 +153,18 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
 fn grow_trees<C: SplitCriterion>(
     x: &TrainingFeatures,
     y: &RankMatrixView<'_>,
-    sample_weight: Option<&[f64]>,
+    sample_weight: &[f64],
     params: &RandomForestParams,
     criterion: &C,
 ) -> Vec<Tree<RankingLeaf>> {
-    let n = y.n_rows();
-    let leaf_fitter = BordaLeafFitter { y };
     let grow = GrowParams {
         max_depth: params.max_depth,
         max_features: params.max_features.resolve(x.n_features()),
         min_weight_split: 0.0,
         threshold_rule: ThresholdRule::Best,
     };
-    (0..params.n_estimators)
-        .into_par_iter()
-        .map(|t| {
-            let mut rng = Rng::new(child_seed(params.seed, t as u64));
-            let mut counts = vec![0.0f64; n];
-            if params.bootstrap {
-                for _ in 0..n {
-                    counts[rng.below(n)] += 1.0;
-                }
-            } else {
-                counts.iter_mut().for_each(|c| *c = 1.0);
-            }
-            let mut samples = Vec::with_capacity(n);
-            let mut weights = Vec::with_capacity(n);
-            for (i, &c) in counts.iter().enumerate() {
-                let w = c * sample_weight.map_or(1.0, |sw| sw[i]);
-                if w > 0.0 {
-                    samples.push(i as u32);
-                    weights.push(w);
-                }
-            }
-            grow_tree(x, samples, weights, criterion, &leaf_fitter, &grow, &mut rng)
-        })
-        .collect()
+    let sampling = ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap };
+    grow_forest(x, sample_weight, sampling, criterion, &BordaLeafFitter { y }, &grow)
 }
 
 impl RandomForestModel {
@@ -214,12 +189,12 @@ impl RandomForestModel {
         let x = TrainingFeatures::new(&x);
         let trees = match params.class_mode {
             ClassMode::Pairwise => {
-                grow_trees(&x, y, Some(&weights), &params, &PairwiseEntropy::new(y, params.entropy_epsilon))
+                grow_trees(&x, y, &weights, &params, &PairwiseEntropy::new(y, params.entropy_epsilon))
             }
             mode => {
                 let (classes, n_classes) = classes_of(y, mode)?;
                 let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);
-                grow_trees(&x, y, Some(&weights), &params, &criterion)
+                grow_trees(&x, y, &weights, &params, &criterion)
             }
         };
         Ok(RandomForestModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values: fill, trees })

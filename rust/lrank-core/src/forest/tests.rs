@@ -1,4 +1,5 @@
 use super::*;
+use crate::rng::Rng;
 use crate::parallel::with_threads;
 
 /// A synthetic problem: 3 labels, the ranking is a function of two features.

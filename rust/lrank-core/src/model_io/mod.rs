@@ -8,6 +8,7 @@
 //! truncated or altered file, or a file that is no lrank model is refused with a clear error.
 
 use crate::error::{LrankError, Result};
+use crate::bagging::BaggingModel;
 use crate::forest::RandomForestModel;
 use crate::label_tree::LabelTreeModel;
 use crate::neighbors::InstanceBasedModel;
@@ -82,6 +83,7 @@ pub enum Model {
     RandomForest(RandomForestModel),
     InstanceBased(InstanceBasedModel),
     LabelTree(LabelTreeModel),
+    Bagging(BaggingModel),
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -555,6 +555,53 @@ fn join_subtrees<L>(choice: SplitChoice, left: Tree<L>, right: Tree<L>) -> Tree<
     Tree { nodes, leaves }
 }
 
+/// How a forest draws each tree's training sample.
+#[derive(Clone, Copy, Debug)]
+pub struct ForestSampling {
+    pub n_trees: usize,
+    pub seed: u64,
+    /// A bootstrap sample of size n per tree (else every row once).
+    pub bootstrap: bool,
+}
+
+/// Grows the trees of a forest in parallel: tree `t` draws its bootstrap sample and then its
+/// splits from the stream `child_seed(seed, t)`, so the forest does not depend on the thread
+/// count. Rows with zero weight (sample weight times bootstrap count) are left out.
+pub fn grow_forest<C: SplitCriterion, F: LeafFitter>(
+    x: &TrainingFeatures,
+    sample_weight: &[f64],
+    sampling: ForestSampling,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+) -> Vec<Tree<F::Leaf>> {
+    let n = sample_weight.len();
+    (0..sampling.n_trees)
+        .into_par_iter()
+        .map(|t| {
+            let mut rng = Rng::new(child_seed(sampling.seed, t as u64));
+            let mut counts = vec![0.0f64; n];
+            if sampling.bootstrap {
+                for _ in 0..n {
+                    counts[rng.below(n)] += 1.0;
+                }
+            } else {
+                counts.iter_mut().for_each(|c| *c = 1.0);
+            }
+            let mut samples = Vec::with_capacity(n);
+            let mut weights = Vec::with_capacity(n);
+            for (i, &c) in counts.iter().enumerate() {
+                let w = c * sample_weight[i];
+                if w > 0.0 {
+                    samples.push(i as u32);
+                    weights.push(w);
+                }
+            }
+            grow_tree(x, samples, weights, criterion, leaf_fitter, params, &mut rng)
+        })
+        .collect()
+}
+
 /// Nodes with at least this many samples score their features in parallel (when all features
 /// are scored): below it the work per feature is too small to be worth a task.
 const PARALLEL_NODE_SIZE: usize = 512;

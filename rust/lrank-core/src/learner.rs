@@ -1,0 +1,99 @@
+//! Every learner of the core behind one interface: [`LearnerParams`] fits a [`Model`], and a
+//! model predicts rank matrices. Meta-learners (bagging) hold their base learner's parameters
+//! as a `LearnerParams` and their members as `Model`s; the bindings fit any learner from its
+//! parameters in JSON.
+
+use crate::bagging::{BaggingModel, BaggingParams};
+use crate::error::Result;
+use crate::features::FeatureMatrixView;
+use crate::forest::{RandomForestModel, RandomForestParams};
+use crate::label_tree::{LabelTreeModel, LabelTreeParams};
+use crate::model_io::Model;
+use crate::neighbors::{InstanceBasedModel, InstanceBasedParams};
+use crate::ranking::RankMatrixView;
+use serde::{Deserialize, Serialize};
+
+/// A learner and its parameters (serde: externally tagged, e.g. `{"LabelTree": {...}}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LearnerParams {
+    RandomForest(RandomForestParams),
+    InstanceBased(InstanceBasedParams),
+    LabelTree(LabelTreeParams),
+    Bagging(BaggingParams),
+}
+
+impl LearnerParams {
+    /// Fits the learner (on the current rayon pool).
+    pub fn fit(&self, x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, sample_weight: Option<&[f64]>) -> Result<Model> {
+        Ok(match self {
+            LearnerParams::RandomForest(p) => Model::RandomForest(RandomForestModel::fit(x, y, sample_weight, p.clone())?),
+            LearnerParams::InstanceBased(p) => Model::InstanceBased(InstanceBasedModel::fit(x, y, sample_weight, p.clone())?),
+            LearnerParams::LabelTree(p) => Model::LabelTree(LabelTreeModel::fit(x, y, sample_weight, p.clone())?),
+            LearnerParams::Bagging(p) => Model::Bagging(BaggingModel::fit(x, y, sample_weight, p.clone())?),
+        })
+    }
+
+    /// The same learner with another random seed (ensembles give each member its own).
+    pub fn with_seed(&self, seed: u64) -> LearnerParams {
+        let mut p = self.clone();
+        match &mut p {
+            LearnerParams::RandomForest(q) => q.seed = seed,
+            LearnerParams::InstanceBased(q) => q.seed = seed,
+            LearnerParams::LabelTree(q) => q.seed = seed,
+            LearnerParams::Bagging(q) => q.seed = seed,
+        }
+        p
+    }
+}
+
+impl Model {
+    /// Predicted rank matrix (n x m, row-major, complete rankings).
+    pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
+        Ok(self.predict_with_confidence(x)?.0)
+    }
+
+    /// Predicted rank matrix and, for learners that have one, a per-row confidence (the
+    /// Mallows spread θ of IBLR's neighbourhood or of LRT's leaf).
+    pub fn predict_with_confidence(&self, x: &FeatureMatrixView<'_>) -> Result<(Vec<i32>, Option<Vec<f64>>)> {
+        Ok(match self {
+            Model::RandomForest(m) => (m.predict(x)?, None),
+            Model::InstanceBased(m) => {
+                let (r, t) = m.predict(x)?;
+                (r, Some(t))
+            }
+            Model::LabelTree(m) => {
+                let (r, t) = m.predict(x)?;
+                (r, Some(t))
+            }
+            Model::Bagging(m) => (m.predict(x)?, None),
+        })
+    }
+
+    pub fn n_labels(&self) -> usize {
+        match self {
+            Model::RandomForest(m) => m.n_labels,
+            Model::InstanceBased(m) => m.n_labels,
+            Model::LabelTree(m) => m.n_labels,
+            Model::Bagging(m) => m.n_labels,
+        }
+    }
+
+    pub fn n_features(&self) -> usize {
+        match self {
+            Model::RandomForest(m) => m.n_features,
+            Model::InstanceBased(m) => m.n_features,
+            Model::LabelTree(m) => m.n_features,
+            Model::Bagging(m) => m.n_features,
+        }
+    }
+
+    /// The parameters the model was fitted with.
+    pub fn params(&self) -> LearnerParams {
+        match self {
+            Model::RandomForest(m) => LearnerParams::RandomForest(m.params.clone()),
+            Model::InstanceBased(m) => LearnerParams::InstanceBased(m.params.clone()),
+            Model::LabelTree(m) => LearnerParams::LabelTree(m.params.clone()),
+            Model::Bagging(m) => LearnerParams::Bagging(m.params.clone()),
+        }
+    }
+}
