@@ -277,3 +277,13 @@ def test_bagging_with_nested_learner_options_saves_and_predicts(tmp_path):
 def test_bagging_option_errors_name_the_learner_and_option(options, message):
     result = run("train", "-t", IRIS, "-W", "Bagging", "--", *options)
     assert result.exit_code != 0 and message in result.output
+
+
+@pytest.mark.parametrize(("learner", "options"), [("LWDT", ["-tune"]), ("LWRF", ["-I", "20", "-K", "0.5"])])
+def test_labelwise_learners_from_the_command_line(tmp_path, learner, options):
+    model = tmp_path / "lw.json"
+    result = run("train", "-t", WINE, "-W", learner, "-d", str(model), "--format", "json", "--", *options)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.8
+    assert run("predict", "-l", str(model), "-T", WINE).exit_code == 0

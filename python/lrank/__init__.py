@@ -12,6 +12,8 @@ from lrank.estimators import (
     InstanceBasedLabelRanker,
     LabelRankingRandomForest,
     LabelRankingTree,
+    LabelwiseDecisionTree,
+    LabelwiseRandomForest,
 )
 
 __all__ = [
@@ -21,6 +23,8 @@ __all__ = [
     "InvalidInputError",
     "LabelRankingRandomForest",
     "LabelRankingTree",
+    "LabelwiseDecisionTree",
+    "LabelwiseRandomForest",
     "LrankError",
     "ModelFormatError",
     "__version__",

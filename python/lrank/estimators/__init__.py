@@ -3,7 +3,9 @@
 from lrank.estimators.base import LabelRanker, NotFittedError
 from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
+from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
 from lrank.estimators.neighbors import InstanceBasedLabelRanker
 from lrank.estimators.tree import LabelRankingTree
 
-__all__ = ["BaggingLabelRanker", "InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree", "NotFittedError"]
+__all__ = ["BaggingLabelRanker", "InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree",
+           "LabelwiseDecisionTree", "LabelwiseRandomForest", "NotFittedError"]

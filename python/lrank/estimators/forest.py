@@ -12,6 +12,21 @@ from lrank.errors import InvalidInputError
 from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
 
 
+def core_max_features(mf: Any) -> Any:
+    """A ``max_features`` value in the core's serde form."""
+    if mf is None or mf == "all":
+        return "All"
+    if mf == "log2+1":
+        return "Log2PlusOne"
+    if mf == "sqrt":
+        return "Sqrt"
+    if isinstance(mf, (int, np.integer)) and not isinstance(mf, bool) and mf >= 1:
+        return {"Count": int(mf)}
+    if isinstance(mf, (float, np.floating)) and 0 < mf <= 1:
+        return {"Fraction": float(mf)}
+    raise InvalidInputError(f"max_features must be 'log2+1', 'sqrt', 'all', None, an int >= 1 or a float in (0, 1], got {mf!r}")
+
+
 class LabelRankingRandomForest(LabelRanker):
     """Label ranking random forest (LR-RF, Zhou & Qiu 2018, "Random forest for label ranking").
 
@@ -80,19 +95,7 @@ class LabelRankingRandomForest(LabelRanker):
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
         self._validate_params()
-        mf = self.max_features
-        if mf is None or mf == "all":
-            max_features: Any = "All"
-        elif mf == "log2+1":
-            max_features = "Log2PlusOne"
-        elif mf == "sqrt":
-            max_features = "Sqrt"
-        elif isinstance(mf, (int, np.integer)) and not isinstance(mf, bool):
-            max_features = {"Count": int(mf)}
-        elif isinstance(mf, (float, np.floating)):
-            max_features = {"Fraction": float(mf)}
-        else:
-            raise InvalidInputError(f"max_features must be 'log2+1', 'sqrt', 'all', None, an int or a float, got {mf!r}")
+        max_features = core_max_features(self.max_features)
         modes = {"ranking": "Ranking", "top_label": "TopLabel", "pairwise": "Pairwise"}
         if self.class_mode not in modes:
             raise InvalidInputError(f"class_mode must be 'ranking', 'top_label' or 'pairwise', got {self.class_mode!r}")

@@ -175,6 +175,8 @@ def _builtin_specs() -> list[LearnerSpec]:
         InstanceBasedLabelRanker,
         LabelRankingRandomForest,
         LabelRankingTree,
+        LabelwiseDecisionTree,
+        LabelwiseRandomForest,
     )
 
     return [
@@ -247,7 +249,37 @@ def _builtin_specs() -> list[LearnerSpec]:
             nested_param="base_estimator",
             nested_default="LRT",
         ),
+        LearnerSpec(
+            name="LWDT",
+            factory=LabelwiseDecisionTree,
+            summary="Labelwise decision tree: one multi-output regression tree of the labels' relative positions",
+            reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
+            options=_labelwise_options(),
+        ),
+        LearnerSpec(
+            name="LWRF",
+            factory=LabelwiseRandomForest,
+            summary="Labelwise random forest: regression forest of the labels' relative positions",
+            reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
+            options=(
+                LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
+                LearnerOption("-K", "max_features", "features drawn per node: a share, N, sqrt, log2+1 or all (default 0.333)",
+                              _parse_max_features, "K"),
+                LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",
+                              switch_value=False),
+                *_labelwise_options(),
+            ),
+        ),
     ]
+
+
+def _labelwise_options() -> tuple[LearnerOption, ...]:
+    return (
+        LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
+        LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+        LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
+        LearnerOption("-tune", "tune_depth", "choose the depth from 5, 10, 15, unlimited by inner 5-fold CV", None, ""),
+    )
 
 
 def _label_tree_options() -> tuple[LearnerOption, ...]:

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::features::FeatureMatrixView;
 use crate::forest::{RandomForestModel, RandomForestParams};
 use crate::label_tree::{LabelTreeModel, LabelTreeParams};
+use crate::labelwise::{LabelwiseModel, LabelwiseParams};
 use crate::model_io::Model;
 use crate::neighbors::{InstanceBasedModel, InstanceBasedParams};
 use crate::ranking::RankMatrixView;
@@ -20,6 +21,7 @@ pub enum LearnerParams {
     InstanceBased(InstanceBasedParams),
     LabelTree(LabelTreeParams),
     Bagging(BaggingParams),
+    Labelwise(LabelwiseParams),
 }
 
 impl LearnerParams {
@@ -30,6 +32,7 @@ impl LearnerParams {
             LearnerParams::InstanceBased(p) => Model::InstanceBased(InstanceBasedModel::fit(x, y, sample_weight, p.clone())?),
             LearnerParams::LabelTree(p) => Model::LabelTree(LabelTreeModel::fit(x, y, sample_weight, p.clone())?),
             LearnerParams::Bagging(p) => Model::Bagging(BaggingModel::fit(x, y, sample_weight, p.clone())?),
+            LearnerParams::Labelwise(p) => Model::Labelwise(LabelwiseModel::fit(x, y, sample_weight, p.clone())?),
         })
     }
 
@@ -41,6 +44,7 @@ impl LearnerParams {
             LearnerParams::InstanceBased(q) => q.seed = seed,
             LearnerParams::LabelTree(q) => q.seed = seed,
             LearnerParams::Bagging(q) => q.seed = seed,
+            LearnerParams::Labelwise(q) => q.seed = seed,
         }
         p
     }
@@ -66,6 +70,7 @@ impl Model {
                 (r, Some(t))
             }
             Model::Bagging(m) => (m.predict(x)?, None),
+            Model::Labelwise(m) => (m.predict(x)?, None),
         })
     }
 
@@ -75,6 +80,7 @@ impl Model {
             Model::InstanceBased(m) => m.n_labels,
             Model::LabelTree(m) => m.n_labels,
             Model::Bagging(m) => m.n_labels,
+            Model::Labelwise(m) => m.n_labels,
         }
     }
 
@@ -84,6 +90,33 @@ impl Model {
             Model::InstanceBased(m) => m.n_features,
             Model::LabelTree(m) => m.n_features,
             Model::Bagging(m) => m.n_features,
+            Model::Labelwise(m) => m.n_features,
+        }
+    }
+
+    /// Per-row label scores behind the ranking, for learners that have them (n x m): the
+    /// labelwise learners' predicted relative positions (lower is preferred).
+    pub fn predict_scores(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<f64>>> {
+        Ok(match self {
+            Model::Labelwise(m) => Some(m.predict_scores(x)?),
+            _ => None,
+        })
+    }
+
+    /// What a fitted model found out, beyond its parameters (tuned settings, sizes), as JSON.
+    pub fn summary(&self) -> serde_json::Value {
+        use serde_json::json;
+        match self {
+            Model::RandomForest(m) => json!({"tree_depths": m.trees.iter().map(|t| t.depth()).collect::<Vec<_>>()}),
+            Model::InstanceBased(m) => json!({"k": m.k}),
+            Model::LabelTree(m) => json!({"depth": m.tree.depth(), "n_leaves": m.tree.n_leaves()}),
+            Model::Bagging(m) => json!({"n_members": m.members.len()}),
+            Model::Labelwise(m) => json!({
+                "max_depth": m.max_depth,
+                "depth_scores": m.depth_scores.iter().map(|s| json!({"max_depth": s.max_depth, "tau": s.tau})).collect::<Vec<_>>(),
+                "tree_depths": m.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
+                "tree_n_leaves": m.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
+            }),
         }
     }
 
@@ -94,6 +127,7 @@ impl Model {
             Model::InstanceBased(m) => LearnerParams::InstanceBased(m.params.clone()),
             Model::LabelTree(m) => LearnerParams::LabelTree(m.params.clone()),
             Model::Bagging(m) => LearnerParams::Bagging(m.params.clone()),
+            Model::Labelwise(m) => LearnerParams::Labelwise(m.params.clone()),
         }
     }
 }

@@ -10,6 +10,7 @@
 //! - [`mallows`]: Mallows model fitting (theta MLE, optimal insertion, EM median) and exact Kemeny.
 //! - [`label_tree`]: LRT, the label ranking tree with Mallows splits and leaves.
 //! - [`neighbors`]: IBLR, instance-based label ranking with the Mallows model.
+//! - [`labelwise`]: labelwise regression trees and forests (Fotakis et al.).
 //! - [`bagging`]: bagging of any learner, members combined by a consensus ranking.
 //! - [`learner`]: every learner behind one interface (parameters -> model -> predictions).
 //! - [`model_io`]: versioned binary and JSON model files.
@@ -23,6 +24,7 @@ pub mod evaluation;
 pub mod features;
 pub mod forest;
 pub mod label_tree;
+pub mod labelwise;
 pub mod learner;
 pub mod mallows;
 pub mod model_io;

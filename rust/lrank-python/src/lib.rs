@@ -532,6 +532,20 @@ impl LearnerModel {
         Ok((arr.into_pyarray(py), conf.map(|c| PyArray1::from_vec(py, c))))
     }
 
+    /// The label scores behind the ranking (n x m, float64), for learners that have them
+    /// (labelwise: predicted relative positions, lower preferred); None otherwise.
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict_scores<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let n = shape2(&x).0;
+        let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict_scores(x))?;
+        Ok(out.map(|s| Array2::from_shape_vec((n, self.inner.n_labels()), s).expect("core returns n x m").into_pyarray(py)))
+    }
+
+    /// What the fitted model found out (tuned settings, sizes), as JSON.
+    fn summary_json(&self) -> String {
+        self.inner.summary().to_string()
+    }
+
     /// An ensemble's members' rankings (members x n x m, int32).
     #[pyo3(signature = (x, n_jobs=None))]
     fn predict_per_member<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray3<i32>>> {
@@ -578,6 +592,7 @@ fn model_kind(model: &Model) -> &'static str {
         Model::InstanceBased(_) => "InstanceBased",
         Model::LabelTree(_) => "LabelTree",
         Model::Bagging(_) => "Bagging",
+        Model::Labelwise(_) => "Labelwise",
     }
 }
 

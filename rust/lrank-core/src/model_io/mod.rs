@@ -11,6 +11,7 @@ use crate::error::{LrankError, Result};
 use crate::bagging::BaggingModel;
 use crate::forest::RandomForestModel;
 use crate::label_tree::LabelTreeModel;
+use crate::labelwise::LabelwiseModel;
 use crate::neighbors::InstanceBasedModel;
 use serde::{Deserialize, Serialize};
 
@@ -84,6 +85,7 @@ pub enum Model {
     InstanceBased(InstanceBasedModel),
     LabelTree(LabelTreeModel),
     Bagging(BaggingModel),
+    Labelwise(LabelwiseModel),
 }
 
 #[derive(Clone, Debug, PartialEq)]

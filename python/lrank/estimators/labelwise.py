@@ -1,0 +1,176 @@
+"""Labelwise label ranking (Fotakis, Kalavasis, Kontonis & Tzamos 2022): regression trees and
+forests that predict each label's relative position."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank import _core
+from lrank.errors import InvalidInputError
+from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators.forest import core_max_features
+
+_DOC_MODEL = """
+    A ranking holding k labels gives the label at position r the target (r - 1/2) / k; a label
+    missing from a ranking has no target there and is left out of that label's regression. One
+    multi-output CART tree (mean squared error summed over labels) predicts all labels' targets;
+    a leaf predicts each label's mean target, or its parent's for a label none of its rows ranks.
+    The predicted ranking sorts labels by increasing predicted position, ties to the lower label.
+    ``tune_depth=True`` chooses ``max_depth`` from {5, 10, 15, unlimited} by inner 5-fold
+    cross-validation (mean Kendall tau) before fitting.
+"""
+
+
+class _Labelwise(LabelRanker):
+    _n_estimators: int = 1
+
+    def _params(self) -> dict[str, Any]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _validate_common(self) -> None:
+        md = self.max_depth  # type: ignore[attr-defined]
+        if md is not None and (isinstance(md, bool) or not isinstance(md, (int, np.integer)) or md < 0):
+            raise InvalidInputError(f"max_depth must be a non-negative int or None, got {md!r}")
+        for name in ("min_samples_split", "min_samples_leaf"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or v < 0:
+                raise InvalidInputError(f"{name} must be a number >= 0, got {v!r}")
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        self._validate_common()
+        p = self._params()
+        p.update({
+            "max_depth": None if self.max_depth is None else int(self.max_depth),  # type: ignore[attr-defined]
+            "min_samples_split": float(self.min_samples_split),  # type: ignore[attr-defined]
+            "min_samples_leaf": float(self.min_samples_leaf),  # type: ignore[attr-defined]
+            "tune_depth": bool(self.tune_depth),  # type: ignore[attr-defined]
+            "seed": seed,
+        })
+        return {"Labelwise": p}
+
+    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
+        """Fits on features ``X`` (n, d) and rank matrix ``Y`` (n, m); returns self."""
+        params = self._core_params()
+        x, y, w = self._check_xy(X, Y, sample_weight)
+        self.seed_ = resolve_seed(self.random_state)  # type: ignore[attr-defined]
+        params["Labelwise"]["seed"] = self.seed_
+        self.model_ = _core.LearnerModel.fit(
+            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),  # type: ignore[attr-defined]
+            nominal=resolve_categorical(self.categorical_features, x.shape[1]),  # type: ignore[attr-defined]
+        )
+        self._set_summary()
+        return self
+
+    def _set_summary(self) -> None:
+        summary = json.loads(self.model_.summary_json())
+        self.max_depth_ = summary["max_depth"]
+        # Inner cross-validation's mean tau per candidate depth (None: unlimited); empty unless tuned.
+        self.depth_scores_ = {s["max_depth"]: s["tau"] for s in summary["depth_scores"]}
+
+    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
+        """Predicted complete rank matrix (n, m)."""
+        self._check_fitted()
+        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))  # type: ignore[attr-defined]
+
+    def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Each label's predicted relative position in (0, 1) (lower is preferred), shape (n, m)."""
+        self._check_fitted()
+        scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))  # type: ignore[attr-defined]
+        assert scores is not None
+        return scores
+
+    def _set_fitted(self, model: _core.LearnerModel) -> None:
+        self.model_ = model
+        self.n_features_in_ = model.n_features
+        self.n_labels_ = model.n_labels
+        self.seed_ = int(json.loads(model.params_json())["Labelwise"]["seed"])
+        self._set_summary()
+
+
+class LabelwiseDecisionTree(_Labelwise):
+    __doc__ = """Labelwise decision tree (LWDT): one multi-output regression tree.
+""" + _DOC_MODEL + """
+    Parameters
+    ----------
+    max_depth : maximum splits from root to leaf; None: unlimited (a fully grown tree).
+    min_samples_split : nodes with less total weight are leaves (default 2).
+    min_samples_leaf : least total weight on each side of a split (default 1).
+    tune_depth : choose max_depth by inner cross-validation (see above).
+    random_state : order in which features are scored (ties go to the first); None: random.
+    n_jobs : threads (None or -1: all cores); the tree does not depend on it.
+    categorical_features : None, a boolean mask or column indices of nominal features.
+    """
+
+    def __init__(
+        self,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float = 1,
+        tune_depth: bool = False,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
+    ) -> None:
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.tune_depth = tune_depth
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _params(self) -> dict[str, Any]:
+        return {"n_estimators": 1, "bootstrap": False, "max_features": "All"}
+
+
+class LabelwiseRandomForest(_Labelwise):
+    __doc__ = """Labelwise random forest (LWRF): multi-output regression trees on bootstrap samples
+    with a random share of the features per node; the forest averages the trees' predicted
+    positions.
+""" + _DOC_MODEL + """
+    Parameters
+    ----------
+    n_estimators : number of trees (default 100).
+    max_features : features drawn per node: a share in (0, 1] (default 1/3, Breiman's choice for
+        regression), an int, "sqrt", "log2+1" or "all".
+    bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
+    max_depth, min_samples_split, min_samples_leaf, tune_depth : as for LabelwiseDecisionTree.
+    random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
+    n_jobs : threads (None or -1: all cores).
+    categorical_features : None, a boolean mask or column indices of nominal features.
+    """
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        max_features: str | int | float = 1 / 3,
+        bootstrap: bool = True,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float = 1,
+        tune_depth: bool = False,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.tune_depth = tune_depth
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _params(self) -> dict[str, Any]:
+        n = self.n_estimators
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise InvalidInputError(f"n_estimators must be a positive int, got {n!r}")
+        return {"n_estimators": int(n), "bootstrap": bool(self.bootstrap), "max_features": core_max_features(self.max_features)}
