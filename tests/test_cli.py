@@ -287,3 +287,14 @@ def test_labelwise_learners_from_the_command_line(tmp_path, learner, options):
     report = json.loads(result.stdout)
     assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.8
     assert run("predict", "-l", str(model), "-T", WINE).exit_code == 0
+
+
+def test_ovo_from_the_command_line(tmp_path):
+    model = tmp_path / "ovo.lrm"
+    result = run("train", "-t", IRIS, "-W", "OVO", "-d", str(model), "--format", "json",
+                 "--", "-B", "forest", "-I", "10", "-V", "probability")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["learner"]["params"]["classifier"] == "forest"
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.8
+    assert run("predict", "-l", str(model), "-T", IRIS).exit_code == 0

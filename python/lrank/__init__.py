@@ -14,6 +14,7 @@ from lrank.estimators import (
     LabelRankingTree,
     LabelwiseDecisionTree,
     LabelwiseRandomForest,
+    OneVsOneLabelRanker,
 )
 
 __all__ = [
@@ -27,5 +28,6 @@ __all__ = [
     "LabelwiseRandomForest",
     "LrankError",
     "ModelFormatError",
+    "OneVsOneLabelRanker",
     "__version__",
 ]

@@ -177,6 +177,7 @@ def _builtin_specs() -> list[LearnerSpec]:
         LabelRankingTree,
         LabelwiseDecisionTree,
         LabelwiseRandomForest,
+        OneVsOneLabelRanker,
     )
 
     return [
@@ -268,6 +269,23 @@ def _builtin_specs() -> list[LearnerSpec]:
                 LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",
                               switch_value=False),
                 *_labelwise_options(),
+            ),
+        ),
+        LearnerSpec(
+            name="OVO",
+            factory=OneVsOneLabelRanker,
+            summary="One-versus-one: a tree or forest classifier per label pair, combined by Copeland or probabilities",
+            reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
+            options=(
+                LearnerOption("-B", "classifier", "classifier per pair: tree or forest (default tree)",
+                              _parse_choice("tree", "forest"), "BASE"),
+                LearnerOption("-I", "n_estimators", "trees per pair of a forest (default 100)"),
+                LearnerOption("-K", "max_features", "features per node of a forest: sqrt, log2+1, all, N or a share (default sqrt)",
+                              _parse_max_features, "K"),
+                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
+                LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+                LearnerOption("-V", "voting", "copeland or probability (default copeland)",
+                              _parse_choice("copeland", "probability"), "VOTE"),
             ),
         ),
     ]

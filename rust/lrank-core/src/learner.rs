@@ -11,6 +11,7 @@ use crate::label_tree::{LabelTreeModel, LabelTreeParams};
 use crate::labelwise::{LabelwiseModel, LabelwiseParams};
 use crate::model_io::Model;
 use crate::neighbors::{InstanceBasedModel, InstanceBasedParams};
+use crate::pairwise::{PairwiseModel, PairwiseParams};
 use crate::ranking::RankMatrixView;
 use serde::{Deserialize, Serialize};
 
@@ -22,6 +23,7 @@ pub enum LearnerParams {
     LabelTree(LabelTreeParams),
     Bagging(BaggingParams),
     Labelwise(LabelwiseParams),
+    Pairwise(PairwiseParams),
 }
 
 impl LearnerParams {
@@ -33,6 +35,7 @@ impl LearnerParams {
             LearnerParams::LabelTree(p) => Model::LabelTree(LabelTreeModel::fit(x, y, sample_weight, p.clone())?),
             LearnerParams::Bagging(p) => Model::Bagging(BaggingModel::fit(x, y, sample_weight, p.clone())?),
             LearnerParams::Labelwise(p) => Model::Labelwise(LabelwiseModel::fit(x, y, sample_weight, p.clone())?),
+            LearnerParams::Pairwise(p) => Model::Pairwise(PairwiseModel::fit(x, y, sample_weight, p.clone())?),
         })
     }
 
@@ -45,6 +48,7 @@ impl LearnerParams {
             LearnerParams::LabelTree(q) => q.seed = seed,
             LearnerParams::Bagging(q) => q.seed = seed,
             LearnerParams::Labelwise(q) => q.seed = seed,
+            LearnerParams::Pairwise(q) => q.seed = seed,
         }
         p
     }
@@ -71,6 +75,7 @@ impl Model {
             }
             Model::Bagging(m) => (m.predict(x)?, None),
             Model::Labelwise(m) => (m.predict(x)?, None),
+            Model::Pairwise(m) => (m.predict(x)?, None),
         })
     }
 
@@ -81,6 +86,7 @@ impl Model {
             Model::LabelTree(m) => m.n_labels,
             Model::Bagging(m) => m.n_labels,
             Model::Labelwise(m) => m.n_labels,
+            Model::Pairwise(m) => m.n_labels,
         }
     }
 
@@ -91,14 +97,17 @@ impl Model {
             Model::LabelTree(m) => m.n_features,
             Model::Bagging(m) => m.n_features,
             Model::Labelwise(m) => m.n_features,
+            Model::Pairwise(m) => m.n_features,
         }
     }
 
     /// Per-row label scores behind the ranking, for learners that have them (n x m): the
-    /// labelwise learners' predicted relative positions (lower is preferred).
+    /// labelwise learners' predicted relative positions (lower is preferred); the pairwise
+    /// learners' votes (higher is preferred).
     pub fn predict_scores(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<f64>>> {
         Ok(match self {
             Model::Labelwise(m) => Some(m.predict_scores(x)?),
+            Model::Pairwise(m) => Some(m.predict_scores(x)?),
             _ => None,
         })
     }
@@ -117,6 +126,10 @@ impl Model {
                 "tree_depths": m.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
                 "tree_n_leaves": m.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
             }),
+            Model::Pairwise(m) => json!({
+                "n_pairs": m.pairs.len(),
+                "pairs_without_data": m.pairs.iter().filter(|p| p.trees.is_empty()).count(),
+            }),
         }
     }
 
@@ -128,6 +141,7 @@ impl Model {
             Model::LabelTree(m) => LearnerParams::LabelTree(m.params.clone()),
             Model::Bagging(m) => LearnerParams::Bagging(m.params.clone()),
             Model::Labelwise(m) => LearnerParams::Labelwise(m.params.clone()),
+            Model::Pairwise(m) => LearnerParams::Pairwise(m.params.clone()),
         }
     }
 }

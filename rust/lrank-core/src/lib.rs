@@ -11,6 +11,7 @@
 //! - [`label_tree`]: LRT, the label ranking tree with Mallows splits and leaves.
 //! - [`neighbors`]: IBLR, instance-based label ranking with the Mallows model.
 //! - [`labelwise`]: labelwise regression trees and forests (Fotakis et al.).
+//! - [`pairwise`]: one-versus-one learning with tree or forest classifiers per label pair.
 //! - [`bagging`]: bagging of any learner, members combined by a consensus ranking.
 //! - [`learner`]: every learner behind one interface (parameters -> model -> predictions).
 //! - [`model_io`]: versioned binary and JSON model files.
@@ -29,6 +30,7 @@ pub mod learner;
 pub mod mallows;
 pub mod model_io;
 pub mod neighbors;
+pub mod pairwise;
 pub mod parallel;
 pub mod ranking;
 pub mod rng;

@@ -593,6 +593,7 @@ fn model_kind(model: &Model) -> &'static str {
         Model::LabelTree(_) => "LabelTree",
         Model::Bagging(_) => "Bagging",
         Model::Labelwise(_) => "Labelwise",
+        Model::Pairwise(_) => "Pairwise",
     }
 }
 

@@ -14,7 +14,7 @@ use crate::features::{fill_values, filled, FeatureMatrixView};
 use crate::training::checked_training_set;
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
 use crate::tree::{
-    grow_forest, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion,
+    all_rows, grow_forest, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion,
     ThresholdRule, TrainingFeatures, Tree,
 };
 use rayon::prelude::*;
@@ -164,7 +164,7 @@ fn grow_trees<C: SplitCriterion>(
         threshold_rule: ThresholdRule::Best,
     };
     let sampling = ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap };
-    grow_forest(x, sample_weight, sampling, criterion, &BordaLeafFitter { y }, &grow)
+    grow_forest(x, &all_rows(sample_weight.len()), sample_weight, sampling, criterion, &BordaLeafFitter { y }, &grow)
 }
 
 impl RandomForestModel {

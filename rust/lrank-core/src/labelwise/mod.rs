@@ -26,7 +26,7 @@ use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
 use crate::rng::Rng;
 use crate::training::checked_training_set;
 use crate::tree::{
-    evaluate_at, grow_forest, grow_tree_with, Boundaries, ForestSampling, GrowParams, LeafFitter, MaxFeatures, SortedSample,
+    all_rows, evaluate_at, grow_forest, grow_tree_with, Boundaries, ForestSampling, GrowParams, LeafFitter, MaxFeatures, SortedSample,
     SplitCriterion, ThresholdRule, TrainingFeatures, Tree, TreeRandomness,
 };
 use rayon::prelude::*;
@@ -349,7 +349,7 @@ fn grow(x: &TrainingFeatures, y: &RankMatrixView<'_>, weights: &[f64], params: &
         return vec![grow_tree_with(x, samples, w, &criterion, &fitter, &grow, &mut rng, TreeRandomness::PerNode)];
     }
     let sampling = ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap };
-    grow_forest(x, weights, sampling, &criterion, &fitter, &grow)
+    grow_forest(x, &all_rows(weights.len()), weights, sampling, &criterion, &fitter, &grow)
 }
 
 /// Inner cross-validation of the depth candidates: returns the chosen depth and every score.

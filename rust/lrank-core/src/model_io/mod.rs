@@ -13,6 +13,7 @@ use crate::forest::RandomForestModel;
 use crate::label_tree::LabelTreeModel;
 use crate::labelwise::LabelwiseModel;
 use crate::neighbors::InstanceBasedModel;
+use crate::pairwise::PairwiseModel;
 use serde::{Deserialize, Serialize};
 
 /// Serde for f64 fields that may be infinite or NaN (a Mallows spread is infinite for a pure
@@ -86,6 +87,7 @@ pub enum Model {
     LabelTree(LabelTreeModel),
     Bagging(BaggingModel),
     Labelwise(LabelwiseModel),
+    Pairwise(PairwiseModel),
 }
 
 #[derive(Clone, Debug, PartialEq)]

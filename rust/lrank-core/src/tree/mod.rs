@@ -564,18 +564,20 @@ pub struct ForestSampling {
     pub bootstrap: bool,
 }
 
-/// Grows the trees of a forest in parallel: tree `t` draws its bootstrap sample and then its
+/// Grows the trees of a forest in parallel on the training rows `rows` (with weights
+/// `row_weights`): tree `t` draws its bootstrap sample (len(rows) draws among them) and then its
 /// splits from the stream `child_seed(seed, t)`, so the forest does not depend on the thread
-/// count. Rows with zero weight (sample weight times bootstrap count) are left out.
+/// count. Rows with zero weight (row weight times bootstrap count) are left out.
 pub fn grow_forest<C: SplitCriterion, F: LeafFitter>(
     x: &TrainingFeatures,
-    sample_weight: &[f64],
+    rows: &[u32],
+    row_weights: &[f64],
     sampling: ForestSampling,
     criterion: &C,
     leaf_fitter: &F,
     params: &GrowParams,
 ) -> Vec<Tree<F::Leaf>> {
-    let n = sample_weight.len();
+    let n = rows.len();
     (0..sampling.n_trees)
         .into_par_iter()
         .map(|t| {
@@ -590,16 +592,21 @@ pub fn grow_forest<C: SplitCriterion, F: LeafFitter>(
             }
             let mut samples = Vec::with_capacity(n);
             let mut weights = Vec::with_capacity(n);
-            for (i, &c) in counts.iter().enumerate() {
-                let w = c * sample_weight[i];
+            for (k, &c) in counts.iter().enumerate() {
+                let w = c * row_weights[k];
                 if w > 0.0 {
-                    samples.push(i as u32);
+                    samples.push(rows[k]);
                     weights.push(w);
                 }
             }
             grow_tree(x, samples, weights, criterion, leaf_fitter, params, &mut rng)
         })
         .collect()
+}
+
+/// The row ids `0..n` (every training row of a forest).
+pub fn all_rows(n: usize) -> Vec<u32> {
+    (0..n as u32).collect()
 }
 
 /// Nodes with at least this many samples score their features in parallel (when all features

@@ -1,0 +1,120 @@
+"""One-versus-one pairwise label ranking with tree or forest classifiers per label pair."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank import _core
+from lrank.errors import InvalidInputError
+from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators.forest import core_max_features
+
+_VOTING = {"copeland": "Copeland", "probability": "Probability"}
+
+
+class OneVsOneLabelRanker(LabelRanker):
+    """One-versus-one (OVO) label ranking: a binary classifier for every label pair {a, b},
+    trained on the rows whose ranking holds both labels (class: a before b), as in Fotakis,
+    Kalavasis, Kontonis & Tzamos (2022).
+
+    The classifier is a decision tree (``classifier="tree"``: information gain, grown until its
+    leaves are pure or smaller than ``min_samples_split``) or a random forest of them
+    (``"forest"``: ``n_estimators`` trees on bootstrap samples of the pair's rows, ``max_features``
+    per node); a leaf predicts its share of rows with a before b, a forest the mean share. A pair
+    that no training ranking holds predicts 1/2. ``voting="copeland"`` ranks labels by their
+    number of predicted pairwise wins (a probability of exactly 1/2 is half a win),
+    ``"probability"`` by their summed probabilities of winning; ties go to the lower label.
+
+    Parameters
+    ----------
+    classifier : "tree" or "forest".
+    n_estimators, max_features, bootstrap : the forest's trees, features per node ("sqrt",
+        "log2+1", "all", an int or a share) and bootstrap; ignored for a tree.
+    max_depth : maximum splits from root to leaf; None: unlimited.
+    min_samples_split : nodes with less total weight are leaves (default 2).
+    voting : "copeland" (default) or "probability".
+    random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
+    n_jobs : threads (None or -1: all cores).
+    categorical_features : None, a boolean mask or column indices of nominal features.
+    """
+
+    def __init__(
+        self,
+        classifier: str = "tree",
+        n_estimators: int = 100,
+        max_features: str | int | float = "sqrt",
+        bootstrap: bool = True,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        voting: str = "copeland",
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
+    ) -> None:
+        self.classifier = classifier
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.voting = voting
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        if self.classifier not in ("tree", "forest"):
+            raise InvalidInputError(f"classifier must be 'tree' or 'forest', got {self.classifier!r}")
+        if self.voting not in _VOTING:
+            raise InvalidInputError(f"voting must be 'copeland' or 'probability', got {self.voting!r}")
+        md = self.max_depth
+        if md is not None and (isinstance(md, bool) or not isinstance(md, (int, np.integer)) or md < 0):
+            raise InvalidInputError(f"max_depth must be a non-negative int or None, got {md!r}")
+        mss = self.min_samples_split
+        if isinstance(mss, bool) or not isinstance(mss, (int, float, np.number)) or mss < 0:
+            raise InvalidInputError(f"min_samples_split must be a number >= 0, got {mss!r}")
+        if self.classifier == "forest":
+            n = self.n_estimators
+            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+                raise InvalidInputError(f"n_estimators must be a positive int, got {n!r}")
+            trees: dict[str, Any] = {"n_estimators": int(n), "bootstrap": bool(self.bootstrap),
+                                     "max_features": core_max_features(self.max_features)}
+        else:
+            trees = {"n_estimators": 1, "bootstrap": False, "max_features": "All"}
+        return {"Pairwise": {**trees, "max_depth": None if md is None else int(md), "min_samples_split": float(mss),
+                             "voting": _VOTING[self.voting], "seed": seed}}
+
+    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> OneVsOneLabelRanker:
+        """Fits one classifier per label pair on ``X`` (n, d) and rank matrix ``Y`` (n, m)."""
+        params = self._core_params()
+        x, y, w = self._check_xy(X, Y, sample_weight)
+        self.seed_ = resolve_seed(self.random_state)
+        params["Pairwise"]["seed"] = self.seed_
+        self.model_ = _core.LearnerModel.fit(
+            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),
+            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
+        )
+        return self
+
+    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
+        """Predicted complete rank matrix (n, m)."""
+        self._check_fitted()
+        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
+
+    def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Each label's votes (Copeland wins or summed probabilities; higher preferred), (n, m)."""
+        self._check_fitted()
+        scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
+        assert scores is not None
+        return scores
+
+    def _set_fitted(self, model: _core.LearnerModel) -> None:
+        self.model_ = model
+        self.n_features_in_ = model.n_features
+        self.n_labels_ = model.n_labels
+        self.seed_ = int(json.loads(model.params_json())["Pairwise"]["seed"])
