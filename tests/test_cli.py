@@ -298,3 +298,11 @@ def test_ovo_from_the_command_line(tmp_path):
     assert report["learner"]["params"]["classifier"] == "forest"
     assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.8
     assert run("predict", "-l", str(model), "-T", IRIS).exit_code == 0
+
+
+def test_rpc_from_the_command_line():
+    result = run("train", "-t", IRIS, "-W", "RPC", "--format", "json", "--", "-C", "10", "-V", "binary")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["learner"]["params"]["C"] == 10.0 and report["learner"]["params"]["voting"] == "binary"
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7

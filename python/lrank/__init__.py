@@ -15,6 +15,7 @@ from lrank.estimators import (
     LabelwiseDecisionTree,
     LabelwiseRandomForest,
     OneVsOneLabelRanker,
+    RankingByPairwiseComparison,
 )
 
 __all__ = [
@@ -29,5 +30,6 @@ __all__ = [
     "LrankError",
     "ModelFormatError",
     "OneVsOneLabelRanker",
+    "RankingByPairwiseComparison",
     "__version__",
 ]

@@ -6,8 +6,9 @@ from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
 from lrank.estimators.neighbors import InstanceBasedLabelRanker
 from lrank.estimators.pairwise import OneVsOneLabelRanker
+from lrank.estimators.rpc import RankingByPairwiseComparison
 from lrank.estimators.tree import LabelRankingTree
 
 __all__ = ["BaggingLabelRanker", "InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree",
            "LabelwiseDecisionTree", "LabelwiseRandomForest", "NotFittedError",
-           "OneVsOneLabelRanker"]
+           "OneVsOneLabelRanker", "RankingByPairwiseComparison"]

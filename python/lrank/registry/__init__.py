@@ -178,6 +178,7 @@ def _builtin_specs() -> list[LearnerSpec]:
         LabelwiseDecisionTree,
         LabelwiseRandomForest,
         OneVsOneLabelRanker,
+        RankingByPairwiseComparison,
     )
 
     return [
@@ -287,6 +288,19 @@ def _builtin_specs() -> list[LearnerSpec]:
                 LearnerOption("-V", "voting", "copeland or probability (default copeland)",
                               _parse_choice("copeland", "probability"), "VOTE"),
             ),
+        ),
+        LearnerSpec(
+            name="RPC",
+            factory=RankingByPairwiseComparison,
+            summary="Ranking by pairwise comparison: L2-regularised logistic regression per label pair",
+            reference="Huellermeier, Fuernkranz, Cheng & Brinker 2008, Label ranking by learning pairwise preferences",
+            options=(
+                LearnerOption("-C", "C", "inverse regularisation strength (default 1.0)", float, "C"),
+                LearnerOption("-V", "voting", "soft (summed probabilities) or binary (wins) (default soft)",
+                              _parse_choice("soft", "binary"), "VOTE"),
+                LearnerOption("-max-iter", "max_iter", "Newton steps at most per pair (default 100)"),
+            ),
+            seed_param=None,
         ),
     ]
 

@@ -12,6 +12,7 @@ use crate::labelwise::{LabelwiseModel, LabelwiseParams};
 use crate::model_io::Model;
 use crate::neighbors::{InstanceBasedModel, InstanceBasedParams};
 use crate::pairwise::{PairwiseModel, PairwiseParams};
+use crate::rpc::{RpcModel, RpcParams};
 use crate::ranking::RankMatrixView;
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +25,7 @@ pub enum LearnerParams {
     Bagging(BaggingParams),
     Labelwise(LabelwiseParams),
     Pairwise(PairwiseParams),
+    Rpc(RpcParams),
 }
 
 impl LearnerParams {
@@ -36,6 +38,7 @@ impl LearnerParams {
             LearnerParams::Bagging(p) => Model::Bagging(BaggingModel::fit(x, y, sample_weight, p.clone())?),
             LearnerParams::Labelwise(p) => Model::Labelwise(LabelwiseModel::fit(x, y, sample_weight, p.clone())?),
             LearnerParams::Pairwise(p) => Model::Pairwise(PairwiseModel::fit(x, y, sample_weight, p.clone())?),
+            LearnerParams::Rpc(p) => Model::Rpc(RpcModel::fit(x, y, sample_weight, p.clone())?),
         })
     }
 
@@ -49,6 +52,7 @@ impl LearnerParams {
             LearnerParams::Bagging(q) => q.seed = seed,
             LearnerParams::Labelwise(q) => q.seed = seed,
             LearnerParams::Pairwise(q) => q.seed = seed,
+            LearnerParams::Rpc(q) => q.seed = seed,
         }
         p
     }
@@ -76,6 +80,7 @@ impl Model {
             Model::Bagging(m) => (m.predict(x)?, None),
             Model::Labelwise(m) => (m.predict(x)?, None),
             Model::Pairwise(m) => (m.predict(x)?, None),
+            Model::Rpc(m) => (m.predict(x)?, None),
         })
     }
 
@@ -87,6 +92,7 @@ impl Model {
             Model::Bagging(m) => m.n_labels,
             Model::Labelwise(m) => m.n_labels,
             Model::Pairwise(m) => m.n_labels,
+            Model::Rpc(m) => m.n_labels,
         }
     }
 
@@ -98,6 +104,7 @@ impl Model {
             Model::Bagging(m) => m.n_features,
             Model::Labelwise(m) => m.n_features,
             Model::Pairwise(m) => m.n_features,
+            Model::Rpc(m) => m.n_features,
         }
     }
 
@@ -108,6 +115,7 @@ impl Model {
         Ok(match self {
             Model::Labelwise(m) => Some(m.predict_scores(x)?),
             Model::Pairwise(m) => Some(m.predict_scores(x)?),
+            Model::Rpc(m) => Some(m.predict_scores(x)?),
             _ => None,
         })
     }
@@ -126,6 +134,11 @@ impl Model {
                 "tree_depths": m.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
                 "tree_n_leaves": m.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
             }),
+            Model::Rpc(m) => json!({
+                "n_pairs": m.pairs.len(),
+                "not_converged": m.pairs.iter().filter(|p| !p.converged).count(),
+                "max_iterations": m.pairs.iter().map(|p| p.iterations).max(),
+            }),
             Model::Pairwise(m) => json!({
                 "n_pairs": m.pairs.len(),
                 "pairs_without_data": m.pairs.iter().filter(|p| p.trees.is_empty()).count(),
@@ -142,6 +155,7 @@ impl Model {
             Model::Bagging(m) => LearnerParams::Bagging(m.params.clone()),
             Model::Labelwise(m) => LearnerParams::Labelwise(m.params.clone()),
             Model::Pairwise(m) => LearnerParams::Pairwise(m.params.clone()),
+            Model::Rpc(m) => LearnerParams::Rpc(m.params.clone()),
         }
     }
 }

@@ -12,6 +12,7 @@
 //! - [`neighbors`]: IBLR, instance-based label ranking with the Mallows model.
 //! - [`labelwise`]: labelwise regression trees and forests (Fotakis et al.).
 //! - [`pairwise`]: one-versus-one learning with tree or forest classifiers per label pair.
+//! - [`rpc`]: ranking by pairwise comparison with logistic regression (WEKA-LR's RPC).
 //! - [`bagging`]: bagging of any learner, members combined by a consensus ranking.
 //! - [`learner`]: every learner behind one interface (parameters -> model -> predictions).
 //! - [`model_io`]: versioned binary and JSON model files.
@@ -34,6 +35,7 @@ pub mod pairwise;
 pub mod parallel;
 pub mod ranking;
 pub mod rng;
+pub mod rpc;
 pub mod training;
 pub mod tree;
 

@@ -594,6 +594,7 @@ fn model_kind(model: &Model) -> &'static str {
         Model::Bagging(_) => "Bagging",
         Model::Labelwise(_) => "Labelwise",
         Model::Pairwise(_) => "Pairwise",
+        Model::Rpc(_) => "Rpc",
     }
 }
 

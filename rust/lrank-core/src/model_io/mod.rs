@@ -14,6 +14,7 @@ use crate::label_tree::LabelTreeModel;
 use crate::labelwise::LabelwiseModel;
 use crate::neighbors::InstanceBasedModel;
 use crate::pairwise::PairwiseModel;
+use crate::rpc::RpcModel;
 use serde::{Deserialize, Serialize};
 
 /// Serde for f64 fields that may be infinite or NaN (a Mallows spread is infinite for a pure
@@ -88,6 +89,7 @@ pub enum Model {
     Bagging(BaggingModel),
     Labelwise(LabelwiseModel),
     Pairwise(PairwiseModel),
+    Rpc(RpcModel),
 }
 
 #[derive(Clone, Debug, PartialEq)]
