@@ -10,6 +10,7 @@ from lrank.errors import DataFormatError, InvalidInputError, LrankError, ModelFo
 from lrank.estimators import (
     BaggingLabelRanker,
     InstanceBasedLabelRanker,
+    InstanceBasedPlackettLuce,
     LabelRankingRandomForest,
     LabelRankingTree,
     LabelwiseDecisionTree,
@@ -22,6 +23,7 @@ __all__ = [
     "BaggingLabelRanker",
     "DataFormatError",
     "InstanceBasedLabelRanker",
+    "InstanceBasedPlackettLuce",
     "InvalidInputError",
     "LabelRankingRandomForest",
     "LabelRankingTree",

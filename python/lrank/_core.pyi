@@ -18,6 +18,7 @@ __all__ = [
     "borda_scores",
     "copeland",
     "fit_mallows",
+    "fit_plackett_luce",
     "kemeny",
     "load_model",
     "optimal_insertion",
@@ -171,5 +172,8 @@ def copeland(y: NDArray[np.int32], weights: NDArray[np.float64] | None = None) -
 def fit_mallows(
     y: NDArray[np.int32], weights: NDArray[np.float64] | None = None, max_iter: int = 20
 ) -> tuple[NDArray[np.int32], float, int, bool]: ...
+def fit_plackett_luce(
+    y: NDArray[np.int32], weights: NDArray[np.float64] | None = None, max_iter: int = 1000, tol: float = 1e-9
+) -> tuple[NDArray[np.float64], int, bool]: ...
 def optimal_insertion(ranking: list[int], centre: list[int]) -> NDArray[np.int32]: ...
 def theta_mle(mean_distance: float, n_labels: int) -> float: ...

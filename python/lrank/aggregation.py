@@ -50,8 +50,22 @@ def mallows(rankings: ArrayLike, weights: ArrayLike | None = None, max_iter: int
     return MallowsFit(*_core.fit_mallows(as_rank_matrix(rankings), _weights(weights), int(max_iter)))
 
 
+class PlackettLuceFit(NamedTuple):
+    skills: NDArray[np.float64]
+    iterations: int
+    converged: bool
+
+
+def plackett_luce(rankings: ArrayLike, weights: ArrayLike | None = None, max_iter: int = 1000,
+                  tol: float = 1e-9) -> PlackettLuceFit:
+    """Plackett-Luce skills (summing to 1) by Hunter's MM algorithm; an incomplete ranking is a
+    ranking of the labels it holds. A label never picked before last place gets 0, a label no
+    ranking holds the geometric mean of the positive skills. Sort the skills for the ranking."""
+    return PlackettLuceFit(*_core.fit_plackett_luce(as_rank_matrix(rankings), _weights(weights), int(max_iter), float(tol)))
+
+
 AGGREGATORS = {"borda": borda, "copeland": copeland, "kemeny": kemeny,
                "mallows": lambda r, w=None: mallows(r, w).centre}
 
 
-__all__ = ["AGGREGATORS", "MallowsFit", "borda", "copeland", "kemeny", "mallows"]
+__all__ = ["AGGREGATORS", "MallowsFit", "PlackettLuceFit", "borda", "copeland", "kemeny", "mallows", "plackett_luce"]

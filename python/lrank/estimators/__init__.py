@@ -4,11 +4,11 @@ from lrank.estimators.base import LabelRanker, NotFittedError
 from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
-from lrank.estimators.neighbors import InstanceBasedLabelRanker
+from lrank.estimators.neighbors import InstanceBasedLabelRanker, InstanceBasedPlackettLuce
 from lrank.estimators.pairwise import OneVsOneLabelRanker
 from lrank.estimators.rpc import RankingByPairwiseComparison
 from lrank.estimators.tree import LabelRankingTree
 
-__all__ = ["BaggingLabelRanker", "InstanceBasedLabelRanker", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree",
+__all__ = ["BaggingLabelRanker", "InstanceBasedLabelRanker", "InstanceBasedPlackettLuce", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree",
            "LabelwiseDecisionTree", "LabelwiseRandomForest", "NotFittedError",
            "OneVsOneLabelRanker", "RankingByPairwiseComparison"]

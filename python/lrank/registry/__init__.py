@@ -173,6 +173,7 @@ def _builtin_specs() -> list[LearnerSpec]:
     from lrank.estimators import (
         BaggingLabelRanker,
         InstanceBasedLabelRanker,
+        InstanceBasedPlackettLuce,
         LabelRankingRandomForest,
         LabelRankingTree,
         LabelwiseDecisionTree,
@@ -301,6 +302,20 @@ def _builtin_specs() -> list[LearnerSpec]:
                 LearnerOption("-max-iter", "max_iter", "Newton steps at most per pair (default 100)"),
             ),
             seed_param=None,
+        ),
+        LearnerSpec(
+            name="IBPL",
+            factory=InstanceBasedPlackettLuce,
+            summary="Instance-based Plackett-Luce: k nearest neighbours' rankings fitted by Hunter's MM",
+            reference="Cheng, Dembczynski & Huellermeier 2010, Label ranking methods based on the Plackett-Luce model",
+            options=(
+                LearnerOption("-K", "n_neighbors", "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 5)",
+                              _parse_optional_count),
+                LearnerOption("-weights", "weights", "uniform or dudani (default uniform)", _parse_choice("uniform", "dudani"),
+                              "W"),
+                LearnerOption("-max-iter", "max_iter", "MM iterations at most (default 1000)"),
+                LearnerOption("-tol", "tol", "MM tolerance, relative to the largest skill (default 1e-9)", float, "T"),
+            ),
         ),
     ]
 

@@ -9,7 +9,9 @@
 //! - [`forest`]: LR-RF, the label ranking random forest of Zhou & Qiu (2018).
 //! - [`mallows`]: Mallows model fitting (theta MLE, optimal insertion, EM median) and exact Kemeny.
 //! - [`label_tree`]: LRT, the label ranking tree with Mallows splits and leaves.
-//! - [`neighbors`]: IBLR, instance-based label ranking with the Mallows model.
+//! - [`neighbors`]: IBLR and IB-PL, instance-based label ranking with the Mallows or
+//!   Plackett-Luce model.
+//! - [`plackett_luce`]: Plackett-Luce skills by Hunter's MM algorithm.
 //! - [`labelwise`]: labelwise regression trees and forests (Fotakis et al.).
 //! - [`pairwise`]: one-versus-one learning with tree or forest classifiers per label pair.
 //! - [`rpc`]: ranking by pairwise comparison with logistic regression (WEKA-LR's RPC).
@@ -33,6 +35,7 @@ pub mod model_io;
 pub mod neighbors;
 pub mod pairwise;
 pub mod parallel;
+pub mod plackett_luce;
 pub mod ranking;
 pub mod rng;
 pub mod rpc;

@@ -330,7 +330,7 @@ impl InstanceBasedModel {
         n_jobs: Option<i64>,
         nominal: Option<Vec<bool>>,
     ) -> PyResult<Self> {
-        let params = InstanceBasedParams { k, max_iter, seed };
+        let params = InstanceBasedParams { k, max_iter, seed, ..Default::default() };
         let data = TrainingArrays { x: &x, y: &y, sample_weight: &sample_weight, nominal: &nominal };
         let inner = fit_core(py, n_jobs_arg(n_jobs)?, data, |x, y, w| CoreInstanceBased::fit(x, y, w, params))?;
         Ok(InstanceBasedModel { inner })
@@ -768,6 +768,23 @@ fn fit_mallows<'py>(
     Ok((PyArray1::from_vec(py, fit.centre), fit.theta, fit.iterations, fit.converged))
 }
 
+/// Plackett-Luce skills by Hunter's MM algorithm: (skills, iterations, converged).
+#[pyfunction]
+#[pyo3(signature = (y, weights=None, max_iter=1000, tol=1e-9))]
+fn fit_plackett_luce<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    max_iter: usize,
+    tol: f64,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, bool)> {
+    let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
+    let fit = run_core(py, Some(1), || {
+        lrank_core::plackett_luce::fit_plackett_luce(&RankMatrixView::new(&ys, n, m)?, w.as_deref(), max_iter, tol)
+    })?;
+    Ok((PyArray1::from_vec(py, fit.skills), fit.iterations, fit.converged))
+}
+
 /// The completion of an incomplete ranking closest (Kendall) to a complete centre.
 #[pyfunction]
 fn optimal_insertion<'py>(py: Python<'py>, ranking: Vec<i32>, centre: Vec<i32>) -> PyResult<Bound<'py, PyArray1<i32>>> {
@@ -824,6 +841,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(kemeny, m)?)?;
     m.add_function(wrap_pyfunction!(copeland, m)?)?;
     m.add_function(wrap_pyfunction!(fit_mallows, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_plackett_luce, m)?)?;
     m.add_function(wrap_pyfunction!(optimal_insertion, m)?)?;
     m.add_function(wrap_pyfunction!(theta_mle, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;

@@ -1,5 +1,7 @@
 //! IBLR: instance-based label ranking with the Mallows model (Cheng, Hühn & Hüllermeier 2009,
-//! the paper's IB-M).
+//! the paper's IB-M), and IB-PL with the Plackett-Luce model (Cheng, Dembczyński & Hüllermeier
+//! 2010: the neighbours' rankings give Plackett-Luce skills by MM, the prediction sorts them;
+//! equal neighbour weights and k = 5 by default; confidence: the predicted ranking's probability).
 //!
 //! - Attributes are min-max normalised on the training data (a constant attribute becomes 0);
 //!   missing values are replaced by the training lower median before normalising.
@@ -24,7 +26,8 @@ use crate::error::{invalid, LrankError, Result};
 use crate::features::{fill_values, FeatureMatrixView};
 use crate::training::checked_training_set;
 use crate::mallows::{mallows_median, ThetaTable};
-use crate::ranking::{n_present, RankMatrixView};
+use crate::plackett_luce::{fit_plackett_luce, ranking_probability};
+use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
 use crate::rng::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -34,19 +37,54 @@ pub const K_CANDIDATES: [usize; 4] = [5, 10, 15, 20];
 /// Rows used for the leave-one-out selection of k, at most.
 pub const MAX_SELECTION_ROWS: usize = 1000;
 
+/// The model fitted to a neighbourhood's rankings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum NeighbourhoodModel {
+    /// The Mallows EM median (IBLR); confidence: the spread θ.
+    Mallows,
+    /// Plackett-Luce skills by MM, to relative tolerance `tol` (IB-PL); the prediction sorts the
+    /// skills; confidence: the predicted ranking's probability.
+    PlackettLuce { tol: f64 },
+}
+
+/// How neighbours are weighted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NeighbourWeighting {
+    /// Dudani's (d_k - d_i)/(d_k - d_1) times the share of labels the ranking holds (IBLR).
+    Dudani,
+    /// Every neighbour weighs 1 (times its sample weight).
+    Uniform,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceBasedParams {
     /// Number of neighbours; `None` chooses it from [`K_CANDIDATES`] by leave-one-out.
     pub k: Option<usize>,
-    /// Iteration cap of the EM median.
+    /// Iteration cap of the neighbourhood model's fit (EM or MM).
     pub max_iter: usize,
     /// Seed for the rows of the leave-one-out selection.
     pub seed: u64,
+    pub model: NeighbourhoodModel,
+    pub weighting: NeighbourWeighting,
 }
 
 impl Default for InstanceBasedParams {
+    /// IBLR: Mallows model, Dudani weights, k chosen by leave-one-out.
     fn default() -> Self {
-        InstanceBasedParams { k: None, max_iter: 20, seed: 0 }
+        InstanceBasedParams { k: None, max_iter: 20, seed: 0, model: NeighbourhoodModel::Mallows, weighting: NeighbourWeighting::Dudani }
+    }
+}
+
+impl InstanceBasedParams {
+    /// IB-PL (Cheng, Dembczyński & Hüllermeier 2010): Plackett-Luce, equal weights, 5 neighbours.
+    pub fn plackett_luce() -> Self {
+        InstanceBasedParams {
+            k: Some(5),
+            max_iter: 1000,
+            model: NeighbourhoodModel::PlackettLuce { tol: 1e-9 },
+            weighting: NeighbourWeighting::Uniform,
+            ..Default::default()
+        }
     }
 }
 
@@ -188,7 +226,8 @@ impl InstanceBasedModel {
         self.index.0.get_or_init(|| KdIndex::build(&self.x, self.n_features, Some(&self.nominal)))
     }
 
-    /// Mallows centre and spread of the first `k` rows of a neighbourhood.
+    /// The prediction and confidence of the first `k` rows of a neighbourhood: Mallows centre and
+    /// spread, or Plackett-Luce ranking and its probability.
     fn aggregate(&self, hood: &Neighbourhood, k: usize) -> Result<(Vec<i32>, f64)> {
         let m = self.n_labels;
         let near = &hood.nearest[..k.min(hood.nearest.len())];
@@ -198,19 +237,38 @@ impl InstanceBasedModel {
         for &(dist2, i) in near {
             let i = i as usize;
             let row = &self.y[i * m..(i + 1) * m];
-            let dudani = if dk > d1 { (dk - dist2.sqrt()) / (dk - d1) } else { 1.0 };
             ranks.extend_from_slice(row);
-            weights.push(dudani * n_present(row) as f64 / m as f64 * self.sample_weight[i]);
+            weights.push(match self.params.weighting {
+                NeighbourWeighting::Dudani => {
+                    let dudani = if dk > d1 { (dk - dist2.sqrt()) / (dk - d1) } else { 1.0 };
+                    dudani * n_present(row) as f64 / m as f64 * self.sample_weight[i]
+                }
+                NeighbourWeighting::Uniform => self.sample_weight[i],
+            });
         }
         if weights.iter().all(|&w| w == 0.0) {
             // Only when every weighted neighbour has sample weight 0: fall back to equal weights.
             weights.iter_mut().for_each(|w| *w = 1.0);
         }
         let view = RankMatrixView::from_valid(&ranks, near.len(), m);
-        let fit = mallows_median(&view, Some(&weights), self.params.max_iter)?;
-        // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper than a
-        // Newton solve per row.
-        Ok((fit.centre, self.theta_table().theta(fit.mean_distance)))
+        match self.params.model {
+            NeighbourhoodModel::Mallows => {
+                let fit = mallows_median(&view, Some(&weights), self.params.max_iter)?;
+                // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper
+                // than a Newton solve per row.
+                Ok((fit.centre, self.theta_table().theta(fit.mean_distance)))
+            }
+            NeighbourhoodModel::PlackettLuce { tol } => {
+                let fit = match fit_plackett_luce(&view, Some(&weights), self.params.max_iter, tol) {
+                    Ok(fit) => fit,
+                    // No neighbour ranks two labels: nothing to learn from, keep label order.
+                    Err(_) => return Ok(((1..=m as i32).collect(), 0.0)),
+                };
+                let ranking = ranking_from_scores(&fit.skills);
+                let probability = ranking_probability(&ranking, &fit.skills);
+                Ok((ranking, probability))
+            }
+        }
     }
 
     /// Chooses k from the candidates by leave-one-out mean Kendall tau (ties to the smaller k).

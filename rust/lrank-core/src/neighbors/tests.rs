@@ -153,3 +153,26 @@ fn nominal_features_count_a_mismatch_not_a_difference_of_codes() {
     assert_eq!(nominal.predict(&query).unwrap().0, vec![2, 1, 3]);
     assert_eq!(numeric.predict(&query).unwrap().0, vec![1, 2, 3]);
 }
+
+#[test]
+fn ib_pl_with_every_row_as_neighbour_sorts_the_plackett_luce_skills_of_all_rows() {
+    use crate::plackett_luce::{fit_plackett_luce, ranking_probability};
+    let mut rng = Rng::new(9);
+    let (n, m) = (12, 4);
+    let x: Vec<f64> = (0..n).map(|_| rng.uniform()).collect();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let mut order: Vec<usize> = (0..m).collect();
+        for i in (1..m).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        y.extend(crate::ranking::ranks_of_order(&order[..2 + rng.below(3)], m));
+    }
+    let params = InstanceBasedParams { k: Some(n), ..InstanceBasedParams::plackett_luce() };
+    let model = InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, 1).unwrap(), &RankMatrixView::new(&y, n, m).unwrap(), None, params).unwrap();
+    let (pred, conf) = model.predict(&FeatureMatrixView::new(&[0.5], 1, 1).unwrap()).unwrap();
+    let fit = fit_plackett_luce(&RankMatrixView::new(&y, n, m).unwrap(), None, 1000, 1e-9).unwrap();
+    assert_eq!(pred, crate::ranking::ranking_from_scores(&fit.skills));
+    assert!((conf[0] - ranking_probability(&pred, &fit.skills)).abs() < 1e-12);
+    assert!(conf[0] > 0.0 && conf[0] < 1.0);
+}
