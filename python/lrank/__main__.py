@@ -1,0 +1,5 @@
+"""``python -m lrank``: the ``lrank`` command without an installed script."""
+
+from lrank.cli import main
+
+main(prog_name="lrank")
