@@ -2,4 +2,6 @@
 
 from lrank.cli import main
 
-main(prog_name="lrank")
+# Guarded: worker processes started by "spawn" import the main module under another name.
+if __name__ == "__main__":
+    main(prog_name="lrank")
