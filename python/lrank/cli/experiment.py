@@ -164,12 +164,17 @@ def run_command(
                           datasets=[d.name for d in config.datasets])
 
 
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
 def _run_with_progress(plan: Any, store: ResultStore) -> Any:
     total = len(plan.pending)
     try:
-        if not sys.stderr.isatty() or total == 0:  # no bar in logs and pipes
+        if not _stderr_is_terminal() or total == 0:  # no bar in logs and pipes
             return run_experiment(plan, store)
         with click.progressbar(length=total, label="cells", file=sys.stderr, show_eta=True, show_pos=True,
+                               show_percent=True,
                                item_show_func=lambda row: row and f"{row['dataset']} / {row['learner']}") as bar:
             return run_experiment(plan, store, on_cell=lambda row: bar.update(1, row))
     except KeyboardInterrupt:

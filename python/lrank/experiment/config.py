@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lrank.data import DATA_SUFFIXES
-from lrank.errors import ExperimentError
+from lrank.errors import ExperimentError, LrankError
 from lrank.registry import get_learner
 
 if sys.version_info >= (3, 11):
@@ -297,7 +297,7 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
             if not isinstance(raw["output"], str):
                 raise ExperimentError(f"{spath}: output must be a string")
             out["output"] = os.fspath(base / os.path.expanduser(raw["output"]))
-    except ExperimentError as exc:
+    except LrankError as exc:  # bad learners too: say which file they come from
         msg = str(exc)
         raise ExperimentError(msg if msg.startswith(spath) else f"{spath}: {msg}") from None
     return out
