@@ -224,3 +224,26 @@ def test_progress_bar_with_eta_on_a_terminal(tmp_path):
     assert proc.returncode == 0, text
     assert "cells" in text and "1/3" in text and "3/3" in text and "100%" in text, text
     assert "00:00:0" in text  # the ETA of the remaining cells
+
+
+def test_the_readme_experiment_examples_run(tmp_path, monkeypatch):
+    """Every command of the README's Experiments example, on the bundled data sets and with
+    2-fold cross-validation instead of 5 x 10 (the commands are otherwise as printed)."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Experiments")[1].split("\n## ")[0]
+    (block,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    monkeypatch.chdir(tmp_path)
+    commands = [shlex.split(line.split("#")[0]) for line in block.strip().splitlines()]
+    assert [c[:3] for c in commands][:2] == [["lrank", "experiment", "run"], ["lrank", "experiment", "report"]]
+    for words in commands:
+        args = [DATASETS if w == "kebi-csv/" else w for w in words[1:]]
+        if args[1] == "run":
+            args += ["-x", "2", "--repeats", "1", "-j", "1", "--no-report"]
+        result = invoke(*args)
+        assert result.exit_code == 0, (words, result.output)
+    assert "| data set |" in (tmp_path / "kebi.md").read_text()
+    for figure in ("cd.svg", "p-curve.png", "trees.png"):
+        assert (tmp_path / figure).stat().st_size > 1000
