@@ -250,3 +250,53 @@ def test_a_killed_run_resumes_without_recomputing_stored_cells(tmp_path):
     assert done.returncode == 0, done.stderr
     measures = [*KEY, *MEASURE_COLUMNS]
     assert after.select(measures).sort(list(KEY)).equals(pl.read_parquet(reference).select(measures).sort(list(KEY)))
+
+
+def test_parquet_and_nominal_data_sets_run_like_cross_validate(tmp_path):
+    """A data set with a nominal attribute, given as Parquet: the learners get the nominal mask
+    as lrank train gives it, and the numbers are cross_validate's."""
+    from lrank.data import write_dataset
+
+    rows = [f"{['red', 'green', 'blue'][i % 3]},{(i * 7) % 11 / 10:.2f},"
+            f"{'a>b>c' if i % 3 == 1 else 'c>b>a' if i % 2 else 'b>c>a'}" for i in range(60)]
+    source = tmp_path / "colours.xarff"
+    source.write_text("@relation colours\n@attribute colour {red,green,blue}\n@attribute x numeric\n"
+                      "@attribute L RANKING {a,b,c}\n@data\n" + "\n".join(rows) + "\n")
+    data = read_dataset(source)
+    write_dataset(data, tmp_path / "colours.parquet")
+    _, frame = run(config("LRT", "LRRF -I 5", data=(str(tmp_path / "colours.parquet"),), store=tmp_path / "s.parquet",
+                          missing=(0.3,)))
+    for text in ("LRT", "LRRF -I 5"):
+        setting = parse_learner(text)
+        ev = cross_validate(
+            lambda: get_learner(setting.name).build(list(setting.options), seed=1,
+                                                    categorical_features=data.nominal_features().tolist()),
+            data.feature_matrix(), data.rankings, labels=data.labels, n_folds=3, repeats=2, seed=1, missing=0.3)
+        got = frame.filter(pl.col("learner") == text).sort("repeat", "fold")["kendall_tau"].to_list()
+        assert got == [f["kendall_tau"] for f in ev.folds]
+
+
+def test_bench_accuracy_script_gives_the_experiment_numbers(kebi_dir, tmp_path):
+    """bench/accuracy.py (the published-number reproduction) and lrank experiment agree."""
+    import json
+
+    out = tmp_path / "acc.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "accuracy.py"), "-W", "LRRF", "--options", "-I 5", "--datasets", "iris,wine",
+         "--folds", "3", "--repeats", "2", "--missing", "0,0.3", "--out", str(out)],
+        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "python")), cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    bench = {(r["dataset"], r["missing"]): r["kendall_tau"] for r in json.loads(out.read_text())["runs"]}
+    _, frame = run(config("LRRF -I 5", data=(str(kebi_dir / "iris.csv"), str(kebi_dir / "wine.csv")),
+                          store=tmp_path / "s.parquet", missing=(0.0, 0.3)))
+    means = frame.group_by("dataset", "missing").agg(pl.col("kendall_tau").mean())
+    assert {(d, p): t for d, p, t in means.iter_rows()} == pytest.approx(bench, rel=1e-12)
+
+
+def test_a_note_when_the_store_was_made_by_another_lrank_version(tmp_path):
+    store_path = tmp_path / "s.parquet"
+    _, frame = run(config("LRRF -I 5", store=store_path))
+    ResultStore(store_path).write(frame.with_columns(pl.lit("0.0.1").alias("lrank_version")))
+    plan = plan_experiment(config("LRRF -I 5", store=store_path), ResultStore(store_path))
+    assert plan.other_versions == ["0.0.1"] and plan.pending == ()

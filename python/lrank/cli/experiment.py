@@ -13,6 +13,7 @@ from typing import Any
 
 import click
 
+from lrank import __version__
 from lrank.cli.common import user_errors
 from lrank.errors import ExperimentError
 from lrank.experiment.config import (
@@ -150,6 +151,9 @@ def run_command(
                 f"{config.n_cells - len(plan.pending)} stored, {len(plan.pending)} to run -> {store.path}",
                 err=True,
             )
+            if plan.other_versions:
+                click.echo(f"note: the store holds cells computed by lrank {', '.join(plan.other_versions)}; "
+                           f"new cells are computed by lrank {__version__}", err=True)
             if dry_run:
                 return
             summary = _run_with_progress(plan, store)
@@ -197,7 +201,7 @@ def _print_report(store: ResultStore, *, measure: str, alpha: float, missing: An
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True,
               help="Terminal text, Markdown, CSV or LaTeX (statistics only in text and Markdown).")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here (default: stdout).")
-@click.option("--p", "missing", type=float, multiple=True, metavar="P",
+@click.option("--p", "--missing", "missing", type=float, multiple=True, metavar="P",
               help="Only this missing-label probability (repeatable; default: all in the store).")
 @click.option("-W", "--learner", "learners", multiple=True, metavar="LABEL",
               help="Only these learners, in this column order (repeatable; default: all, in store order).")
@@ -249,7 +253,7 @@ def report_command(
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="Figure file: .png, .svg or .pdf.")
 @click.option("--measure", type=MEASURE_CHOICE, default="kendall_tau", show_default=True, help="Measure plotted or ranked.")
-@click.option("--p", "missing", type=float, default=None, metavar="P",
+@click.option("--p", "--missing", "missing", type=float, default=None, metavar="P",
               help="Missing-label probability of cd and parameter plots. [default: the smallest in the store]")
 @click.option("--method", type=click.Choice(["nemenyi", "bonferroni-dunn"]), default="nemenyi", show_default=True,
               help="cd: bars joining groups Nemenyi does not separate, or the Bonferroni-Dunn interval around the control.")

@@ -202,6 +202,12 @@ class ExperimentPlan:
     def n_cells(self) -> int:
         return self.config.n_cells
 
+    @property
+    def other_versions(self) -> list[str]:
+        """lrank versions other than this one that computed stored cells (worth a note: a
+        resumed store then mixes versions, which the lrank_version column records)."""
+        return sorted(set(self.stored.get_column("lrank_version").to_list()) - {__version__})
+
 
 def describe_datasets(config: ExperimentConfig) -> list[DatasetInfo]:
     """Read every data file once (so a bad file fails before any work) and fingerprint it."""
