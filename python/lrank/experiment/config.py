@@ -149,7 +149,7 @@ def expand_datasets(specs: Sequence[str], base_dir: str | os.PathLike[str] | Non
     for spec in specs:
         raw = os.path.expanduser(spec)
         full = Path(base_dir, raw) if base_dir is not None and not os.path.isabs(raw) else Path(raw)
-        if glob.has_magic(str(full)):
+        if any(ch in str(full) for ch in "*?["):  # a glob pattern
             matches = sorted(Path(p) for p in glob.glob(str(full)))
             found = [p for p in matches if p.is_file() and p.suffix.lower() in DATA_SUFFIXES]
             found += [f for p in matches if p.is_dir() for f in _data_files_in(p)]
