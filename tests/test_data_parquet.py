@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 
 from lrank.cli import main
-from lrank.data import read_dataset, read_parquet, write_dataset, write_parquet
+from lrank.data import read_dataset, write_dataset, write_parquet
 from lrank.errors import DataFormatError
 from test_data_roundtrip import datasets
 
