@@ -30,3 +30,8 @@ class DataFormatError(LrankError, ValueError):
         if line is not None:
             where = f"{where}:{line}"
         super().__init__(f"{where}: {problem}")
+
+
+class ExperimentError(LrankError):
+    """An experiment cannot run or resume: bad configuration, a store made with other settings,
+    or a learner that failed on one of its cells (the message names the cell)."""

@@ -6,6 +6,7 @@ import click
 
 from lrank import __version__
 from lrank.cli.data_commands import convert_command, info_command
+from lrank.cli.experiment import experiment_group
 from lrank.cli.learners import learners_command
 from lrank.cli.predict import predict_command
 from lrank.cli.train import train_command
@@ -23,7 +24,9 @@ def main() -> None:
       lrank predict -l model.lrm -T new.arff -o rankings.txt
       lrank learners
       lrank info datasets/iris.xarff
-      lrank convert data.csv data.xarff
+      lrank convert data.csv data.parquet
+      lrank experiment run datasets/ -W LRRF -W "IBLR -K 10" --missing 0,0.3
+      lrank experiment report experiment.parquet --format markdown
     """
 
 
@@ -32,5 +35,6 @@ main.add_command(predict_command)
 main.add_command(learners_command)
 main.add_command(info_command)
 main.add_command(convert_command)
+main.add_command(experiment_group)
 
 __all__ = ["main"]

@@ -45,7 +45,9 @@ def info_command(file: str, fmt: str) -> None:
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.argument("target", type=click.Path(dir_okay=False))
 def convert_command(source: str, target: str) -> None:
-    """Convert between XARFF/ARFF and the KEBI CSV layout (formats chosen by suffix)."""
+    """Convert between XARFF/ARFF, the KEBI CSV layout and Parquet (formats chosen by suffix:
+    .xarff/.arff, .csv, .parquet). Parquet keeps everything XARFF does (nominal and string
+    attributes, weights, incomplete rankings, partial orders), so it converts back exactly."""
     with user_errors():
         data = read_dataset(source)
         write_dataset(data, target)

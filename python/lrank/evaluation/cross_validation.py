@@ -1,8 +1,14 @@
-"""Stratified k-fold cross-validation with optional deletion of training labels."""
+"""Stratified k-fold cross-validation with optional deletion of training labels.
+
+The papers' protocol is laid out once, as a sequence of :class:`FoldPlan` (which rows train and
+test, and the training rankings after label deletion), so that :func:`cross_validate` and the
+experiment runner (:mod:`lrank.experiment`) use the very same folds and deleted labels.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -10,6 +16,10 @@ from numpy.typing import NDArray
 from lrank.errors import InvalidInputError
 from lrank.evaluation.measures import Evaluation
 from lrank.rankings import delete_labels, top_labels
+
+# Mixed into the seed of the label-deletion generator, so it draws other numbers than the
+# fold shuffle that uses the plain seed.
+DELETION_SEED_TAG = 0x5EED
 
 
 def stratified_folds(y: NDArray[np.int32], n_folds: int, seed: int) -> list[NDArray[np.int64]]:
@@ -31,6 +41,69 @@ def stratified_folds(y: NDArray[np.int32], n_folds: int, seed: int) -> list[NDAr
     return [np.flatnonzero(fold_of == k) for k in range(n_folds)]
 
 
+@dataclass(frozen=True)
+class FoldPlan:
+    """One fold of one repeat: the row indices and the training rankings after label deletion."""
+
+    repeat: int
+    fold: int
+    train: NDArray[np.int64]
+    test: NDArray[np.int64]
+    y_train: NDArray[np.int32]
+
+
+def fold_plans(
+    y: NDArray[np.int32],
+    *,
+    n_folds: int,
+    repeats: int,
+    seed: int,
+    missing: float = 0.0,
+    only: Collection[tuple[int, int]] | None = None,
+) -> Iterator[FoldPlan]:
+    """The folds of repeated stratified cross-validation, repeat by repeat, fold by fold.
+
+    Repeat r shuffles its folds with seed ``seed + r`` and deletes training labels (probability
+    ``missing``) with one generator seeded ``[seed + r, DELETION_SEED_TAG]`` that is consumed fold
+    after fold. With ``only`` (a set of ``(repeat, fold)`` pairs) just those plans are yielded,
+    but the deletions of the earlier folds of their repeat are still drawn (and dropped), so a
+    fold computed alone is identical to the same fold computed in sequence.
+    """
+    if repeats < 1:
+        raise InvalidInputError(f"repeats must be at least 1, got {repeats}")
+    if not 0.0 <= missing <= 1.0:
+        raise InvalidInputError(f"missing-label probability must lie in [0, 1], got {missing}")
+    wanted = None if only is None else set(only)
+    n = int(np.asarray(y).shape[0])
+    for r in range(repeats):
+        if wanted is None:
+            last = n_folds - 1
+        else:
+            ks = [k for (rr, k) in wanted if rr == r]
+            if not ks:
+                continue
+            last = max(ks)
+        rng = np.random.default_rng([seed + r, DELETION_SEED_TAG])
+        folds = stratified_folds(y, n_folds, seed + r)
+        for k, test in enumerate(folds[: last + 1]):
+            train = np.setdiff1d(np.arange(n), test, assume_unique=True)
+            y_train = delete_labels(y[train], missing, rng) if missing > 0 else y[train]
+            if wanted is None or (r, k) in wanted:
+                yield FoldPlan(repeat=r, fold=k, train=train, test=test, y_train=y_train)
+
+
+def fold_plan(
+    y: NDArray[np.int32], *, n_folds: int, seed: int, missing: float, repeat: int, fold: int
+) -> FoldPlan:
+    """Fold ``fold`` of repeat ``repeat`` alone, identical to the one :func:`fold_plans` yields."""
+    if not 0 <= fold < n_folds:
+        raise InvalidInputError(f"fold {fold} does not exist with {n_folds} folds")
+    if repeat < 0:
+        raise InvalidInputError(f"repeat must be >= 0, got {repeat}")
+    return next(fold_plans(y, n_folds=n_folds, repeats=repeat + 1, seed=seed, missing=missing,
+                           only={(repeat, fold)}))
+
+
 def cross_validate(
     make_estimator: Callable[[], object],
     x: NDArray[np.float64],
@@ -49,18 +122,12 @@ def cross_validate(
     (keeping at least two per ranking); test rankings stay complete, as in the papers.
     ``on_fold(repeat, fold, measures)`` is called after each fold (progress reporting).
     """
-    if repeats < 1:
-        raise InvalidInputError(f"repeats must be at least 1, got {repeats}")
     evaluation = Evaluation(name="cross-validation", labels=list(labels))
-    for r in range(repeats):
-        rng = np.random.default_rng([seed + r, 0x5EED])
-        for k, test in enumerate(stratified_folds(y, n_folds, seed + r)):
-            train = np.setdiff1d(np.arange(y.shape[0]), test, assume_unique=True)
-            y_train = delete_labels(y[train], missing, rng) if missing > 0 else y[train]
-            est = make_estimator()
-            w = None if sample_weight is None else sample_weight[train]
-            est.fit(x[train], y_train, sample_weight=w)  # type: ignore[attr-defined]
-            means = evaluation.add(y[test], est.predict(x[test]))  # type: ignore[attr-defined]
-            if on_fold is not None:
-                on_fold(r, k, means)
+    for plan in fold_plans(y, n_folds=n_folds, repeats=repeats, seed=seed, missing=missing):
+        est = make_estimator()
+        w = None if sample_weight is None else sample_weight[plan.train]
+        est.fit(x[plan.train], plan.y_train, sample_weight=w)  # type: ignore[attr-defined]
+        means = evaluation.add(y[plan.test], est.predict(x[plan.test]))  # type: ignore[attr-defined]
+        if on_fold is not None:
+            on_fold(plan.repeat, plan.fold, means)
     return evaluation

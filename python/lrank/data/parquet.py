@@ -1,0 +1,217 @@
+"""Label-ranking data sets as Parquet files (Polars).
+
+Layout of a file written by :func:`write_parquet`:
+
+* one column per feature attribute, in order: numeric as ``Float64``, nominal as ``Enum`` of the
+  declared values (declared order kept), string as ``String``; missing values are nulls;
+* the ranking column (named like the XARFF ranking attribute, ``L`` by default) of type
+  ``List(List(String))``: each row's preference as chains of label names, most preferred first.
+  An ordinary (possibly incomplete) ranking is one chain, ``a>b|c>d`` is two chains; so
+  incomplete rankings and partial orders round-trip exactly;
+* a weight column, only when some instance weight is not 1;
+* the file-level key-value metadata entry ``lrank``: JSON with the format name and version, the
+  relation name, the label names (in order), the attributes (name, kind, declared values), and
+  the names of the ranking and weight columns.
+
+Files without that metadata entry are refused with a message saying so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from lrank.data.arff import _check_acyclic, _LexError
+from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
+from lrank.errors import DataFormatError, InvalidInputError
+
+__all__ = ["read_parquet", "write_parquet", "METADATA_KEY", "FORMAT_NAME", "FORMAT_VERSION"]
+
+METADATA_KEY = "lrank"
+FORMAT_NAME = "lrank-dataset"
+FORMAT_VERSION = 1
+
+
+def _chains_of(dataset: LabelRankingDataset) -> list[list[list[str]]]:
+    assert dataset.rankings is not None
+    labels = dataset.labels
+    order = np.argsort(np.where(dataset.rankings > 0, dataset.rankings, np.iinfo(np.int32).max), axis=1, kind="stable")
+    counts = (dataset.rankings > 0).sum(axis=1)
+    out: list[list[list[str]]] = []
+    for i in range(dataset.n_rows):
+        chains = dataset.partial_orders.get(i)
+        if chains is not None:
+            out.append([[labels[j] for j in c] for c in chains])
+        else:
+            out.append([[labels[j] for j in order[i, : counts[i]]]])
+    return out
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    name = base
+    while name in taken:
+        name = "_" + name
+    return name
+
+
+def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> None:
+    """Write ``dataset`` as Parquet (layout in the module docstring); :func:`read_parquet` reads
+    it back to an equal data set."""
+    ds = dataset
+    if ds.rankings is not None:
+        bad = first_invalid_rank_row(ds.rankings)
+        if bad is not None:
+            raise InvalidInputError(f"row {bad} of the rank matrix is not a valid ranking")
+    taken = {a.name for a in ds.attributes}
+    columns: dict[str, pl.Series] = {a.name: ds.features.get_column(a.name).cast(a.polars_dtype()) for a in ds.attributes}
+    ranking_column: str | None = None
+    if ds.rankings is not None:
+        if ds.ranking_name in taken:
+            raise InvalidInputError(f"ranking name {ds.ranking_name!r} clashes with a feature name")
+        ranking_column = ds.ranking_name
+        taken.add(ranking_column)
+        columns[ranking_column] = pl.Series(ranking_column, _chains_of(ds), dtype=pl.List(pl.List(pl.String)))
+    weight_column: str | None = None
+    if np.any(ds.weights != 1.0):
+        weight_column = _free_name("weight", taken)
+        columns[weight_column] = pl.Series(weight_column, ds.weights, dtype=pl.Float64)
+    meta: dict[str, Any] = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "relation": ds.relation,
+        "labels": list(ds.labels),
+        "attributes": [{"name": a.name, "kind": a.kind, "values": None if a.values is None else list(a.values)}
+                       for a in ds.attributes],
+        "ranking_column": ranking_column,
+        "weight_column": weight_column,
+        "rows": ds.n_rows,
+    }
+    if not columns:
+        raise InvalidInputError("cannot write a data set without attributes and rankings")
+    frame = pl.DataFrame(columns)  # a dict keeps empty column names (a list of Series would not)
+    frame.write_parquet(os.fspath(path), metadata={METADATA_KEY: json.dumps(meta)})
+
+
+def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True) -> LabelRankingDataset:
+    """Read a Parquet data set written by :func:`write_parquet` (or any writer that follows its
+    layout and metadata). Problems raise :class:`DataFormatError` naming the file (and the row)."""
+    spath = os.fspath(path)
+
+    def fail(problem: str) -> DataFormatError:
+        return DataFormatError(spath, None, problem)
+
+    if not Path(spath).exists():
+        raise fail("file not found")
+    if Path(spath).is_dir():
+        raise fail("is a directory, not a data file")
+    try:
+        raw_meta = pl.read_parquet_metadata(spath)
+        frame = pl.read_parquet(spath)
+    except Exception as exc:  # polars raises several error types for a damaged or foreign file
+        raise fail(f"not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    text = raw_meta.get(METADATA_KEY)
+    if text is None:
+        raise fail(f"Parquet file without lrank metadata (key {METADATA_KEY!r}); "
+                   "write it with `lrank convert` from XARFF or the KEBI CSV layout")
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise fail(f"the lrank metadata is not valid JSON: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise fail(f"the lrank metadata does not describe a data set (format {FORMAT_NAME!r})")
+    if meta.get("version") != FORMAT_VERSION:
+        raise fail(f"data set format version {meta.get('version')!r} is not supported (expected {FORMAT_VERSION})")
+    try:
+        attributes = [Attribute(str(a["name"]), a["kind"], None if a["values"] is None else tuple(a["values"]))
+                      for a in meta["attributes"]]
+        labels = tuple(str(lab) for lab in meta["labels"])
+        ranking_column = meta["ranking_column"]
+        weight_column = meta["weight_column"]
+        relation = str(meta["relation"])
+    except (KeyError, TypeError, InvalidInputError) as exc:
+        raise fail(f"the lrank metadata is incomplete or malformed: {exc}") from None
+
+    expected = [a.name for a in attributes] + [c for c in (ranking_column, weight_column) if c is not None]
+    if frame.columns != expected:
+        raise fail(f"columns {frame.columns} do not match the metadata's {expected}")
+    n = frame.height
+    series = []
+    for a in attributes:
+        col = frame.get_column(a.name)
+        want = a.polars_dtype()
+        if col.dtype != want:
+            try:
+                col = col.cast(want, strict=True)
+            except Exception:
+                raise fail(f"column {a.name!r} has type {col.dtype}, expected {want} for a {a.kind} attribute") from None
+        series.append(col.fill_nan(None) if a.kind == "numeric" else col)
+    features = pl.DataFrame({s.name: s for s in series})
+
+    rankings: np.ndarray | None = None
+    partial: dict[int, tuple[tuple[int, ...], ...]] = {}
+    if ranking_column is None:
+        if require_rankings:
+            raise fail("the data set has no rankings")
+    else:
+        rankings, partial = _read_rankings(frame.get_column(ranking_column), labels, fail)
+
+    weights = np.ones(n, dtype=np.float64)
+    if weight_column is not None:
+        w = frame.get_column(weight_column)
+        if w.null_count():
+            raise fail(f"weight column {weight_column!r} holds nulls")
+        weights = w.cast(pl.Float64).to_numpy().astype(np.float64)
+        if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise fail("weights must be finite and non-negative")
+    return LabelRankingDataset(
+        relation=relation,
+        attributes=attributes,
+        features=features,
+        labels=labels,
+        rankings=rankings,
+        weights=weights,
+        partial_orders=partial,
+        source=spath,
+        ranking_name=ranking_column if ranking_column is not None else "L",
+    )
+
+
+def _read_rankings(
+    col: pl.Series, labels: tuple[str, ...], fail: Any
+) -> tuple[np.ndarray, dict[int, tuple[tuple[int, ...], ...]]]:
+    if col.dtype != pl.List(pl.List(pl.String)):
+        raise fail(f"ranking column {col.name!r} has type {col.dtype}, expected List(List(String))")
+    index = {lab: j for j, lab in enumerate(labels)}
+    m = len(labels)
+    rankings = np.zeros((col.len(), m), dtype=np.int32)
+    partial: dict[int, tuple[tuple[int, ...], ...]] = {}
+    for i, chains in enumerate(col.to_list()):
+        where = f"row {i + 1}: "
+        if not chains or any(not c for c in chains):
+            raise fail(where + "empty ranking or empty chain (a ranking needs at least one label)")
+        idx_chains: list[tuple[int, ...]] = []
+        for chain in chains:
+            idx: list[int] = []
+            for name in chain:
+                j = index.get(name) if name is not None else None
+                if j is None:
+                    raise fail(where + f"undeclared label {name!r}")
+                if j in idx:
+                    raise fail(where + f"label {name!r} occurs twice in one chain")
+                idx.append(j)
+            idx_chains.append(tuple(idx))
+        if len(idx_chains) > 1:
+            try:
+                _check_acyclic(idx_chains, "|".join(">".join(c) for c in chains), m)
+            except _LexError as exc:
+                raise fail(where + str(exc)) from None
+            partial[i] = tuple(idx_chains)
+        best = max(idx_chains, key=len)  # the first longest chain, as the XARFF reader keeps
+        for pos, j in enumerate(best, start=1):
+            rankings[i, j] = pos
+    return rankings, partial

@@ -1,0 +1,342 @@
+"""Running an experiment's cells, in this process or in worker processes, into a store.
+
+Every cell is computed by :func:`execute_cell` from its :class:`CellTask` alone: the fold comes
+from :func:`lrank.evaluation.fold_plans` (the protocol of ``lrank train`` and
+:func:`lrank.evaluation.cross_validate`), the learner is built fresh with the experiment's seed.
+So a cell's numbers do not depend on which other cells run, in which order, in which process, or
+on how many threads a learner uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import signal
+import time
+import traceback
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+import polars as pl
+from numpy.typing import NDArray
+
+from lrank import __version__
+from lrank.data import read_dataset
+from lrank.errors import ExperimentError, LrankError
+from lrank.evaluation import FoldPlan, fold_plans, measure_predictions
+from lrank.experiment.config import DatasetSource, ExperimentConfig, LearnerSetting
+from lrank.experiment.store import KEY, MEASURE_COLUMNS, ResultStore, StoreWriter
+from lrank.registry import get_learner
+
+__all__ = ["CellTask", "DatasetInfo", "RunSummary", "execute_cell", "plan_experiment", "run_experiment"]
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What the store records about a data file, checked when a run resumes."""
+
+    source: DatasetSource
+    sha256: str
+    n_instances: int
+    n_labels: int
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """One (data set, learner, p, repeat, fold) cell and everything needed to compute it."""
+
+    dataset: DatasetInfo
+    learner: LearnerSetting
+    missing: float
+    repeat: int
+    fold: int
+    folds: int
+    repeats: int
+    seed: int
+    jobs: int | None
+
+    @property
+    def key(self) -> tuple[str, str, float, int, int]:
+        return (self.dataset.source.name, self.learner.label, self.missing, self.repeat, self.fold)
+
+    def describe(self) -> str:
+        return (f"{self.dataset.source.name} / {self.learner.label} / p={self.missing:g} / "
+                f"repeat {self.repeat + 1} fold {self.fold + 1}")
+
+
+@dataclass(frozen=True)
+class CellFailure:
+    """A cell whose learner raised: the message (and traceback for unexpected errors)."""
+
+    task: CellTask
+    message: str
+    details: str
+
+
+def file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# -- per-process caches: a worker reads each data file once and lays out each repeat once -------
+
+
+@dataclass(frozen=True)
+class _LoadedData:
+    x: NDArray[np.float64]
+    y: NDArray[np.int32]
+    weights: NDArray[np.float64] | None
+    categorical: list[bool] | None
+
+
+_DATA: OrderedDict[str, _LoadedData] = OrderedDict()
+_PLANS: OrderedDict[tuple[str, int, int, float, int], list[FoldPlan]] = OrderedDict()
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> None:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > size:
+        cache.popitem(last=False)
+
+
+def _load(path: str) -> _LoadedData:
+    hit = _DATA.get(path)
+    if hit is None:
+        data = read_dataset(path)
+        assert data.rankings is not None  # read_dataset requires rankings
+        nominal = data.nominal_features()
+        hit = _LoadedData(
+            x=data.feature_matrix(),
+            y=data.rankings,
+            weights=data.weights if np.any(data.weights != 1.0) else None,
+            categorical=nominal.tolist() if nominal.any() else None,
+        )
+        _remember(_DATA, path, hit, size=4)
+    else:
+        _DATA.move_to_end(path)
+    return hit
+
+
+def _plan(task: CellTask, y: NDArray[np.int32]) -> FoldPlan:
+    key = (task.dataset.source.path, task.folds, task.seed, task.missing, task.repeat)
+    plans = _PLANS.get(key)
+    if plans is None:
+        # the whole repeat at once: its folds share one deletion generator, consumed in order
+        plans = list(fold_plans(y, n_folds=task.folds, repeats=task.repeat + 1, seed=task.seed,
+                                missing=task.missing, only={(task.repeat, k) for k in range(task.folds)}))
+        _remember(_PLANS, key, plans, size=4)
+    return plans[task.fold]
+
+
+def compute_cell(task: CellTask) -> dict[str, Any]:
+    """Fit the cell's learner on its training fold and measure it on its test fold."""
+    data = _load(task.dataset.source.path)
+    plan = _plan(task, data.y)
+    estimator = get_learner(task.learner.name).build(
+        list(task.learner.options), seed=task.seed, n_jobs=task.jobs, categorical_features=data.categorical
+    )
+    w = None if data.weights is None else data.weights[plan.train]
+    start = time.perf_counter()
+    estimator.fit(data.x[plan.train], plan.y_train, sample_weight=w)
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    predicted = estimator.predict(data.x[plan.test])
+    predict_seconds = time.perf_counter() - start
+    means, _, _ = measure_predictions(data.y[plan.test], predicted)
+    return {
+        "dataset": task.dataset.source.name,
+        "dataset_sha256": task.dataset.sha256,
+        "n_instances": task.dataset.n_instances,
+        "n_labels": task.dataset.n_labels,
+        "learner": task.learner.label,
+        "learner_name": task.learner.name,
+        "learner_options": task.learner.options_text,
+        "missing": task.missing,
+        "repeat": task.repeat,
+        "fold": task.fold,
+        "n_train": int(plan.train.size),
+        "n_test": int(plan.test.size),
+        **{m: float(means[m]) for m in MEASURE_COLUMNS},
+        "fit_seconds": fit_seconds,
+        "predict_seconds": predict_seconds,
+        "seed": task.seed,
+        "folds": task.folds,
+        "repeats": task.repeats,
+        "lrank_version": __version__,
+        "computed_at": datetime.now(timezone.utc),
+    }
+
+
+def execute_cell(task: CellTask) -> dict[str, Any] | CellFailure:
+    """:func:`compute_cell`, with errors returned rather than raised (they cross processes)."""
+    try:
+        return compute_cell(task)
+    except LrankError as exc:
+        return CellFailure(task, str(exc), "")
+    except Exception as exc:  # a learner's bug must still name the cell it happened in
+        return CellFailure(task, f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+
+# -- planning --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExperimentPlan:
+    """The cells of an experiment, split into those already stored and those still to run."""
+
+    config: ExperimentConfig
+    datasets: tuple[DatasetInfo, ...]
+    stored: pl.DataFrame
+    pending: tuple[CellTask, ...]
+
+    @property
+    def n_cells(self) -> int:
+        return self.config.n_cells
+
+    @property
+    def other_versions(self) -> list[str]:
+        """lrank versions other than this one that computed stored cells (worth a note: a
+        resumed store then mixes versions, which the lrank_version column records)."""
+        return sorted(set(self.stored.get_column("lrank_version").to_list()) - {__version__})
+
+
+def describe_datasets(config: ExperimentConfig) -> list[DatasetInfo]:
+    """Read every data file once (so a bad file fails before any work) and fingerprint it."""
+    out = []
+    for source in config.datasets:
+        data = read_dataset(source.path)
+        assert data.rankings is not None
+        if config.folds > data.n_rows:
+            raise ExperimentError(f"{source.path}: cannot make {config.folds} folds from {data.n_rows} instances")
+        out.append(DatasetInfo(source=source, sha256=file_sha256(source.path), n_instances=data.n_rows,
+                               n_labels=data.n_labels))
+    return out
+
+
+def _check_compatible(stored: pl.DataFrame, config: ExperimentConfig, datasets: list[DatasetInfo], where: str) -> None:
+    """Refuse to resume a store made with another protocol, other data or other learners."""
+    if stored.is_empty():
+        return
+    for column, wanted in (("folds", config.folds), ("repeats", config.repeats), ("seed", config.seed)):
+        values = sorted(stored.get_column(column).unique().to_list())
+        if values != [wanted]:
+            have = ", ".join(str(v) for v in values)
+            raise ExperimentError(
+                f"{where} was made with {column} = {have}, this run asks for {column} = {wanted}; "
+                f"use the same settings to resume it, or write to another store with -o"
+            )
+    by_name = {d.source.name: d for d in datasets}
+    for name, sha in stored.select("dataset", "dataset_sha256").unique().iter_rows():
+        info = by_name.get(name)
+        if info is not None and info.sha256 != sha:
+            raise ExperimentError(
+                f"{where} holds results for another file named {name!r} ({info.source.path} has changed "
+                f"since, or is a different file); write to another store with -o"
+            )
+    defined = {lr.label: lr for lr in config.learners}
+    for label, name, options in stored.select("learner", "learner_name", "learner_options").unique().iter_rows():
+        setting = defined.get(label)
+        if setting is not None and (setting.name, setting.options_text) != (name, options):
+            raise ExperimentError(
+                f"{where} holds learner {label!r} as {name} {options}".rstrip()
+                + f", but this run defines it as {setting.name} {setting.options_text}".rstrip()
+                + "; give it another label (LABEL=NAME OPTIONS)"
+            )
+
+
+def plan_experiment(config: ExperimentConfig, store: ResultStore) -> ExperimentPlan:
+    """Check the whole configuration and the store, and list the cells still to compute."""
+    datasets = describe_datasets(config)
+    stored = store.read()
+    _check_compatible(stored, config, datasets, str(store.path))
+    done = set(stored.select(list(KEY)).iter_rows())
+    # With several worker processes, one thread per learner unless told otherwise: the
+    # processes already keep the cores busy.
+    jobs = config.jobs if config.jobs is not None or config.workers == 1 else 1
+    pending = []
+    # Data set, p, repeat, fold, learner: a worker lays out a repeat's folds once for all learners.
+    for info in datasets:
+        for p in config.missing:
+            for r in range(config.repeats):
+                for k in range(config.folds):
+                    for learner in config.learners:
+                        task = CellTask(dataset=info, learner=learner, missing=p, repeat=r, fold=k,
+                                        folds=config.folds, repeats=config.repeats, seed=config.seed, jobs=jobs)
+                        if task.key not in done:
+                            pending.append(task)
+    return ExperimentPlan(config=config, datasets=tuple(datasets), stored=stored, pending=tuple(pending))
+
+
+# -- running -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_id: str
+    cells: int
+    already_stored: int
+    computed: int
+    seconds: float
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C goes to the whole process group; only the parent handles it (it stops the workers).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _results(tasks: tuple[CellTask, ...], workers: int) -> Iterator[dict[str, Any] | CellFailure]:
+    if workers <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield execute_cell(task)
+        return
+    # "spawn": a fresh interpreter per worker, safe whatever threads this process already runs.
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
+    try:
+        yield from pool.imap_unordered(execute_cell, tasks, chunksize=1)
+        pool.close()
+    finally:
+        pool.terminate()  # on errors and interrupts: running cells are abandoned, not stored
+        pool.join()
+
+
+def run_experiment(
+    plan: ExperimentPlan,
+    store: ResultStore,
+    *,
+    on_cell: Callable[[dict[str, Any]], None] | None = None,
+    min_write_interval: float = 1.0,
+) -> RunSummary:
+    """Compute the plan's pending cells and stream them into ``store``.
+
+    Stored cells are never recomputed. On an error (the message names the cell) or an interrupt
+    the cells computed so far are written before the exception propagates. Call it while
+    holding :meth:`ResultStore.locked`.
+    """
+    store.remove_stale_temporaries()
+    run_id = uuid.uuid4().hex
+    start = time.monotonic()
+    writer = StoreWriter(store, plan.stored, min_interval=min_write_interval)
+    tasks = plan.pending
+    try:
+        for result in _results(tasks, plan.config.workers):
+            if isinstance(result, CellFailure):
+                detail = f"\n{result.details}" if result.details else ""
+                raise ExperimentError(f"{result.task.describe()}: {result.message}{detail}")
+            result["run_id"] = run_id
+            writer.add(result)
+            if on_cell is not None:
+                on_cell(result)
+    finally:
+        writer.close()
+    return RunSummary(run_id=run_id, cells=plan.n_cells, already_stored=plan.n_cells - len(plan.pending),
+                      computed=writer.written, seconds=time.monotonic() - start)

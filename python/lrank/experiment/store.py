@@ -1,0 +1,170 @@
+"""The result store: one Parquet file with a row per computed cell, safe against kills.
+
+Each (data set, learner, p, repeat, fold) cell is one row (schema in :data:`COLUMNS`). The file is
+rewritten whole and swapped in by an atomic rename, so a run killed at any moment leaves either
+the previous or the new complete file, never a torn one; new cells are written at most about a
+second after they are computed (less often when the store is large, so that writing stays a small
+share of the run). A lock file keeps two runs from writing the same store at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from lrank.errors import ExperimentError
+
+__all__ = ["COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter"]
+
+MEASURE_COLUMNS = ("kendall_tau", "spearman_rho", "footrule", "top_label_accuracy", "exact_match")
+
+COLUMNS: dict[str, pl.DataType] = {
+    "dataset": pl.String(),
+    "dataset_sha256": pl.String(),
+    "n_instances": pl.Int64(),
+    "n_labels": pl.Int64(),
+    "learner": pl.String(),
+    "learner_name": pl.String(),
+    "learner_options": pl.String(),
+    "missing": pl.Float64(),
+    "repeat": pl.Int64(),
+    "fold": pl.Int64(),
+    "n_train": pl.Int64(),
+    "n_test": pl.Int64(),
+    **{m: pl.Float64() for m in MEASURE_COLUMNS},
+    "fit_seconds": pl.Float64(),
+    "predict_seconds": pl.Float64(),
+    "seed": pl.Int64(),
+    "folds": pl.Int64(),
+    "repeats": pl.Int64(),
+    "lrank_version": pl.String(),
+    "run_id": pl.String(),
+    "computed_at": pl.Datetime("us", "UTC"),
+}
+
+# A cell is identified by these columns; the store holds each at most once.
+KEY = ("dataset", "learner", "missing", "repeat", "fold")
+
+SCHEMA = pl.Schema(COLUMNS)
+
+
+def empty_frame() -> pl.DataFrame:
+    return pl.DataFrame(schema=SCHEMA)
+
+
+class ResultStore:
+    """A store file: reading (validated) and atomic whole-file writing."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(os.fspath(path))
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def read(self) -> pl.DataFrame:
+        """All stored cells (an empty frame when the file does not exist yet)."""
+        if not self.path.exists():
+            return empty_frame()
+        if self.path.is_dir():
+            raise ExperimentError(f"{self.path}: is a directory, not an experiment store (a .parquet file)")
+        try:
+            frame = pl.read_parquet(self.path)
+        except Exception as exc:  # polars raises several error types for a damaged or foreign file
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ExperimentError(f"{self.path}: not a readable Parquet file ({first})") from None
+        missing = [c for c in COLUMNS if c not in frame.columns]
+        if missing:
+            raise ExperimentError(
+                f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})"
+            )
+        try:
+            frame = frame.select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
+        except Exception as exc:
+            raise ExperimentError(f"{self.path}: a column has the wrong type ({exc})") from None
+        # A cell stored twice (impossible through StoreWriter) would count twice in the means.
+        return frame.unique(subset=list(KEY), keep="first", maintain_order=True)
+
+    def write(self, frame: pl.DataFrame) -> None:
+        """Replace the file by ``frame`` atomically (write a temporary file, fsync, rename)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            frame.write_parquet(tmp)
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+
+    def remove_stale_temporaries(self) -> None:
+        """Temporary files a killed run left behind (call only while holding the lock)."""
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold an exclusive lock on the store for a run; refuse if another run holds it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = self.path.with_name(f".{self.path.name}.lock")
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - no advisory locks on this platform
+            yield
+            return
+        with open(lock_path, "a+") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ExperimentError(f"{self.path}: another lrank experiment is writing this store") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+class StoreWriter:
+    """Appends computed cells to a store, writing the file at most every ``min_interval`` seconds
+    (and at least 20 times the last write's duration apart) plus once at :meth:`close`."""
+
+    def __init__(self, store: ResultStore, existing: pl.DataFrame, *, min_interval: float = 1.0) -> None:
+        self.store = store
+        self.frame = existing
+        self.pending: list[Mapping[str, Any]] = []
+        self.min_interval = min_interval
+        self.interval = min_interval
+        self.last_write = time.monotonic()
+        self.written = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self.pending.append(row)
+        if time.monotonic() - self.last_write >= self.interval:
+            self.flush()
+
+    def add_many(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        for row in rows:
+            self.add(row)
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        new = pl.DataFrame(self.pending, schema=SCHEMA)
+        frame = pl.concat([self.frame, new], how="vertical")
+        start = time.monotonic()
+        self.store.write(frame)
+        took = time.monotonic() - start
+        self.frame = frame
+        self.written += len(self.pending)
+        self.pending = []
+        self.last_write = time.monotonic()
+        self.interval = max(self.min_interval, 20.0 * took)
+
+    def close(self) -> None:
+        self.flush()

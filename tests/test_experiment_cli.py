@@ -1,0 +1,249 @@
+"""`lrank experiment run | report | plot` as a user types them (click's CliRunner)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from lrank.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = str(ROOT / "datasets")
+IRIS = str(ROOT / "datasets" / "iris.xarff")
+SMALL = ["-x", "3", "--repeats", "1", "-j", "1"]
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> str:
+    """Iris and wine, three learners, p = 0 and 0.3, 1 x 3-fold CV."""
+    path = str(tmp_path_factory.mktemp("exp") / "exp.parquet")
+    result = invoke("experiment", "run", DATASETS, "-W", "LRRF -I 5", "-W", "K5=IBLR -K 5", "-W", "LRT -depth 2",
+                    "--missing", "0,0.3", *SMALL, "-o", path)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def test_help_texts():
+    for cmd, expected in ((["experiment"], "run"), (["experiment", "run"], "--missing"),
+                          (["experiment", "report"], "--format"), (["experiment", "plot"], "--method")):
+        result = invoke(*cmd, "--help")
+        assert result.exit_code == 0 and "Usage:" in result.output and expected in result.output
+    run_help = invoke("experiment", "run", "--help").output
+    for option in ("-W, --learner", "--sweep", "--config", "-x, --folds", "--repeats", "-s, --seed", "-j, --jobs",
+                   "--workers", "-o, --output", "[default: 10]", "[default: 5]"):
+        assert option in run_help, option
+    assert "experiment" in invoke("--help").output
+
+
+def test_run_prints_plan_summary_and_report(tmp_path):
+    out = str(tmp_path / "s.parquet")
+    result = invoke("experiment", "run", IRIS, "-W", "LRRF -I 5", "-W", "IBLR -K 5", "--missing", "0,0.3", *SMALL, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert ("experiment: 1 data sets x 2 learners x 2 p x 1 x 3-fold CV = 12 cells; 0 stored, 12 to run"
+            in result.stderr)
+    assert "done: 12 cells computed in" in result.stderr
+    assert result.stdout.count("Kendall's tau at missing-label probability") == 2
+    assert "iris" in result.stdout and "average rank" in result.stdout
+    assert pl.read_parquet(out).height == 12
+    again = invoke("experiment", "run", IRIS, "-W", "LRRF -I 5", "-W", "IBLR -K 5", "--missing", "0,0.3", *SMALL,
+                   "-o", out, "--no-report")
+    assert again.exit_code == 0 and "12 stored, 0 to run" in again.stderr and "done: 0 cells computed" in again.stderr
+    assert again.stdout == ""
+
+
+def test_dry_run_checks_but_computes_nothing(tmp_path):
+    out = tmp_path / "s.parquet"
+    result = invoke("experiment", "run", DATASETS, "-W", "LRRF", "--dry-run", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert "2 data sets x 1 learners x 1 p x 5 x 10-fold CV = 100 cells; 0 stored, 100 to run" in result.stderr
+    assert not out.exists()
+
+
+def test_report_formats(store, tmp_path):
+    text = invoke("experiment", "report", store)
+    assert text.exit_code == 0 and "Statistics (Demšar 2006) over N = 2 data sets and k = 3 learners" in text.stdout
+    md = invoke("experiment", "report", store, "--format", "markdown", "--p", "0.3", "-W", "K5", "-W", "LRRF -I 5")
+    assert md.exit_code == 0 and md.stdout.startswith("### Kendall's tau at missing-label probability p = 0.3")
+    assert "| data set | K5 | LRRF -I 5 |" in md.stdout and "p = 0 " not in md.stdout
+    assert "Wilcoxon signed-rank, K5 vs LRRF -I 5" in md.stdout  # automatic for two learners
+    csv_file = tmp_path / "t.csv"
+    result = invoke("experiment", "report", store, "--format", "csv", "--measure", "spearman_rho", "-o", str(csv_file))
+    assert result.exit_code == 0 and f"wrote csv report to {csv_file}" in result.stderr
+    assert csv_file.read_text().splitlines()[1].startswith("spearman_rho,0,iris,")
+    tex = invoke("experiment", "report", store, "--format", "latex", "--dataset", "wine")
+    assert tex.exit_code == 0 and tex.stdout.count(r"\begin{tabular}") == 2 and "iris" not in tex.stdout
+    pairs = invoke("experiment", "report", store, "--wilcoxon", "K5", "LRT -depth 2", "--control", "K5",
+                   "--measure", "top_label_accuracy", "--alpha", "0.1")
+    assert pairs.exit_code == 0 and "Wilcoxon signed-rank, K5 vs LRT -depth 2 over 2 data sets" in pairs.stdout
+    assert "Bonferroni-Dunn against K5" in pairs.stdout and "alpha = 0.1" in pairs.stdout
+    bare = invoke("experiment", "report", store, "--no-stats")
+    assert bare.exit_code == 0 and "Friedman" not in bare.stdout
+
+
+def test_plots(store, tmp_path):
+    png = tmp_path / "cd.png"
+    result = invoke("experiment", "plot", "cd", store, "-o", str(png))
+    assert result.exit_code == 0, result.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "nemenyi CD = " in result.stderr
+    svg = tmp_path / "cd.svg"
+    result = invoke("experiment", "plot", "cd", store, "--method", "bonferroni-dunn", "--p", "0.3", "-o", str(svg))
+    assert result.exit_code == 0, result.output
+    assert "<svg" in svg.read_text() and "bonferroni-dunn CD = " in result.stderr
+    curve = tmp_path / "p.svg"
+    result = invoke("experiment", "plot", "missing", store, "-o", str(curve))
+    assert result.exit_code == 0, result.output
+    assert "<svg" in curve.read_text()
+    mean = tmp_path / "mean.png"
+    assert invoke("experiment", "plot", "missing", store, "--mean", "-o", str(mean)).exit_code == 0
+    assert mean.stat().st_size > 1000
+
+
+def test_sweep_and_parameter_plot(tmp_path):
+    out = str(tmp_path / "trees.parquet")
+    result = invoke("experiment", "run", DATASETS, "--sweep", "LRRF -I 2,8", "--sweep", "LRRF -depth 1,3 -I 4",
+                    *SMALL, "-o", out, "--no-report")
+    assert result.exit_code == 0, result.output
+    labels = pl.read_parquet(out)["learner"].unique(maintain_order=True).to_list()
+    assert labels == ["LRRF -I 2", "LRRF -I 8", "LRRF -depth 1 -I 4", "LRRF -depth 3 -I 4"]
+    for option, mean in (("-I", "--mean"), ("-depth", "--title=depth")):
+        figure = tmp_path / f"{option}.png"
+        result = invoke("experiment", "plot", "parameter", out, "--option", option, mean, "-o", str(figure))
+        assert result.exit_code == 0, result.output
+        assert figure.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_config_file_with_command_line_overrides(tmp_path):
+    config = tmp_path / "exp.toml"
+    config.write_text(f'datasets = ["{IRIS}"]\nlearners = ["LRRF -I 5"]\nfolds = 3\nrepeats = 1\n'
+                      'missing = [0, 0.3]\nseed = 3\noutput = "from-config.parquet"\n')
+    result = invoke("experiment", "run", "--config", str(config), "--no-report")
+    assert result.exit_code == 0, result.output
+    frame = pl.read_parquet(tmp_path / "from-config.parquet")
+    assert frame.height == 6 and frame["seed"].unique().to_list() == [3]
+    result = invoke("experiment", "run", "--config", str(config), "--missing", "0", "-W", "IBLR -K 5",
+                    "-o", str(tmp_path / "override.parquet"), "--no-report")
+    assert result.exit_code == 0, result.output
+    frame = pl.read_parquet(tmp_path / "override.parquet")
+    assert frame["learner"].unique().to_list() == ["IBLR -K 5"] and frame["missing"].unique().to_list() == [0.0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["experiment", "run", IRIS, "-W", "XYZ"], "unknown learner 'XYZ'"),
+        (["experiment", "run", IRIS, "-W", "LRRF -Q 1"], "unknown option '-Q'"),
+        (["experiment", "run", IRIS, "-W", "LRRF -I x"], "bad value 'x' for -I"),
+        (["experiment", "run", "nowhere.xarff", "-W", "LRRF"], "nowhere.xarff: no such file or directory"),
+        (["experiment", "run", IRIS], "no learners"),
+        (["experiment", "run", "-W", "LRRF"], "no data sets"),
+        (["experiment", "run", IRIS, "-W", "LRRF", "-W", "LRRF"], "learner label 'LRRF' is given twice"),
+        (["experiment", "run", IRIS, "-W", "LRRF", "--missing", "1.5"], "must lie in [0, 1)"),
+        (["experiment", "run", IRIS, "-W", "LRRF", "-x", "1"], "folds must be at least 2"),
+        (["experiment", "run", IRIS, "-W", "LRRF", "-x", "500"], "cannot make 500 folds from 150 instances"),
+        (["experiment", "run", IRIS, "--sweep", "LRRF -I 5"], "exactly one option"),
+        (["experiment", "run", "--config", "absent.toml"], "config file not found"),
+        (["experiment", "report", "absent.parquet"], "absent.parquet: no such store"),
+        (["experiment", "plot", "cd", "absent.parquet", "-o", "x.png"], "absent.parquet: no such store"),
+        (["experiment", "plot", "cd", "absent.parquet", "-o", "x.jpg"], "must end in .png, .svg, .pdf"),
+    ],
+)
+def test_user_errors_are_one_line_messages(args, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*args)
+    assert result.exit_code == 1, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "experiment.parquet").exists()  # nothing ran
+
+
+def test_store_level_errors(store, tmp_path):
+    result = invoke("experiment", "run", DATASETS, "-W", "LRRF -I 5", "--missing", "0,0.3", "-x", "4", "--repeats", "1",
+                    "-o", store)
+    assert result.exit_code == 1 and "made with folds = 3, this run asks for folds = 4" in result.output
+    for args, message in (
+        (["experiment", "report", store, "--control", "Q"], "no learner 'Q' in the table"),
+        (["experiment", "report", store, "-W", "Q"], "no learner 'Q' in the store"),
+        (["experiment", "plot", "parameter", store, "-o", str(tmp_path / "x.png")], "needs --option"),
+        (["experiment", "plot", "parameter", store, "--option", "-M", "-o", str(tmp_path / "x.png")],
+         "no learner in the store sets option -M"),
+        (["experiment", "plot", "cd", store, "--dataset", "iris", "-o", str(tmp_path / "x.png")],
+         "needs at least two data sets"),
+    ):
+        result = invoke(*args)
+        assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output, result.output
+
+
+def test_plots_without_matplotlib_say_how_to_get_it(store, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)  # import fails as if not installed
+    result = invoke("experiment", "plot", "cd", store, "-o", str(tmp_path / "x.png"))
+    assert result.exit_code == 1 and "pip install 'lrank[plot]'" in result.output
+
+
+def test_progress_bar_with_eta_on_a_terminal(tmp_path):
+    """On a terminal stderr shows a progress bar with an ETA; in a pipe it stays quiet (see above)."""
+    import pty
+    import select
+
+    from experiment_plugin import install_entry_point
+
+    install_entry_point(str(tmp_path))  # a learner slow enough for the ETA to show
+    leader, follower = pty.openpty()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT / "tests"), str(ROOT / "python"),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lrank.cli", "experiment", "run", IRIS, "-W", "SLOW -delay 0.6", *SMALL,
+         "--no-report", "-o", str(tmp_path / "s.parquet")],
+        stdout=subprocess.DEVNULL, stderr=follower, env=env,
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the process has exited
+            break
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=60)
+    os.close(leader)
+    text = seen.decode(errors="replace")
+    assert proc.returncode == 0, text
+    assert "cells" in text and "1/3" in text and "3/3" in text and "100%" in text, text
+    assert "00:00:0" in text  # the ETA of the remaining cells
+
+
+def test_the_readme_experiment_examples_run(tmp_path, monkeypatch):
+    """Every command of the README's Experiments example, on the bundled data sets and with
+    2-fold cross-validation instead of 5 x 10 (the commands are otherwise as printed)."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Experiments")[1].split("\n## ")[0]
+    (block,) = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    monkeypatch.chdir(tmp_path)
+    commands = [shlex.split(line.split("#")[0]) for line in block.strip().splitlines()]
+    assert [c[:3] for c in commands][:2] == [["lrank", "experiment", "run"], ["lrank", "experiment", "report"]]
+    for words in commands:
+        args = [DATASETS if w == "kebi-csv/" else w for w in words[1:]]
+        if args[1] == "run":
+            args += ["-x", "2", "--repeats", "1", "-j", "1", "--no-report"]
+        result = invoke(*args)
+        assert result.exit_code == 0, (words, result.output)
+    assert "| data set |" in (tmp_path / "kebi.md").read_text()
+    for figure in ("cd.svg", "p-curve.png", "trees.png"):
+        assert (tmp_path / figure).stat().st_size > 1000
