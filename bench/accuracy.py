@@ -28,9 +28,10 @@ from lrank.evaluation import cross_validate
 from lrank.registry import get_learner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from published import DATASETS, IBLR, LRRF, LRT  # noqa: E402
+from published import BAGGED_FLRT, BAGGED_LRT, BAGGED_WLRT, DATASETS, IBLR, IBPL, LRRF, LRT, RPC  # noqa: E402
 
-PUBLISHED = {"LRRF": LRRF, "IBLR": IBLR, "LRT": LRT}
+PUBLISHED = {"LRRF": LRRF, "IBLR": IBLR, "LRT": LRT, "RPC": RPC, "IBPL": IBPL,
+             "Bagging-LRT": BAGGED_LRT, "Bagging-WLRT": BAGGED_WLRT, "Bagging-FLRT": BAGGED_FLRT}
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kebi-csv"
 
 
@@ -54,12 +55,15 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--published", default=None,
+                    help="key of the published values to compare with (default: the learner's name; "
+                         "Bagging-LRT, Bagging-WLRT, Bagging-FLRT for the bagged trees)")
     args = ap.parse_args()
 
     spec = get_learner(args.learner)
     options = args.options.split()
-    published = PUBLISHED.get(spec.name, {})
-    out = Path(args.out or f"bench/results/accuracy_{spec.name}.json")
+    published = PUBLISHED.get(args.published or spec.name, {})
+    out = Path(args.out or f"bench/results/accuracy_{args.published or spec.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     results: dict = {
         "learner": spec.name, "options": options, "folds": args.folds, "repeats": args.repeats,

@@ -45,3 +45,18 @@ IBLR: dict[float, dict[str, float | None]] = {
 LRT: dict[float, dict[str, float | None]] = {
     0.0: {k: v[1] for k, v in _CHENG_COMPLETE.items()}, 0.3: {}, 0.6: {k: v[1] for k, v in _CHENG_60.items()},
 }
+
+# Zhou & Qiu (2018), Tables 4 to 6: bagged LRT, W-LRT and F-LRT (Aledo, Gamez & Molina), the
+# complete-ranking values quoted in lrank's issue tracker.
+_BAGGED_COMPLETE = {
+    # data set: (LRT+bag, W-LRT+bag, F-LRT+bag)
+    "glass": (0.856, 0.813, 0.839), "housing": (0.761, 0.715, 0.738), "iris": (0.956, 0.961, 0.956),
+    "vowel": (0.758, 0.711, 0.719), "calhousing": (0.476, 0.447, 0.429),
+}
+BAGGED_LRT = {0.0: {k: v[0] for k, v in _BAGGED_COMPLETE.items()}, 0.3: {}, 0.6: {}}
+BAGGED_WLRT = {0.0: {k: v[1] for k, v in _BAGGED_COMPLETE.items()}, 0.3: {}, 0.6: {}}
+BAGGED_FLRT = {0.0: {k: v[2] for k, v in _BAGGED_COMPLETE.items()}, 0.3: {}, 0.6: {}}
+
+# Zhou & Qiu (2018), Table 3: RPC and IB-PL (k = 5), the values quoted in lrank's issue tracker.
+RPC = {0.0: {"iris": 0.889, "glass": 0.885, "vowel": 0.652, "wisconsin": 0.633}, 0.3: {}, 0.6: {}}
+IBPL = {0.0: {"iris": 0.978, "vowel": 0.841, "stock": 0.904}, 0.3: {}, 0.6: {}}

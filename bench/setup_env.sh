@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create bench/.venv313 (Python 3.13) with scikit-lr 0.3.0 (the peer) and lrank.
+# Create bench/.venv313 (Python 3.13) with scikit-lr 0.3.0 (the peer), scikit-learn and lrank, and
+# bench/.venv37 (Python 3.7) with scikit-lr 0.2.0.
 # Idempotent: re-running reuses the venv and only reinstalls lrank.
 #
 #   bash bench/setup_env.sh            # peer + lrank (lrank skipped with a warning if not buildable)
@@ -48,6 +49,17 @@ elif [[ -f "$REPO_DIR/pyproject.toml" ]]; then
 else
     echo "setup_env.sh: $REPO_DIR/pyproject.toml not found; lrank not installed (peer-only runs still work)" >&2
 fi
+
+# scikit-lr 0.2.0 (equal-width/-frequency splitters, bagging) installs only on Python 3.7.
+PY37="${PY37:-/root/.pyenv/versions/3.7.16/bin/python3.7}"
+if [[ -x "$PY37" ]]; then
+    [[ -x "$BENCH_DIR/.venv37/bin/python" ]] || "$PY37" -m venv "$BENCH_DIR/.venv37"
+    "$BENCH_DIR/.venv37/bin/python" -m pip install -q --disable-pip-version-check "scikit-lr==0.2.0"
+    echo "bench/.venv37: scikit-lr $("$BENCH_DIR/.venv37/bin/python" -c 'import sklr; print(sklr.__version__)')"
+else
+    echo "setup_env.sh: no Python 3.7 (set PY37=...); the scikit-lr 0.2.0 runs of ensemble_speed.py will fail" >&2
+fi
+"$VENV/bin/pip" install -q threadpoolctl scikit-learn
 
 "$VENV/bin/python" - <<'PY'
 import importlib.metadata as md

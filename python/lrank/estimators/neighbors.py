@@ -109,7 +109,9 @@ class InstanceBasedPlackettLuce(LabelRanker):
     weights : "uniform" (default) or "dudani" (Dudani's distance weights times the share of
         labels a ranking holds, as in IBLR).
     max_iter, tol : MM stops when no skill changes by more than ``tol`` relative to the largest,
-        or after ``max_iter`` steps.
+        or after ``max_iter`` steps (defaults 100 and 1e-6: a few neighbours that mostly agree
+        usually have no finite maximum-likelihood skills, one label always beating another, so
+        MM creeps on towards infinity; the order of the skills is settled long before).
     random_state : seed of the rows used to choose k. None: random.
     n_jobs : threads (None or -1: all cores); results do not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -119,8 +121,8 @@ class InstanceBasedPlackettLuce(LabelRanker):
         self,
         n_neighbors: int | None = 5,
         weights: str = "uniform",
-        max_iter: int = 1000,
-        tol: float = 1e-9,
+        max_iter: int = 100,
+        tol: float = 1e-6,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,

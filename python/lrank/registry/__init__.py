@@ -313,8 +313,8 @@ def _builtin_specs() -> list[LearnerSpec]:
                               _parse_optional_count),
                 LearnerOption("-weights", "weights", "uniform or dudani (default uniform)", _parse_choice("uniform", "dudani"),
                               "W"),
-                LearnerOption("-max-iter", "max_iter", "MM iterations at most (default 1000)"),
-                LearnerOption("-tol", "tol", "MM tolerance, relative to the largest skill (default 1e-9)", float, "T"),
+                LearnerOption("-max-iter", "max_iter", "MM iterations at most (default 100)"),
+                LearnerOption("-tol", "tol", "MM tolerance, relative to the largest skill (default 1e-6)", float, "T"),
             ),
         ),
     ]

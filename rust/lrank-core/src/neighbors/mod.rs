@@ -80,8 +80,11 @@ impl InstanceBasedParams {
     pub fn plackett_luce() -> Self {
         InstanceBasedParams {
             k: Some(5),
-            max_iter: 1000,
-            model: NeighbourhoodModel::PlackettLuce { tol: 1e-9 },
+            // A handful of neighbours that mostly agree usually has no finite MLE (one label
+            // always beats another), so MM creeps towards infinity and never meets a tight
+            // tolerance; the order of the skills is settled long before 100 steps.
+            max_iter: 100,
+            model: NeighbourhoodModel::PlackettLuce { tol: 1e-6 },
             weighting: NeighbourWeighting::Uniform,
             ..Default::default()
         }
