@@ -20,3 +20,29 @@ def test_ci_runs_the_readme_test_command():
     assert (ROOT / "datasets" / "iris.xarff").is_file()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert run_tests in ci.splitlines()
+
+
+def test_command_line_examples_run_as_printed(tmp_path, monkeypatch):
+    """Every `lrank train` / `lrank predict` example of the README's command-line section."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from lrank.cli import main
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Command line")[1].split("### Learners")[0]
+    (examples,) = [b for b in bash_blocks(section)]
+    monkeypatch.chdir(ROOT)
+    commands = []
+    for line in examples.splitlines():
+        code = line.split("#")[0].strip()
+        commands += [c.strip() for c in code.split("&&") if c.strip()]
+    assert len(commands) >= 12
+    for command in commands:
+        args = shlex.split(command)
+        assert args[0] == "lrank"
+        # Model files go to a temporary directory, not the repository.
+        args = [str(tmp_path / a) if a.endswith(".lrm") else a for a in args[1:]]
+        result = CliRunner().invoke(main, args, catch_exceptions=False)
+        assert result.exit_code == 0, f"{command}: {result.output}"
