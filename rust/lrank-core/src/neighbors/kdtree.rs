@@ -176,7 +176,13 @@ impl KdIndex {
                     on_heap.resize(len, 0.0);
                     &mut on_heap[..]
                 };
+                let limit = best.limit();
                 for (f, column) in block.chunks_exact(len).enumerate() {
+                    // Partial sums only grow: once every point of the leaf is past the current
+                    // k-th distance, the remaining features cannot bring one back.
+                    if f % 4 == 0 && f > 0 && dist.iter().all(|&d| d > limit) {
+                        return;
+                    }
                     let q = query[f];
                     if nominal.is_some_and(|nom| nom[f]) {
                         for (acc, &v) in dist.iter_mut().zip(column) {
