@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 from typing import Any
 
 import numpy as np
@@ -102,6 +103,63 @@ class LabelRanker:
         truth = as_rank_matrix(Y)
         taus = _core.row_measures(truth, self.predict(X))["kendall_tau"]
         return float(np.nanmean(taus)) if np.isfinite(taus).any() else float("nan")
+
+
+class CoreLearnerRanker(LabelRanker):
+    """An estimator fitted by the core from its parameters (``_core.LearnerModel``).
+
+    Subclasses give ``_core_params(seed)`` (the core learner's parameters in serde form, under
+    the key ``_core_kind``); ``random_state``, ``n_jobs`` and ``categorical_features`` are used
+    when the subclass has them. ``_read_summary`` sets fitted attributes from what the model
+    reports of itself.
+    """
+
+    _core_kind: str = ""
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        """Fitted attributes from the model's summary (on fit, and when a model is loaded)."""
+
+    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
+        """Fits on features ``X`` (n, d) and rank matrix ``Y`` (n, m); returns self."""
+        params = self._core_params()
+        x, y, w = self._check_xy(X, Y, sample_weight)
+        names = self.get_params()
+        if "random_state" in names:
+            self.seed_ = resolve_seed(names["random_state"])
+            params[self._core_kind]["seed"] = self.seed_
+        self.model_ = _core.LearnerModel.fit(
+            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(names.get("n_jobs")),
+            nominal=resolve_categorical(names.get("categorical_features"), x.shape[1]),
+        )
+        self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
+        return self
+
+    def _predict_jobs(self) -> int | None:
+        return resolve_n_jobs(self.get_params().get("n_jobs"))
+
+    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
+        """Predicted complete rank matrix (n, m)."""
+        self._check_fitted()
+        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+
+    def _scores(self, X: ArrayLike) -> NDArray[np.float64]:
+        self._check_fitted()
+        scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+        if scores is None:  # pragma: no cover - only called by learners that have scores
+            raise InvalidInputError(f"{type(self).__name__} has no label scores")
+        return scores
+
+    def _set_fitted(self, model: _core.LearnerModel) -> None:
+        """Restores fitted state from a loaded core model."""
+        self.model_ = model
+        self.n_features_in_ = model.n_features
+        self.n_labels_ = model.n_labels
+        if "random_state" in self.get_params():
+            self.seed_ = int(json.loads(model.params_json())[self._core_kind]["seed"])
+        self._read_summary(json.loads(model.summary_json()), fitting=False)
 
 
 def resolve_categorical(categorical_features: ArrayLike | None, n_features: int) -> list[bool] | None:

@@ -3,15 +3,13 @@ forests that predict each label's relative position."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators.base import CoreLearnerRanker
 from lrank.estimators.forest import core_max_features
 
 _DOC_MODEL = """
@@ -25,8 +23,8 @@ _DOC_MODEL = """
 """
 
 
-class _Labelwise(LabelRanker):
-    _n_estimators: int = 1
+class _Labelwise(CoreLearnerRanker):
+    _core_kind = "Labelwise"
 
     def _params(self) -> dict[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -53,43 +51,14 @@ class _Labelwise(LabelRanker):
         })
         return {"Labelwise": p}
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
-        """Fits on features ``X`` (n, d) and rank matrix ``Y`` (n, m); returns self."""
-        params = self._core_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.seed_ = resolve_seed(self.random_state)  # type: ignore[attr-defined]
-        params["Labelwise"]["seed"] = self.seed_
-        self.model_ = _core.LearnerModel.fit(
-            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),  # type: ignore[attr-defined]
-            nominal=resolve_categorical(self.categorical_features, x.shape[1]),  # type: ignore[attr-defined]
-        )
-        self._set_summary()
-        return self
-
-    def _set_summary(self) -> None:
-        summary = json.loads(self.model_.summary_json())
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.max_depth_ = summary["max_depth"]
         # Inner cross-validation's mean tau per candidate depth (None: unlimited); empty unless tuned.
         self.depth_scores_ = {s["max_depth"]: s["tau"] for s in summary["depth_scores"]}
 
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
-        """Predicted complete rank matrix (n, m)."""
-        self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))  # type: ignore[attr-defined]
-
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's predicted relative position in (0, 1) (lower is preferred), shape (n, m)."""
-        self._check_fitted()
-        scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))  # type: ignore[attr-defined]
-        assert scores is not None
-        return scores
-
-    def _set_fitted(self, model: _core.LearnerModel) -> None:
-        self.model_ = model
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.seed_ = int(json.loads(model.params_json())["Labelwise"]["seed"])
-        self._set_summary()
+        return self._scores(X)
 
 
 class LabelwiseDecisionTree(_Labelwise):

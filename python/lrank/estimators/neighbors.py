@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -10,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators.base import CoreLearnerRanker, LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
 
 
 class InstanceBasedLabelRanker(LabelRanker):
@@ -91,7 +90,7 @@ class InstanceBasedLabelRanker(LabelRanker):
         self.seed_ = int(model.params()["seed"])
 
 
-class InstanceBasedPlackettLuce(LabelRanker):
+class InstanceBasedPlackettLuce(CoreLearnerRanker):
     """IB-PL (Cheng, Dembczyński & Hüllermeier 2010, "Label ranking methods based on the
     Plackett-Luce model"): the k nearest neighbours' rankings give Plackett-Luce skills, fitted by
     Hunter's MM algorithm; the prediction sorts the labels by skill (ties to the lower label).
@@ -116,6 +115,8 @@ class InstanceBasedPlackettLuce(LabelRanker):
     n_jobs : threads (None or -1: all cores); results do not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
+
+    _core_kind = "InstanceBased"
 
     def __init__(
         self,
@@ -150,33 +151,13 @@ class InstanceBasedPlackettLuce(LabelRanker):
                                   "model": {"PlackettLuce": {"tol": float(self.tol)}},
                                   "weighting": "Uniform" if self.weights == "uniform" else "Dudani"}}
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> InstanceBasedPlackettLuce:
-        params = self._core_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.seed_ = resolve_seed(self.random_state)
-        params["InstanceBased"]["seed"] = self.seed_
-        self.model_ = _core.LearnerModel.fit(
-            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),
-            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
-        )
-        self.n_neighbors_ = json.loads(self.model_.summary_json())["k"]
-        return self
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        self.n_neighbors_ = summary["k"]
 
     def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         """Predicted rank matrix and each predicted ranking's probability under its neighbours'
         Plackett-Luce model."""
         self._check_fitted()
-        ranks, conf = self.model_.predict_with_confidence(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
+        ranks, conf = self.model_.predict_with_confidence(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
         assert conf is not None
         return ranks, conf
-
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
-        """Predicted complete rank matrix (n, m)."""
-        return self.predict_with_confidence(X)[0]
-
-    def _set_fitted(self, model: _core.LearnerModel) -> None:
-        self.model_ = model
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.n_neighbors_ = json.loads(model.summary_json())["k"]
-        self.seed_ = int(json.loads(model.params_json())["InstanceBased"]["seed"])

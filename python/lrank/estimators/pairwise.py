@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators.base import CoreLearnerRanker
 from lrank.estimators.forest import core_max_features
 
 _VOTING = {"copeland": "Copeland", "probability": "Probability"}
 
 
-class OneVsOneLabelRanker(LabelRanker):
+class OneVsOneLabelRanker(CoreLearnerRanker):
     """One-versus-one (OVO) label ranking: a binary classifier for every label pair {a, b},
     trained on the rows whose ranking holds both labels (class: a before b), as in Fotakis,
     Kalavasis, Kontonis & Tzamos (2022).
@@ -41,6 +39,8 @@ class OneVsOneLabelRanker(LabelRanker):
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
+
+    _core_kind = "Pairwise"
 
     def __init__(
         self,
@@ -89,32 +89,6 @@ class OneVsOneLabelRanker(LabelRanker):
         return {"Pairwise": {**trees, "max_depth": None if md is None else int(md), "min_samples_split": float(mss),
                              "voting": _VOTING[self.voting], "seed": seed}}
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> OneVsOneLabelRanker:
-        """Fits one classifier per label pair on ``X`` (n, d) and rank matrix ``Y`` (n, m)."""
-        params = self._core_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.seed_ = resolve_seed(self.random_state)
-        params["Pairwise"]["seed"] = self.seed_
-        self.model_ = _core.LearnerModel.fit(
-            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),
-            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
-        )
-        return self
-
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
-        """Predicted complete rank matrix (n, m)."""
-        self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
-
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's votes (Copeland wins or summed probabilities; higher preferred), (n, m)."""
-        self._check_fitted()
-        scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
-        assert scores is not None
-        return scores
-
-    def _set_fitted(self, model: _core.LearnerModel) -> None:
-        self.model_ = model
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.seed_ = int(json.loads(model.params_json())["Pairwise"]["seed"])
+        return self._scores(X)

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import json
+import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs
+from lrank.estimators.base import CoreLearnerRanker
 
 _VOTING = {"soft": "Probability", "binary": "Copeland"}
 
 
-class RankingByPairwiseComparison(LabelRanker):
+class RankingByPairwiseComparison(CoreLearnerRanker):
     """RPC (Hüllermeier, Fürnkranz, Cheng & Brinker 2008): a logistic regression for every label
     pair {a, b}, trained on the rows whose ranking holds both labels (target: a before b).
 
@@ -34,6 +33,8 @@ class RankingByPairwiseComparison(LabelRanker):
     n_jobs : threads (None or -1: all cores); the model does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
+
+    _core_kind = "Rpc"
 
     def __init__(
         self,
@@ -64,37 +65,12 @@ class RankingByPairwiseComparison(LabelRanker):
         return {"Rpc": {"c": float(self.C), "voting": _VOTING[self.voting], "max_iter": int(self.max_iter),
                         "tol": float(self.tol), "seed": seed}}
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> RankingByPairwiseComparison:
-        """Fits one logistic regression per label pair on ``X`` (n, d) and rank matrix ``Y`` (n, m)."""
-        params = self._core_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.model_ = _core.LearnerModel.fit(
-            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),
-            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
-        )
-        summary = json.loads(self.model_.summary_json())
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.n_iter_ = summary["max_iterations"]
-        if summary["not_converged"]:
-            import warnings
-
+        if fitting and summary["not_converged"]:
             warnings.warn(f"RPC: {summary['not_converged']} of {summary['n_pairs']} pairwise models did not converge "
-                          f"in {self.max_iter} Newton steps; raise max_iter or tol", RuntimeWarning, stacklevel=2)
-        return self
-
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
-        """Predicted complete rank matrix (n, m)."""
-        self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
+                          f"in {self.max_iter} Newton steps; raise max_iter or tol", RuntimeWarning, stacklevel=3)
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's votes (summed probabilities or wins; higher preferred), shape (n, m)."""
-        self._check_fitted()
-        scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
-        assert scores is not None
-        return scores
-
-    def _set_fitted(self, model: _core.LearnerModel) -> None:
-        self.model_ = model
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.n_iter_ = json.loads(model.summary_json())["max_iterations"]
+        return self._scores(X)

@@ -10,7 +10,7 @@
 
 use crate::aggregation::{Aggregator, BordaAccumulator};
 use crate::error::{invalid, LrankError, Result};
-use crate::features::FeatureMatrixView;
+use crate::features::{check_n_features, FeatureMatrixView};
 use crate::learner::LearnerParams;
 use crate::model_io::Model;
 use crate::ranking::RankMatrixView;
@@ -86,9 +86,7 @@ impl BaggingModel {
     }
 
     fn check_x(&self, x: &FeatureMatrixView<'_>) -> Result<()> {
-        if x.n_features() != self.n_features {
-            return Err(invalid(format!("X has {} features but the model was fitted on {}", x.n_features(), self.n_features)));
-        }
+        check_n_features(x, self.n_features)?;
         Ok(())
     }
 

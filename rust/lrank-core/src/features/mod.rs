@@ -95,6 +95,37 @@ pub fn fill_values(x: &FeatureMatrixView<'_>) -> Vec<f64> {
         .collect()
 }
 
+/// The training lower medians of a feature matrix, and the matrix with its missing values
+/// replaced by them (a copy only when something is missing).
+pub struct Filled {
+    pub fill: Vec<f64>,
+    values: Option<Vec<f64>>,
+}
+
+impl Filled {
+    pub fn new(x: &FeatureMatrixView<'_>) -> Self {
+        let fill = fill_values(x);
+        let values = x.has_missing().then(|| filled(x, &fill));
+        Filled { fill, values }
+    }
+
+    /// `x` (the matrix `new` was given) without missing values, with the same feature kinds.
+    pub fn view<'a>(&'a self, x: &FeatureMatrixView<'a>) -> FeatureMatrixView<'a> {
+        match &self.values {
+            Some(values) => FeatureMatrixView { values, ..*x },
+            None => *x,
+        }
+    }
+}
+
+/// Refuses a matrix whose width is not the one a model was fitted on.
+pub fn check_n_features(x: &FeatureMatrixView<'_>, expected: usize) -> Result<()> {
+    if x.n_features() != expected {
+        return Err(invalid(format!("X has {} features but the model was fitted on {expected}", x.n_features())));
+    }
+    Ok(())
+}
+
 /// A copy of `x` with missing values replaced by `fill`.
 pub fn filled(x: &FeatureMatrixView<'_>, fill: &[f64]) -> Vec<f64> {
     let d = x.n_features();

@@ -9,8 +9,8 @@
 //! seed and the tree's index, so the same seed gives the same model for any thread count.
 
 use crate::aggregation::BordaAccumulator;
-use crate::error::{invalid, LrankError, Result};
-use crate::features::{fill_values, filled, FeatureMatrixView};
+use crate::error::{LrankError, Result};
+use crate::features::{check_n_features, FeatureMatrixView, Filled};
 use crate::training::checked_training_set;
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
 use crate::tree::{
@@ -68,18 +68,7 @@ impl RandomForestParams {
         if self.n_estimators == 0 {
             return Err(LrankError::InvalidParameter { name: "n_estimators", reason: "must be at least 1".into() });
         }
-        match self.max_features {
-            MaxFeatures::Count(0) => {
-                return Err(LrankError::InvalidParameter { name: "max_features", reason: "must be at least 1".into() })
-            }
-            MaxFeatures::Fraction(f) if !(f > 0.0 && f <= 1.0) => {
-                return Err(LrankError::InvalidParameter {
-                    name: "max_features",
-                    reason: format!("a fraction must lie in (0, 1], got {f}"),
-                })
-            }
-            _ => {}
-        }
+        self.max_features.validate()?;
         if !(self.entropy_epsilon >= 0.0) {
             return Err(LrankError::InvalidParameter { name: "entropy_epsilon", reason: "must be >= 0".into() });
         }
@@ -177,15 +166,9 @@ impl RandomForestModel {
     ) -> Result<Self> {
         params.validate()?;
         let weights = checked_training_set(x, y, sample_weight)?;
-        let n = x.n_rows();
-        let fill = fill_values(x);
-        let owned;
-        let x = if x.has_missing() {
-            owned = filled(x, &fill);
-            FeatureMatrixView::new(&owned, n, x.n_features())?.with_kinds(x.kinds())?
-        } else {
-            *x
-        };
+        let filled = Filled::new(x);
+        let fill = filled.fill.clone();
+        let x = filled.view(x);
         let x = TrainingFeatures::new(&x);
         let trees = match params.class_mode {
             ClassMode::Pairwise => {
@@ -201,13 +184,7 @@ impl RandomForestModel {
     }
 
     fn check_x(&self, x: &FeatureMatrixView<'_>) -> Result<()> {
-        if x.n_features() != self.n_features {
-            return Err(invalid(format!(
-                "X has {} features but the model was fitted on {}",
-                x.n_features(),
-                self.n_features
-            )));
-        }
+        check_n_features(x, self.n_features)?;
         Ok(())
     }
 

@@ -31,8 +31,8 @@
 //! tree is the same for any number of threads.
 
 use crate::aggregation::BordaAccumulator;
-use crate::error::{invalid, Result};
-use crate::features::{fill_values, filled, FeatureMatrixView};
+use crate::error::Result;
+use crate::features::{check_n_features, FeatureMatrixView, Filled};
 use crate::training::checked_training_set;
 use crate::mallows::{fit_mallows, optimal_insertion, ThetaTable};
 use crate::ranking::{n_present, RankMatrixView};
@@ -406,14 +406,9 @@ impl LabelTreeModel {
     ) -> Result<Self> {
         let weights = checked_training_set(x, y, sample_weight)?;
         let (n, m) = (x.n_rows(), y.n_labels());
-        let fill = fill_values(x);
-        let owned;
-        let xv = if x.has_missing() {
-            owned = filled(x, &fill);
-            FeatureMatrixView::new(&owned, n, x.n_features())?.with_kinds(x.kinds())?
-        } else {
-            *x
-        };
+        let filled = Filled::new(x);
+        let fill = filled.fill.clone();
+        let xv = filled.view(x);
         let features = TrainingFeatures::new(&xv);
         let grow = GrowParams {
             max_depth: params.max_depth,
@@ -440,13 +435,7 @@ impl LabelTreeModel {
 
     /// Predicted rank matrix (n x m, complete rankings) and each row's leaf spread θ.
     pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<(Vec<i32>, Vec<f64>)> {
-        if x.n_features() != self.n_features {
-            return Err(invalid(format!(
-                "X has {} features but the model was fitted on {}",
-                x.n_features(),
-                self.n_features
-            )));
-        }
+        check_n_features(x, self.n_features)?;
         let m = self.n_labels;
         let mut ranks = vec![0i32; x.n_rows() * m];
         let mut theta = vec![0.0; x.n_rows()];

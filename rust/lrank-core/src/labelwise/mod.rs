@@ -21,7 +21,7 @@
 
 use crate::distance::kendall_tau;
 use crate::error::{invalid, LrankError, Result};
-use crate::features::{fill_values, filled, FeatureMatrixView};
+use crate::features::{check_n_features, FeatureMatrixView, Filled};
 use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
 use crate::rng::Rng;
 use crate::training::checked_training_set;
@@ -83,11 +83,7 @@ impl LabelwiseParams {
         if !(self.min_samples_split >= 0.0) || !(self.min_samples_leaf >= 0.0) {
             return bad("min_samples_split", "minimum node sizes must be >= 0");
         }
-        match self.max_features {
-            MaxFeatures::Count(0) => bad("max_features", "must be at least 1"),
-            MaxFeatures::Fraction(f) if !(f > 0.0 && f <= 1.0) => bad("max_features", "a fraction must lie in (0, 1]"),
-            _ => Ok(()),
-        }
+        self.max_features.validate()
     }
 }
 
@@ -286,15 +282,10 @@ impl LabelwiseModel {
     pub fn fit(x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, sample_weight: Option<&[f64]>, params: LabelwiseParams) -> Result<Self> {
         params.validate()?;
         let weights = checked_training_set(x, y, sample_weight)?;
-        let (n, m) = (x.n_rows(), y.n_labels());
-        let fill = fill_values(x);
-        let owned;
-        let xv = if x.has_missing() {
-            owned = filled(x, &fill);
-            FeatureMatrixView::new(&owned, n, x.n_features())?.with_kinds(x.kinds())?
-        } else {
-            *x
-        };
+        let m = y.n_labels();
+        let filled = Filled::new(x);
+        let fill = filled.fill.clone();
+        let xv = filled.view(x);
         let (max_depth, depth_scores) = if params.tune_depth { tune_depth(&xv, y, &weights, &params)? } else { (params.max_depth, Vec::new()) };
         let trees = grow(&TrainingFeatures::new(&xv), y, &weights, &params, max_depth);
         Ok(LabelwiseModel { params, max_depth, depth_scores, n_features: x.n_features(), n_labels: m, fill_values: fill, trees })
@@ -302,9 +293,7 @@ impl LabelwiseModel {
 
     /// The mean of the trees' score vectors for each row (n x m, row-major).
     pub fn predict_scores(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<f64>> {
-        if x.n_features() != self.n_features {
-            return Err(invalid(format!("X has {} features but the model was fitted on {}", x.n_features(), self.n_features)));
-        }
+        check_n_features(x, self.n_features)?;
         let m = self.n_labels;
         let mut out = vec![0.0; x.n_rows() * m];
         let scale = 1.0 / self.trees.len() as f64;

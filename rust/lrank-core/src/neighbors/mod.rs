@@ -22,8 +22,8 @@ use crate::distance::kendall_tau;
 use kdtree::KdIndex;
 use crate::features::FeatureKind;
 use std::sync::OnceLock;
-use crate::error::{invalid, LrankError, Result};
-use crate::features::{fill_values, FeatureMatrixView};
+use crate::error::{LrankError, Result};
+use crate::features::{check_n_features, fill_values, FeatureMatrixView};
 use crate::training::checked_training_set;
 use crate::mallows::{mallows_median, ThetaTable};
 use crate::plackett_luce::{fit_plackett_luce, ranking_probability};
@@ -328,13 +328,7 @@ impl InstanceBasedModel {
 
     /// Predicted rank matrix (n x m) and each row's Mallows spread theta.
     pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<(Vec<i32>, Vec<f64>)> {
-        if x.n_features() != self.n_features {
-            return Err(invalid(format!(
-                "X has {} features but the model was fitted on {}",
-                x.n_features(),
-                self.n_features
-            )));
-        }
+        check_n_features(x, self.n_features)?;
         let m = self.n_labels;
         self.index();
         let rows: Vec<(Vec<i32>, f64)> = (0..x.n_rows())

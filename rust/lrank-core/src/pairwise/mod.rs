@@ -11,8 +11,8 @@
 //!   Σ_b P(label before b)); labels are ranked by decreasing score, ties to the lower label.
 //! - Pairs are trained in parallel, pair p from the seed `child_seed(seed, p)`.
 
-use crate::error::{invalid, LrankError, Result};
-use crate::features::{fill_values, filled, FeatureMatrixView};
+use crate::error::{LrankError, Result};
+use crate::features::{check_n_features, FeatureMatrixView, Filled};
 use crate::ranking::{ranking_from_scores, RankMatrixView};
 use crate::rng::{child_seed, Rng};
 use crate::training::checked_training_set;
@@ -72,11 +72,7 @@ impl PairwiseParams {
         if !(self.min_samples_split >= 0.0) {
             return bad("min_samples_split", "must be >= 0");
         }
-        match self.max_features {
-            MaxFeatures::Count(0) => bad("max_features", "must be at least 1"),
-            MaxFeatures::Fraction(f) if !(f > 0.0 && f <= 1.0) => bad("max_features", "a fraction must lie in (0, 1]"),
-            _ => Ok(()),
-        }
+        self.max_features.validate()
     }
 }
 
@@ -130,14 +126,9 @@ impl PairwiseModel {
         params.validate()?;
         let weights = checked_training_set(x, y, sample_weight)?;
         let (n, m) = (x.n_rows(), y.n_labels());
-        let fill = fill_values(x);
-        let owned;
-        let xv = if x.has_missing() {
-            owned = filled(x, &fill);
-            FeatureMatrixView::new(&owned, n, x.n_features())?.with_kinds(x.kinds())?
-        } else {
-            *x
-        };
+        let filled = Filled::new(x);
+        let fill = filled.fill.clone();
+        let xv = filled.view(x);
         let features = TrainingFeatures::new(&xv);
         let grow = GrowParams {
             max_depth: params.max_depth,
@@ -179,9 +170,7 @@ impl PairwiseModel {
 
     /// Each row's label scores (n x m): Copeland wins or summed probabilities (higher is better).
     pub fn predict_scores(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<f64>> {
-        if x.n_features() != self.n_features {
-            return Err(invalid(format!("X has {} features but the model was fitted on {}", x.n_features(), self.n_features)));
-        }
+        check_n_features(x, self.n_features)?;
         let m = self.n_labels;
         let mut out = vec![0.0; x.n_rows() * m];
         out.par_chunks_mut(m).enumerate().for_each(|(i, scores)| {

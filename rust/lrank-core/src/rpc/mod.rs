@@ -14,8 +14,8 @@
 //!   predicted win, half a point for a probability of exactly 1/2); labels by decreasing score,
 //!   ties to the lower label.
 
-use crate::error::{invalid, LrankError, Result};
-use crate::features::{FeatureKind, FeatureMatrixView};
+use crate::error::{LrankError, Result};
+use crate::features::{check_n_features, FeatureKind, FeatureMatrixView};
 use crate::pairwise::PairwiseVoting;
 use crate::ranking::{ranking_from_scores, RankMatrixView};
 use crate::training::checked_training_set;
@@ -273,9 +273,7 @@ impl RpcModel {
 
     /// Each row's label scores (n x m): summed probabilities or binary wins (higher is better).
     pub fn predict_scores(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<f64>> {
-        if x.n_features() != self.n_features {
-            return Err(invalid(format!("X has {} features but the model was fitted on {}", x.n_features(), self.n_features)));
-        }
+        check_n_features(x, self.n_features)?;
         let m = self.n_labels;
         let mut out = vec![0.0; x.n_rows() * m];
         out.par_chunks_mut(m).enumerate().for_each(|(i, scores)| {

@@ -42,6 +42,16 @@ pub enum MaxFeatures {
 }
 
 impl MaxFeatures {
+    /// Refuses a count of 0 and a share outside (0, 1].
+    pub fn validate(self) -> crate::Result<()> {
+        let reason = match self {
+            MaxFeatures::Count(0) => "must be at least 1".to_string(),
+            MaxFeatures::Fraction(f) if !(f > 0.0 && f <= 1.0) => format!("a fraction must lie in (0, 1], got {f}"),
+            _ => return Ok(()),
+        };
+        Err(crate::LrankError::InvalidParameter { name: "max_features", reason })
+    }
+
     pub fn resolve(self, d: usize) -> usize {
         let k = match self {
             MaxFeatures::Log2PlusOne => (d.max(1) as f64).log2().floor() as usize + 1,
