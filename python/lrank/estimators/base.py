@@ -57,9 +57,10 @@ class LabelRanker:
 
     def _check_x(self, x: ArrayLike, *, fitting: bool) -> NDArray[np.float64]:
         names = None
-        if hasattr(x, "columns") and not isinstance(x, np.ndarray):
-            names = [str(c) for c in x.columns]
-            x = x.to_numpy()  # polars and pandas frames
+        frame: Any = x
+        if hasattr(frame, "columns") and not isinstance(frame, np.ndarray):
+            names = [str(c) for c in frame.columns]
+            x = frame.to_numpy()  # polars and pandas frames
         try:
             arr = np.asarray(x, dtype=np.float64)
         except (TypeError, ValueError) as exc:

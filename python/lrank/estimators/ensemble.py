@@ -90,6 +90,7 @@ class BaggingLabelRanker(LabelRanker):
         x, y, w = self._check_xy(X, Y, sample_weight)
         self.seed_ = resolve_seed(self.random_state)
         params = self._core_params(self.seed_)
+        self.model_: _core.LearnerModel | None
         if params is not None:
             self.model_ = _core.LearnerModel.fit(
                 json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),
@@ -127,6 +128,7 @@ class BaggingLabelRanker(LabelRanker):
         x = self._check_x(X, fitting=False)
         if self.model_ is not None:
             return self.model_.predict_per_member(x, n_jobs=resolve_n_jobs(self.n_jobs))
+        assert self.estimators_ is not None  # fitted in Python
         return np.stack([m.predict(x) for m in self.estimators_])
 
     def predict(self, X: ArrayLike) -> NDArray[np.int32]:

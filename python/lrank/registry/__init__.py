@@ -143,9 +143,9 @@ class LearnerSpec:
         params = self.parse_options(args)
         est = self.factory(**params)
         names = est.get_params() if hasattr(est, "get_params") else {}
-        if seed is not None and self.seed_param in names and self.seed_param not in params:
+        if seed is not None and self.seed_param is not None and self.seed_param in names and self.seed_param not in params:
             est.set_params(**{self.seed_param: seed})
-        if n_jobs is not None and self.jobs_param in names and self.jobs_param not in params:
+        if n_jobs is not None and self.jobs_param is not None and self.jobs_param in names and self.jobs_param not in params:
             est.set_params(**{self.jobs_param: n_jobs})
         if categorical_features is not None and "categorical_features" in names:
             est.set_params(categorical_features=categorical_features)
