@@ -138,6 +138,17 @@ def cd_diagram(
     return cd
 
 
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+_LINESTYLES = ("-", "--", ":", "-.")
+
+
+def _series_style(j: int, **extra: Any) -> dict[str, Any]:
+    """A colour, marker and line style for series j: distinct for dozens of series (the default
+    cycle repeats its ten colours, which made twelve learners ambiguous)."""
+    return {"color": f"C{j % 10}", "marker": _MARKERS[j % len(_MARKERS)],
+            "linestyle": _LINESTYLES[(j // 10) % len(_LINESTYLES)], **extra}
+
+
 def _panel_grid(fig: Any, n: int) -> list[Any]:
     cols = min(4, n)
     rows = math.ceil(n / cols)
@@ -173,14 +184,14 @@ def missing_curve(
         usable = np.all(np.isfinite(values), axis=(0, 2))
         if not usable.any():
             raise ExperimentError("no data set has complete results for every learner at every p")
-        fig = _figure(6.0, 4.0)
+        fig = _figure(7.5, 4.0)
         ax = fig.add_subplot(1, 1, 1)
         for j, lab in enumerate(first.learners):
-            ax.plot(ps, values[:, usable, j].mean(axis=1), marker="o", label=lab)
+            ax.plot(ps, values[:, usable, j].mean(axis=1), label=lab, **_series_style(j))
         ax.set_title(title or f"Mean over {int(usable.sum())} data sets")
         ax.set_xlabel("missing-label probability p")
         ax.set_ylabel(name)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     else:
         n = len(first.datasets)
         cols = min(4, n)
@@ -188,7 +199,7 @@ def missing_curve(
         axes = _panel_grid(fig, n)
         for d, ax in enumerate(axes):
             for j, lab in enumerate(first.learners):
-                ax.plot(ps, values[:, d, j], marker="o", ms=3, label=lab)
+                ax.plot(ps, values[:, d, j], label=lab, **_series_style(j, ms=3))
             ax.set_title(first.datasets[d], fontsize=9)
             ax.tick_params(labelsize=7)
             ax.set_xlabel("p", fontsize=8)
@@ -263,11 +274,11 @@ def parameter_curve(
             raise ExperimentError("no data set has complete results for every swept learner")
         fig = _figure(6.0, 4.0)
         ax = fig.add_subplot(1, 1, 1)
-        for group, members in groups.items():
+        for j, (group, members) in enumerate(groups.items()):
             x, numeric = xs(members)
             y = [values[usable, col[lab]].mean() for _, lab in members]
             order = np.argsort(x) if numeric else np.arange(len(x))
-            ax.plot([x[i] for i in order], [y[i] for i in order], marker="o", label=group)
+            ax.plot([x[i] for i in order], [y[i] for i in order], label=group, **_series_style(j))
         ax.set_title(title or f"Mean over {int(usable.sum())} data sets, p = {p:g}")
         ax.set_xlabel(f"option {option}")
         ax.set_ylabel(table.display_name)
@@ -278,11 +289,11 @@ def parameter_curve(
         fig = _figure(3.2 * cols, 2.6 * math.ceil(n / cols) + 0.6)
         axes = _panel_grid(fig, n)
         for d, ax in enumerate(axes):
-            for group, members in groups.items():
+            for j, (group, members) in enumerate(groups.items()):
                 x, numeric = xs(members)
                 y = [values[d, col[lab]] for _, lab in members]
                 order = np.argsort(x) if numeric else np.arange(len(x))
-                ax.plot([x[i] for i in order], [y[i] for i in order], marker="o", ms=3, label=group)
+                ax.plot([x[i] for i in order], [y[i] for i in order], label=group, **_series_style(j, ms=3))
             ax.set_title(table.datasets[d], fontsize=9)
             ax.tick_params(labelsize=7)
             ax.set_xlabel(option, fontsize=8)
