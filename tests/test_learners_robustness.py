@@ -46,3 +46,13 @@ def test_valid_rankings_or_an_lrank_error(name, problem):
     pred = est.predict(x)
     assert pred.shape == y.shape and pred.dtype == np.int32
     assert np.all(np.sort(pred, axis=1) == np.arange(1, y.shape[1] + 1))
+
+
+@pytest.mark.parametrize("name", sorted(available_learners()))
+def test_same_predictions_for_any_number_of_threads(name, problem):
+    """The same seed gives the same model whatever the thread count (the brief's rule)."""
+    x, y = problem
+    x, y = np.tile(x, (3, 1)), np.tile(y, (3, 1))  # large enough for the parallel paths
+    spec = available_learners()[name]
+    preds = [spec.build(FAST_OPTIONS.get(name, []), seed=7, n_jobs=jobs).fit(x, y).predict(x) for jobs in (1, 2)]
+    np.testing.assert_array_equal(preds[0], preds[1])
