@@ -17,6 +17,8 @@ use crate::pairwise::PairwiseModel;
 use crate::rpc::RpcModel;
 use serde::{Deserialize, Serialize};
 
+mod validate;
+
 /// Serde for f64 fields that may be infinite or NaN (a Mallows spread is infinite for a pure
 /// node): JSON has no such numbers (serde_json would write `null` and fail to read it back), so
 /// human-readable formats write them as the strings "inf", "-inf" and "nan"; binary formats
@@ -119,6 +121,12 @@ fn check_metadata(metadata: &str) -> Result<()> {
         .map_err(|e| LrankError::InvalidInput(format!("model metadata is not valid JSON: {e}")))
 }
 
+/// A decoded model, after its structural checks (see `validate`).
+fn checked(saved: SavedModel) -> Result<SavedModel> {
+    validate::validate(&saved.model).map_err(|e| format_err(format!("model file holds an inconsistent model: {e}")))?;
+    Ok(saved)
+}
+
 pub fn to_binary(saved: &SavedModel) -> Result<Vec<u8>> {
     check_metadata(&saved.metadata)?;
     let payload = BinaryPayload { metadata: saved.metadata.clone(), model: saved.model.clone() };
@@ -149,7 +157,7 @@ pub fn from_binary(bytes: &[u8]) -> Result<SavedModel> {
     }
     let payload: BinaryPayload =
         postcard::from_bytes(body).map_err(|e| format_err(format!("model file cannot be decoded: {e}")))?;
-    Ok(SavedModel { metadata: payload.metadata, model: payload.model })
+    checked(SavedModel { metadata: payload.metadata, model: payload.model })
 }
 
 pub fn to_json(saved: &SavedModel) -> Result<String> {
@@ -182,7 +190,7 @@ pub fn from_json(text: &str) -> Result<SavedModel> {
     let metadata = doc.get("metadata").cloned().unwrap_or(serde_json::Value::Null).to_string();
     let model = serde_json::from_value(doc["model"].take())
         .map_err(|e| format_err(format!("model file holds an invalid model: {e}")))?;
-    Ok(SavedModel { metadata, model })
+    checked(SavedModel { metadata, model })
 }
 
 #[cfg(test)]
@@ -229,6 +237,26 @@ mod tests {
         assert_eq!(serde_json::to_string(&T { v: f64::INFINITY }).unwrap(), r#"{"v":"inf"}"#);
         assert!(serde_json::from_str::<T>(&serde_json::to_string(&T { v: f64::NAN }).unwrap()).unwrap().v.is_nan());
         assert!(serde_json::from_str::<T>(r#"{"v":"lots"}"#).is_err());
+    }
+
+    #[test]
+    fn hand_edited_json_models_are_checked() {
+        let json = to_json(&saved()).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+        // A child link pointing backwards (a cycle) and a leaf ranking with a repeated position.
+        let mut cyclic = doc.clone();
+        let nodes = cyclic["model"]["RandomForest"]["trees"][0]["nodes"].as_array_mut().unwrap();
+        let split = nodes.iter_mut().find(|n| n.get("Split").is_some()).expect("the first tree splits");
+        split["Split"]["left"] = serde_json::json!(0);
+        let err = from_json(&cyclic.to_string()).unwrap_err().to_string();
+        assert!(err.contains("inconsistent model") && err.contains("child 0"), "{err}");
+        let mut bad_leaf = doc.clone();
+        bad_leaf["model"]["RandomForest"]["trees"][0]["leaves"][0]["ranking"] = serde_json::json!([1, 1]);
+        let err = from_json(&bad_leaf.to_string()).unwrap_err().to_string();
+        assert!(err.contains("leaf ranking"), "{err}");
+        let mut wide = doc;
+        wide["model"]["RandomForest"]["n_features"] = serde_json::json!(0);
+        assert!(from_json(&wide.to_string()).unwrap_err().to_string().contains("fill_values"));
     }
 
     #[test]

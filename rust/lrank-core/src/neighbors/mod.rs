@@ -234,6 +234,9 @@ impl InstanceBasedModel {
     fn aggregate(&self, hood: &Neighbourhood, k: usize) -> Result<(Vec<i32>, f64)> {
         let m = self.n_labels;
         let near = &hood.nearest[..k.min(hood.nearest.len())];
+        if near.is_empty() {
+            return Err(crate::error::invalid("no training row to take as a neighbour"));
+        }
         let (d1, dk) = (near[0].0.sqrt(), near[near.len() - 1].0.sqrt());
         let mut ranks = Vec::with_capacity(near.len() * m);
         let mut weights = Vec::with_capacity(near.len());
