@@ -312,10 +312,12 @@ impl SplitCriterion for MallowsSpread {
                 *r -= w * v;
             }
             left.weight += w;
-            left.sort_order(|p| left_sums[p]);
-            right.sort_order(|p| total_sums[p] - left_sums[p]);
             let (evaluate, last) = evaluate_at(boundaries, sorted, k);
             if evaluate {
+                // The centres are repaired only where a boundary is scored: between two, the
+                // discordance is kept against the (stale) order, and each swap here corrects it.
+                left.sort_order(|p| left_sums[p]);
+                right.sort_order(|p| total_sums[p] - left_sums[p]);
                 let w_left = left.weight;
                 let score = (w_left * left.theta(&self.theta, pairs_total)
                     + (total - w_left) * right.theta(&self.theta, pairs_total))

@@ -107,26 +107,27 @@ pub fn theta_mle(mean_distance: f64, m: usize) -> f64 {
 /// within 1e-8 (1 + θ), in a few nanoseconds instead of a Newton solve. Used where θ is needed
 /// for very many candidate distances (LRT scores every threshold of every attribute).
 ///
-/// With x = D / (m(m-1)/4) and u = ln x, θ is a smooth function of u on (-∞, 0): a table of θ and
-/// dθ/du = -D / Var(θ) at [`ThetaTable::POINTS`] equally spaced u in [`ThetaTable::U_MIN`], 0] is
-/// interpolated by cubic Hermite polynomials. Below `U_MIN` the asymptote θ = ln((m - 1) / D)
-/// holds to machine precision (E = (m - 1) q + O(q^2) with q = e^-θ, and there q < 1e-16).
-/// Same special values as [`theta_mle`]: D <= 0 gives infinity, D >= m(m-1)/4 gives 0.
+/// With x = D / (m(m-1)/4) in (0, 1), the table covers each binade x ∈ [2^-(b+1), 2^-b),
+/// b < [`ThetaTable::BINADES`], with [`ThetaTable::KNOTS`] + 1 equally spaced knots holding θ
+/// and its derivative, and interpolates by cubic Hermite polynomials; the binade and the
+/// position in it are read off the bits of x, so a lookup takes no logarithm. Below the last
+/// binade the asymptote θ = ln((m - 1) / D) holds to machine precision (E = (m - 1) q + O(q^2)
+/// with q = e^-θ, and there q < 1e-16). Same special values as [`theta_mle`]: D <= 0 gives
+/// infinity, D >= m(m-1)/4 gives 0.
 #[derive(Clone, Debug)]
 pub struct ThetaTable {
     m: usize,
     max_distance: f64,
-    inv_step: f64,
-    /// (θ, dθ/du) at each grid point.
+    /// Per binade, (θ, dθ/dt) at t = j / KNOTS, j = 0..=KNOTS, where x = 2^-(b+1) (1 + t).
     knots: Vec<(f64, f64)>,
 }
 
 impl ThetaTable {
-    pub const POINTS: usize = 4096;
-    pub const U_MIN: f64 = -40.0;
+    pub const BINADES: usize = 58;
+    pub const KNOTS: usize = 64;
 
-    /// The table for `m` labels, built once per process and shared (building one takes a few
-    /// milliseconds, more than fitting a small tree).
+    /// The table for `m` labels, built once per process and shared (building one takes about a
+    /// millisecond, more than fitting a small tree).
     pub fn shared(m: usize) -> std::sync::Arc<ThetaTable> {
         use std::collections::HashMap;
         use std::sync::{Arc, Mutex, OnceLock};
@@ -138,25 +139,34 @@ impl ThetaTable {
     pub fn new(m: usize) -> Self {
         let mf = m as f64;
         let max_distance = mf * (mf - 1.0) / 4.0;
-        let step = -Self::U_MIN / (Self::POINTS - 1) as f64;
-        // Knots in increasing u (decreasing θ); each solve starts from the previous knot's θ,
-        // which is close, so Newton needs a couple of steps instead of a bracketing search.
-        let mut previous: Option<f64> = None;
-        let knots = (0..Self::POINTS)
-            .map(|i| {
-                if i == Self::POINTS - 1 || m < 2 {
-                    // u = 0: θ = 0 and dθ/du = -Dmax / Var(0).
-                    let var0 = moments(0.0, m).1;
-                    return (0.0, if var0 > 0.0 { -max_distance / var0 } else { 0.0 });
+        let per_binade = Self::KNOTS + 1;
+        let mut knots = vec![(0.0, 0.0); Self::BINADES * per_binade];
+        if m >= 2 {
+            // From x = 1 downwards (θ rising from 0); each solve starts from the previous knot's
+            // θ, which is close, so Newton needs a couple of steps.
+            let mut previous: Option<f64> = None;
+            for b in 0..Self::BINADES {
+                let base = 0.5f64.powi(b as i32 + 1);
+                for j in (0..per_binade).rev() {
+                    let t = j as f64 / Self::KNOTS as f64;
+                    let x = base * (1.0 + t);
+                    let d = max_distance * x;
+                    let theta = if x >= 1.0 {
+                        0.0
+                    } else {
+                        previous.and_then(|start| newton_from(d, m, start)).unwrap_or_else(|| theta_mle(d, m))
+                    };
+                    if theta > 0.0 {
+                        previous = Some(theta);
+                    }
+                    // dθ/dt = dθ/dD · dD/dt = (-1 / Var(θ)) · Dmax · base.
+                    let var = moments(theta, m).1;
+                    let slope = if var > 0.0 { -max_distance * base / var } else { 0.0 };
+                    knots[b * per_binade + j] = (theta, slope);
                 }
-                let d = max_distance * (Self::U_MIN + i as f64 * step).exp();
-                let theta = previous.and_then(|start| newton_from(d, m, start)).unwrap_or_else(|| theta_mle(d, m));
-                previous = Some(theta);
-                let (_, var) = moments(theta, m);
-                (theta, -d / var)
-            })
-            .collect();
-        ThetaTable { m, max_distance, inv_step: 1.0 / step, knots }
+            }
+        }
+        ThetaTable { m, max_distance, knots }
     }
 
     /// θ for the mean distance `mean_distance` (see the type's docs).
@@ -171,22 +181,24 @@ impl ThetaTable {
         if mean_distance >= self.max_distance {
             return 0.0;
         }
-        let u = (mean_distance / self.max_distance).ln();
-        if u < Self::U_MIN {
+        let x = mean_distance / self.max_distance;
+        let bits = x.to_bits();
+        // x in [2^-(b+1), 2^-b) has the biased exponent 1022 - b.
+        let binade = 1022i64 - ((bits >> 52) & 0x7ff) as i64;
+        if binade >= Self::BINADES as i64 {
             return ((self.m as f64 - 1.0) / mean_distance).ln();
         }
-        let pos = (u - Self::U_MIN) * self.inv_step;
-        let i = (pos as usize).min(Self::POINTS - 2);
-        let t = pos - i as f64;
-        let ((y0, d0), (y1, d1)) = (self.knots[i], self.knots[i + 1]);
-        let h = 1.0 / self.inv_step;
+        let fraction = (bits & ((1u64 << 52) - 1)) as f64 * (1.0 / (1u64 << 52) as f64);
+        let pos = fraction * Self::KNOTS as f64;
+        let j = (pos as usize).min(Self::KNOTS - 1);
+        let t = pos - j as f64;
+        let at = binade as usize * (Self::KNOTS + 1) + j;
+        let ((y0, d0), (y1, d1)) = (self.knots[at], self.knots[at + 1]);
+        let h = 1.0 / Self::KNOTS as f64;
         // Cubic Hermite basis on [0, 1].
         let t2 = t * t;
         let t3 = t2 * t;
-        (2.0 * t3 - 3.0 * t2 + 1.0) * y0
-            + (t3 - 2.0 * t2 + t) * h * d0
-            + (-2.0 * t3 + 3.0 * t2) * y1
-            + (t3 - t2) * h * d1
+        (2.0 * t3 - 3.0 * t2 + 1.0) * y0 + (t3 - 2.0 * t2 + t) * h * d0 + (-2.0 * t3 + 3.0 * t2) * y1 + (t3 - t2) * h * d1
     }
 }
 
