@@ -48,11 +48,12 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// D = 2 lcm(2..=m+1) for m <= 20 (integer votes), else 1.
 fn vote_scale(m: usize) -> f64 {
-    if m > 20 {
-        return 1.0;
-    }
-    let lcm = (2..=m as u64 + 1).fold(1u64, |l, k| l / gcd(l, k) * k);
-    (2 * lcm) as f64
+    // Computed once: accumulators are made for every leaf and neighbourhood.
+    static SCALES: std::sync::OnceLock<[f64; 21]> = std::sync::OnceLock::new();
+    let scales = SCALES.get_or_init(|| {
+        std::array::from_fn(|m| (2 * (2..=m as u64 + 1).fold(1u64, |l, k| l / gcd(l, k) * k)) as f64)
+    });
+    scales.get(m).copied().unwrap_or(1.0)
 }
 
 /// Sums generalized Borda votes exactly (see the module docs) and yields the consensus.
