@@ -251,6 +251,43 @@ def test_a_killed_run_resumes_without_recomputing_stored_cells(tmp_path):
     assert after.select(measures).sort(list(KEY)).equals(pl.read_parquet(reference).select(measures).sort(list(KEY)))
 
 
+def _running(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has stopped; only its parent has not reaped it
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc to see the worker processes")
+def test_sigterm_stops_the_workers_and_keeps_the_stored_cells(tmp_path):
+    """`kill` (SIGTERM) stops a parallel run like Ctrl-C: exit status 130, the cells computed so far
+    stored, and no worker process left running its cell."""
+    plugins = tmp_path / "plugins"
+    install_entry_point(str(plugins))
+    env = dict(os.environ, LRANK_TEST_FIT_LOG=str(tmp_path / "fits.log"))
+    env["PYTHONPATH"] = os.pathsep.join([str(plugins), str(ROOT / "tests"), str(ROOT / "python"),
+                                         env.get("PYTHONPATH", "")])
+    store = tmp_path / "s.parquet"
+    proc = subprocess.Popen([sys.executable, "-m", "lrank.cli", "experiment", "run", IRIS, "-x", "5", "--repeats", "2",
+                             "--no-report", "-j", "1", "--workers", "2", "-W", "S=SLOW -delay 0.5", "-o", str(store)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while _rows(store) == 0:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        assert time.monotonic() < deadline, "no cell was stored in time"
+        time.sleep(0.02)
+    time.sleep(0.1)  # let the workers start their next cells
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err.decode()
+    assert "interrupted" in err.decode()
+    workers = {int(pid) for pid in (tmp_path / "fits.log").read_text().split()}
+    assert workers and proc.pid not in workers
+    assert [pid for pid in workers if _running(pid)] == []
+    assert 0 < _rows(store) < 10
+
+
 def test_parquet_and_nominal_data_sets_run_like_cross_validate(tmp_path):
     """A data set with a nominal attribute, given as Parquet: the learners get the nominal mask
     as lrank train gives it, and the numbers are cross_validate's."""

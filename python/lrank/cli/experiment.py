@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Any
 
@@ -171,8 +172,15 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def _run_with_progress(plan: Any, store: ResultStore) -> Any:
     total = len(plan.pending)
+    # `kill` or a job scheduler's time limit stops a run like Ctrl-C does: the computed cells are
+    # written and the worker processes stopped, instead of being orphaned mid-cell.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         if not _stderr_is_terminal() or total == 0:  # no bar in logs and pipes
             return run_experiment(plan, store)
@@ -185,6 +193,8 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
         click.echo(f"\ninterrupted: {stored} cells are stored in {store.path}; "
                    "run the same command again to compute the rest", err=True)
         raise click.exceptions.Exit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _print_report(store: ResultStore, *, measure: str, alpha: float, missing: Any, learners: list[str],
