@@ -18,8 +18,8 @@ Groups and learners
 bagging
     ``bag_{lrt,wlrt,flrt}_lrank_j{1,2}``: ``BaggingLabelRanker(LabelRankingTree(splitter=best |
     equal_width | equal_frequency), n_estimators=T)`` on 1 or 2 threads (LRT's paper stopping
-    rule: nodes of fewer than 2m rows are leaves); ``bag_lrt_full_lrank_j1``: the same with
-    trees grown like scikit-lr's (``min_samples_split=2``).
+    rule: nodes of fewer than 2m rows are leaves); ``bag_{lrt,wlrt,flrt}_full_lrank_j{1,2}``: the
+    same with trees grown like scikit-lr's (``min_samples_split=2``).
     ``bag_lrt_sklr03``: T scikit-lr 0.3.0 ``DecisionTreeLabelRanker()`` (Mallows criterion, all
     features, grown to 2 rows) on bootstrap samples, combined by Borda (the wrapper of
     bench/lrrf_speed.py with ``max_features=None``).
@@ -62,16 +62,19 @@ PY313 = BENCH / ".venv313" / "bin" / "python"
 PY37 = BENCH / ".venv37" / "bin" / "python"
 
 GROUPS = {
-    "bagging": ["bag_lrt_sklr03", "bag_lrt_lrank_j1", "bag_lrt_lrank_j2", "bag_lrt_full_lrank_j1",
-                "bag_wlrt_sklr02", "bag_wlrt_lrank_j1", "bag_wlrt_lrank_j2",
-                "bag_flrt_sklr02", "bag_flrt_lrank_j1", "bag_flrt_lrank_j2"],
+    "bagging": ["bag_lrt_sklr03", "bag_lrt_lrank_j1", "bag_lrt_lrank_j2", "bag_lrt_full_lrank_j1", "bag_lrt_full_lrank_j2",
+                "bag_wlrt_sklr02", "bag_wlrt_lrank_j1", "bag_wlrt_lrank_j2", "bag_wlrt_full_lrank_j1", "bag_wlrt_full_lrank_j2",
+                "bag_flrt_sklr02", "bag_flrt_lrank_j1", "bag_flrt_lrank_j2", "bag_flrt_full_lrank_j1", "bag_flrt_full_lrank_j2"],
     "ibpl": ["ibpl_sklr03", "ibpl_sklr03_1t", "ibpl_lrank_j1", "ibpl_lrank_j2"],
     "labelwise": ["lwrf_sklearn_j1", "lwrf_lrank_j1", "lwrf_sklearn_j2", "lwrf_lrank_j2", "lwdt_sklearn", "lwdt_lrank_j1"],
 }
 RATIO_PAIRS = [
     ("bag_lrt_sklr03", "bag_lrt_lrank_j1"), ("bag_lrt_sklr03", "bag_lrt_lrank_j2"), ("bag_lrt_sklr03", "bag_lrt_full_lrank_j1"),
+    ("bag_lrt_sklr03", "bag_lrt_full_lrank_j2"),
     ("bag_wlrt_sklr02", "bag_wlrt_lrank_j1"), ("bag_wlrt_sklr02", "bag_wlrt_lrank_j2"),
+    ("bag_wlrt_sklr02", "bag_wlrt_full_lrank_j1"), ("bag_wlrt_sklr02", "bag_wlrt_full_lrank_j2"),
     ("bag_flrt_sklr02", "bag_flrt_lrank_j1"), ("bag_flrt_sklr02", "bag_flrt_lrank_j2"),
+    ("bag_flrt_sklr02", "bag_flrt_full_lrank_j1"), ("bag_flrt_sklr02", "bag_flrt_full_lrank_j2"),
     ("ibpl_sklr03_1t", "ibpl_lrank_j1"), ("ibpl_sklr03", "ibpl_lrank_j2"),
     ("lwrf_sklearn_j1", "lwrf_lrank_j1"), ("lwrf_sklearn_j2", "lwrf_lrank_j2"), ("lwdt_sklearn", "lwdt_lrank_j1"),
 ]
