@@ -110,9 +110,9 @@ fn pair_index(a: usize, b: usize, m: usize) -> usize {
     lo * (2 * m - lo - 1) / 2 + (hi - lo - 1)
 }
 
-/// One side of a candidate split during the sweep: Borda scores, the Borda centre (kept sorted
-/// incrementally) with its sign vector, and its discordance. The pair vector D lives beside it
-/// (the right side's is the node's minus the left side's, looked up only when needed).
+/// One side of a candidate split during the sweep: Borda scores and the Borda centre (kept
+/// sorted incrementally) with its sign vector. Its pair vector D lives beside it (the right
+/// side's is the node's minus the left side's).
 #[derive(Clone, Debug)]
 struct Side {
     /// Scaled Borda votes per label.
@@ -124,7 +124,7 @@ struct Side {
     /// Labels by decreasing score, ties to the lower label (the Borda centre).
     order: Vec<usize>,
     /// The centre's sign per pair: +1 when it puts the lower label first.
-    centre: Vec<f32>,
+    centre: Vec<f64>,
     /// Weight of observed pairs that the centre orders the other way.
     disc: f64,
 }
@@ -142,11 +142,10 @@ impl Side {
     }
 
     /// Restores `order` after score changes by insertion sort (scores change little between
-    /// neighbouring thresholds, so this is O(m) plus one step per adjacent swap). A swap of a
-    /// before b into b before a changes the discordance by C[a][b] - C[b][a], i.e. by ±D_p
-    /// with `pair_sum(p)` = D_p.
+    /// neighbouring thresholds, so this is O(m) plus one step per adjacent swap), flipping the
+    /// centre's sign of each swapped pair.
     #[inline]
-    fn sort_order(&mut self, pair_sum: impl Fn(usize) -> f64) {
+    fn sort_order(&mut self) {
         let m = self.order.len();
         for i in 1..m {
             let mut j = i;
@@ -157,8 +156,6 @@ impl Side {
                     break;
                 }
                 let p = pair_index(a, b, m);
-                let d = pair_sum(p);
-                self.disc += if a < b { d } else { -d };
                 self.centre[p] = -self.centre[p];
                 self.order.swap(j - 1, j);
                 j -= 1;
@@ -167,6 +164,7 @@ impl Side {
     }
 
     /// Split-search spread: θ for the smoothed mean distance (module docs).
+    #[inline]
     fn theta(&self, table: &ThetaTable, pairs_total: f64) -> f64 {
         table.theta((self.disc + 0.5) / (self.observed + 1.0) * pairs_total)
     }
@@ -250,9 +248,11 @@ impl MallowsSpread {
                 side.centre[pair_index(a, b, m)] = if a < b { 1.0 } else { -1.0 };
             }
         }
+        // Counted ranking by ranking, so that a pure node's discordance is exactly 0.
+        let centre: Vec<f32> = side.centre.iter().map(|&c| c as f32).collect();
         for (s, w) in samples {
             let u = self.sample_signs(s);
-            side.disc += w * (self.n_pairs[s as usize] - dot(u, &side.centre) as f64) / 2.0;
+            side.disc += w * (self.n_pairs[s as usize] - dot(u, &centre) as f64) / 2.0;
         }
         (side, pair_sums)
     }
@@ -287,37 +287,45 @@ impl SplitCriterion for MallowsSpread {
     fn best_boundary(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
         let m = self.m;
         let pairs_total = self.n_pair_slots() as f64;
+        // Moving a ranking left only adds to the left side's Borda scores, pair vector and
+        // weights; the right side's are the node's minus those, and both discordances follow
+        // from the pair vectors (disc = (observed - D·c) / 2), so they are computed only where
+        // a boundary is scored. All these sums hold integers (integer-scaled votes, ±1 signs),
+        // so with integer weights they are exact whatever the order of the additions.
         let mut left = Side::empty(m);
         let mut left_sums = vec![0.0; self.n_pair_slots()];
         let mut right = node.side.clone();
+        let node_scores = &node.side.scores;
         let total_sums = &node.pair_sums;
-        let total = right.weight;
+        let total = node.side.weight;
+        let total_observed = node.side.observed;
         let mut best: Option<(usize, f64)> = None;
         for k in 1..sorted.len() {
             let moved = sorted[k - 1];
             let w = moved.weight;
-            let u = self.sample_signs(moved.sample);
-            let n_pairs = self.n_pairs[moved.sample as usize];
-            // The moved ranking's discordant pairs with each side's current centre, then its
-            // pairs added to the left side's pair vector.
-            left.disc += w * (n_pairs - dot(u, &left.centre) as f64) / 2.0;
-            right.disc -= w * (n_pairs - dot(u, &right.centre) as f64) / 2.0;
-            for (d, &x) in left_sums.iter_mut().zip(u) {
+            for (d, &x) in left_sums.iter_mut().zip(self.sample_signs(moved.sample)) {
                 *d += w * x as f64;
             }
-            left.observed += w * n_pairs;
-            right.observed -= w * n_pairs;
-            for ((l, r), v) in left.scores.iter_mut().zip(right.scores.iter_mut()).zip(self.sample_votes(moved.sample)) {
+            for (l, v) in left.scores.iter_mut().zip(self.sample_votes(moved.sample)) {
                 *l += w * v;
-                *r -= w * v;
             }
+            left.observed += w * self.n_pairs[moved.sample as usize];
             left.weight += w;
             let (evaluate, last) = evaluate_at(boundaries, sorted, k);
             if evaluate {
-                // The centres are repaired only where a boundary is scored: between two, the
-                // discordance is kept against the (stale) order, and each swap here corrects it.
-                left.sort_order(|p| left_sums[p]);
-                right.sort_order(|p| total_sums[p] - left_sums[p]);
+                for ((r, t), l) in right.scores.iter_mut().zip(node_scores).zip(&left.scores) {
+                    *r = t - l;
+                }
+                left.sort_order();
+                right.sort_order();
+                let (mut left_agree, mut right_agree) = (0.0, 0.0);
+                for (((&l, &t), &cl), &cr) in left_sums.iter().zip(total_sums).zip(&left.centre).zip(&right.centre) {
+                    left_agree += l * cl;
+                    right_agree += (t - l) * cr;
+                }
+                right.observed = total_observed - left.observed;
+                left.disc = ((left.observed - left_agree) / 2.0).max(0.0);
+                right.disc = ((right.observed - right_agree) / 2.0).max(0.0);
                 let w_left = left.weight;
                 let score = (w_left * left.theta(&self.theta, pairs_total)
                     + (total - w_left) * right.theta(&self.theta, pairs_total))
