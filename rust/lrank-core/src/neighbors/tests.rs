@@ -135,6 +135,25 @@ fn kd_tree_search_equals_brute_force_ties_included() {
 }
 
 #[test]
+fn kd_tree_search_equals_brute_force_in_many_dimensions() {
+    // Continuous values in 16 dimensions: the leaves' bounding boxes, not the split planes,
+    // do most of the pruning here.
+    use super::kdtree::{squared_distance, KdIndex};
+    let mut rng = Rng::new(8);
+    let (n, d) = (3000, 16);
+    let pts: Vec<f64> = (0..n * d).map(|i| rng.uniform() * (1.0 + (i % d) as f64)).collect();
+    let tree = KdIndex::build(&pts, d, None);
+    for _ in 0..60 {
+        let q: Vec<f64> = (0..d).map(|f| rng.uniform() * (1.0 + f as f64)).collect();
+        let k = 1 + rng.below(20);
+        let mut brute: Vec<(f64, u32)> = (0..n).map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q, None), i as u32)).collect();
+        brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        brute.truncate(k);
+        assert_eq!(tree.nearest(&q, k, None), brute, "k={k}");
+    }
+}
+
+#[test]
 fn nominal_features_count_a_mismatch_not_a_difference_of_codes() {
     use crate::features::FeatureKind;
     // Rows (x, code): (0, 0) ranks 0>1>2, (0.3, 1) ranks 1>0>2, (1, 9) ranks 2>1>0. The query
