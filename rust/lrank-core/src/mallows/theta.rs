@@ -114,20 +114,23 @@ pub fn theta_mle(mean_distance: f64, m: usize) -> f64 {
 /// binade the asymptote θ = ln((m - 1) / D) holds to machine precision (E = (m - 1) q + O(q^2)
 /// with q = e^-θ, and there q < 1e-16). Same special values as [`theta_mle`]: D <= 0 gives
 /// infinity, D >= m(m-1)/4 gives 0.
+/// A binade's knots are computed on its first lookup: splits and neighbourhoods meet only a
+/// few binades, and building all of them (about a millisecond) would cost more than fitting a
+/// small tree.
 #[derive(Clone, Debug)]
 pub struct ThetaTable {
     m: usize,
     max_distance: f64,
     /// Per binade, (θ, dθ/dt) at t = j / KNOTS, j = 0..=KNOTS, where x = 2^-(b+1) (1 + t).
-    knots: Vec<(f64, f64)>,
+    binades: Vec<std::sync::OnceLock<Box<[(f64, f64)]>>>,
 }
 
 impl ThetaTable {
     pub const BINADES: usize = 58;
     pub const KNOTS: usize = 64;
 
-    /// The table for `m` labels, built once per process and shared (building one takes about a
-    /// millisecond, more than fitting a small tree).
+    /// The table for `m` labels, shared by the whole process (its binades are filled in as
+    /// they are used).
     pub fn shared(m: usize) -> std::sync::Arc<ThetaTable> {
         use std::collections::HashMap;
         use std::sync::{Arc, Mutex, OnceLock};
@@ -138,35 +141,40 @@ impl ThetaTable {
 
     pub fn new(m: usize) -> Self {
         let mf = m as f64;
-        let max_distance = mf * (mf - 1.0) / 4.0;
-        let per_binade = Self::KNOTS + 1;
-        let mut knots = vec![(0.0, 0.0); Self::BINADES * per_binade];
-        if m >= 2 {
-            // From x = 1 downwards (θ rising from 0); each solve starts from the previous knot's
-            // θ, which is close, so Newton needs a couple of steps.
-            let mut previous: Option<f64> = None;
-            for b in 0..Self::BINADES {
-                let base = 0.5f64.powi(b as i32 + 1);
-                for j in (0..per_binade).rev() {
-                    let t = j as f64 / Self::KNOTS as f64;
-                    let x = base * (1.0 + t);
-                    let d = max_distance * x;
-                    let theta = if x >= 1.0 {
-                        0.0
-                    } else {
-                        previous.and_then(|start| newton_from(d, m, start)).unwrap_or_else(|| theta_mle(d, m))
-                    };
-                    if theta > 0.0 {
-                        previous = Some(theta);
-                    }
-                    // dθ/dt = dθ/dD · dD/dt = (-1 / Var(θ)) · Dmax · base.
-                    let var = moments(theta, m).1;
-                    let slope = if var > 0.0 { -max_distance * base / var } else { 0.0 };
-                    knots[b * per_binade + j] = (theta, slope);
-                }
+        ThetaTable { m, max_distance: mf * (mf - 1.0) / 4.0, binades: (0..Self::BINADES).map(|_| Default::default()).collect() }
+    }
+
+    /// The knots of binade `b`: from its top (x = 2^-b) down, the first by the safeguarded
+    /// solver, each next one by Newton from its neighbour, which is close (a couple of steps).
+    fn binade(&self, b: usize) -> &[(f64, f64)] {
+        self.binades[b].get_or_init(|| {
+            let m = self.m;
+            let per_binade = Self::KNOTS + 1;
+            let mut knots = vec![(0.0, 0.0); per_binade];
+            if m < 2 {
+                return knots.into_boxed_slice();
             }
-        }
-        ThetaTable { m, max_distance, knots }
+            let base = 0.5f64.powi(b as i32 + 1);
+            let mut previous: Option<f64> = None;
+            for j in (0..per_binade).rev() {
+                let t = j as f64 / Self::KNOTS as f64;
+                let x = base * (1.0 + t);
+                let d = self.max_distance * x;
+                let theta = if x >= 1.0 {
+                    0.0
+                } else {
+                    previous.and_then(|start| newton_from(d, m, start)).unwrap_or_else(|| theta_mle(d, m))
+                };
+                if theta > 0.0 {
+                    previous = Some(theta);
+                }
+                // dθ/dt = dθ/dD · dD/dt = (-1 / Var(θ)) · Dmax · base.
+                let var = moments(theta, m).1;
+                let slope = if var > 0.0 { -self.max_distance * base / var } else { 0.0 };
+                knots[j] = (theta, slope);
+            }
+            knots.into_boxed_slice()
+        })
     }
 
     /// θ for the mean distance `mean_distance` (see the type's docs).
@@ -192,8 +200,8 @@ impl ThetaTable {
         let pos = fraction * Self::KNOTS as f64;
         let j = (pos as usize).min(Self::KNOTS - 1);
         let t = pos - j as f64;
-        let at = binade as usize * (Self::KNOTS + 1) + j;
-        let ((y0, d0), (y1, d1)) = (self.knots[at], self.knots[at + 1]);
+        let knots = self.binade(binade as usize);
+        let ((y0, d0), (y1, d1)) = (knots[j], knots[j + 1]);
         let h = 1.0 / Self::KNOTS as f64;
         // Cubic Hermite basis on [0, 1].
         let t2 = t * t;
