@@ -14,7 +14,8 @@ tau are exactly those of ``bench/lrrf_speed.py`` (whose helpers are imported):
 every learner sees the same shuffled K-fold splits (permutation from
 ``numpy.random.default_rng(seed)`` cut in ``--folds`` parts), and for each
 dataset, fold and learner, fit + predict run in a fresh ``spawn`` child that
-reports fit and predict wall time (``perf_counter``), its peak resident set
+reports fit and predict wall time (``perf_counter``; timing starts once the child is
+quiet, see ``bench/settle.py``), its peak resident set
 (VmHWM) and its resident set before ``fit``, and returns the predicted
 rankings; Kendall tau (mean over the test rows) is computed in the parent.
 
@@ -107,6 +108,7 @@ from lrrf_speed import (  # noqa: E402
     machine_info,
     write_json,
 )
+from settle import settle  # noqa: E402
 
 DEFAULT_DATASETS = "stock,segment,vowel,pendigits,calhousing"
 LEARNERS_MAIN = (
@@ -177,6 +179,7 @@ def run_learner(learner: str, X_tr, Y_tr, X_te, seed: int, n_neighbors: int) -> 
         from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(limits=1)
+    settle()  # numpy's BLAS threads spin for a while after import: wait for a quiet machine
     with limits, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         t0 = time.perf_counter()

@@ -99,6 +99,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from settle import settle  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kebi-csv"
 DEFAULT_DATASETS = "stock,segment,vowel,pendigits,calhousing,fried"
@@ -258,6 +261,7 @@ def run_learner(learner: str, X_tr, Y_tr, X_te, n_trees: int, max_depth, seed: i
     Y_tr = np.ascontiguousarray(Y_tr, dtype=np.int32)
     X_te = np.ascontiguousarray(X_te, dtype=np.float64)
     rss_before = _rss_kib("VmRSS")
+    settle()  # numpy's BLAS threads spin for a while after import: wait for a quiet machine
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         t0 = time.perf_counter()

@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from settle import settle
+
 
 def peak_mib():
     try:
@@ -115,6 +117,7 @@ def main():
         from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(limits=1)
+    settle()  # numpy's BLAS threads spin for a while after import: wait for a quiet machine
     t0 = time.perf_counter()
     est.fit(X_tr, Y_tr)
     t1 = time.perf_counter()
