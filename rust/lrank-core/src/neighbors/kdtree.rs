@@ -57,31 +57,40 @@ pub fn squared_distance(a: &[f64], b: &[f64], nominal: Option<&[bool]>) -> f64 {
 struct Best {
     k: usize,
     items: Vec<(f64, u32)>,
+    /// The k-th distance once k rows are held, infinity before.
+    limit: f64,
 }
 
 impl Best {
+    fn new(k: usize) -> Self {
+        Best { k, items: Vec::with_capacity(k + 1), limit: f64::INFINITY }
+    }
+
     /// Distance a candidate must not exceed to be considered (ties are decided by row index).
     #[inline]
     fn limit(&self) -> f64 {
-        if self.items.len() < self.k {
-            f64::INFINITY
-        } else {
-            self.items[self.k - 1].0
-        }
+        self.limit
     }
 
     #[inline]
     fn offer(&mut self, dist: f64, row: u32) {
-        let full = self.items.len() == self.k;
-        if full {
-            let (worst_d, worst_r) = self.items[self.k - 1];
-            if dist > worst_d || (dist == worst_d && row > worst_r) {
+        let before = |a: (f64, u32), b: (f64, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+        if self.items.len() == self.k {
+            if !before((dist, row), self.items[self.k - 1]) {
                 return;
             }
             self.items.pop();
         }
-        let at = self.items.partition_point(|&(d, r)| d < dist || (d == dist && r < row));
-        self.items.insert(at, (dist, row));
+        // Insertion from the back: the new row usually lands near the end.
+        self.items.push((dist, row));
+        let mut j = self.items.len() - 1;
+        while j > 0 && before(self.items[j], self.items[j - 1]) {
+            self.items.swap(j, j - 1);
+            j -= 1;
+        }
+        if self.items.len() == self.k {
+            self.limit = self.items[self.k - 1].0;
+        }
     }
 }
 
@@ -205,7 +214,7 @@ impl KdIndex {
     /// The `k` nearest rows to `query`, skipping row `exclude`, nearest first, as (squared
     /// distance, row).
     pub fn nearest(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Vec<(f64, u32)> {
-        let mut best = Best { k, items: Vec::with_capacity(k + 1) };
+        let mut best = Best::new(k);
         if k > 0 && !self.nodes.is_empty() {
             let mut offsets = vec![0.0; self.d];
             let nominal = self.has_nominal().then_some(self.nominal.as_slice());
