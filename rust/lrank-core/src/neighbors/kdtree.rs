@@ -16,6 +16,8 @@
 //! to a bound is 0).
 
 const LEAF_SIZE: usize = 32;
+/// Points whose distances a leaf scan computes together (their partial sums fit in registers).
+const BLOCK: usize = 8;
 
 #[derive(Clone, Debug, PartialEq)]
 enum KdNode {
@@ -200,7 +202,9 @@ impl KdIndex {
         if spread <= 0.0 {
             return id; // all points equal on the numeric features
         }
-        let mid = start + (end - start) / 2;
+        // The median, rounded to whole scan blocks on the left (leaves hold more than LEAF_SIZE
+        // >= 2 BLOCK points here, so both sides keep at least one).
+        let mid = start + ((end - start) / 2 + BLOCK / 2) / BLOCK * BLOCK;
         self.order[start..end].select_nth_unstable_by(mid - start, |&a, &b| {
             points[a as usize * d + dim].total_cmp(&points[b as usize * d + dim]).then(a.cmp(&b))
         });
@@ -243,38 +247,27 @@ impl KdIndex {
                 }
                 let (d, len) = (self.d, end - start);
                 let block = &self.points[start * d..end * d];
-                // Squared distances of the whole leaf, summed feature by feature: each point's
-                // sum runs in feature order, as brute force sums it.
-                let mut on_stack = [0.0f64; LEAF_SIZE];
-                let mut on_heap = Vec::new(); // a leaf of equal points can exceed LEAF_SIZE
-                let dist = if len <= LEAF_SIZE {
-                    &mut on_stack[..len]
-                } else {
-                    on_heap.resize(len, 0.0);
-                    &mut on_heap[..]
-                };
-                let limit = best.limit();
-                for (f, column) in block.chunks_exact(len).enumerate() {
-                    // Partial sums only grow: once every point of the leaf is past the current
-                    // k-th distance, the remaining features cannot bring one back.
-                    if f % 4 == 0 && f > 0 && dist.iter().all(|&d| d > limit) {
-                        return;
-                    }
-                    let q = query[f];
-                    if nominal.is_some_and(|nom| nom[f]) {
-                        for (acc, &v) in dist.iter_mut().zip(column) {
-                            *acc += (v != q) as u8 as f64;
-                        }
+                let rows = &self.order[start..end];
+                // Squared distances, BLOCK points at a time, summed feature by feature: each
+                // point's sum runs in feature order, as brute force sums it, and the block's
+                // partial sums stay in registers across the features.
+                let mut j0 = 0;
+                while j0 < len {
+                    let width = BLOCK.min(len - j0);
+                    let limit = best.limit();
+                    let acc = if width == BLOCK {
+                        full_block(block, len, j0, query, nominal, limit)
                     } else {
-                        for (acc, &v) in dist.iter_mut().zip(column) {
-                            *acc += (v - q) * (v - q);
+                        partial_block(block, len, j0, width, query, nominal, limit)
+                    };
+                    if let Some(acc) = acc {
+                        for (&row, &dist) in rows[j0..j0 + width].iter().zip(&acc) {
+                            if dist <= best.limit() && Some(row as usize) != exclude {
+                                best.offer(dist, row);
+                            }
                         }
                     }
-                }
-                for (&row, &dist) in self.order[start..end].iter().zip(dist.iter()) {
-                    if dist <= best.limit() && Some(row as usize) != exclude {
-                        best.offer(dist, row);
-                    }
+                    j0 += width;
                 }
             }
             KdNode::Split { dim, value, left, right } => {
@@ -293,4 +286,52 @@ impl KdIndex {
             }
         }
     }
+}
+
+/// Squared distances of the BLOCK points at `j0..j0 + BLOCK` of a leaf (stored feature by
+/// feature, `len` points per feature), each summed in feature order; `None` once all of them
+/// exceed `limit` (partial sums only grow). Constant indices only, so the sums stay in registers.
+#[inline]
+fn full_block(block: &[f64], len: usize, j0: usize, query: &[f64], nominal: Option<&[bool]>, limit: f64) -> Option<[f64; BLOCK]> {
+    let mut acc = [0.0f64; BLOCK];
+    for (f, &q) in query.iter().enumerate() {
+        if f % 4 == 0 && f > 0 && acc.iter().all(|&a| a > limit) {
+            return None;
+        }
+        let column: &[f64; BLOCK] = block[f * len + j0..f * len + j0 + BLOCK].try_into().expect("a full block");
+        if nominal.is_some_and(|nom| nom[f]) {
+            for l in 0..BLOCK {
+                acc[l] += (column[l] != q) as u8 as f64;
+            }
+        } else {
+            for l in 0..BLOCK {
+                acc[l] += (column[l] - q) * (column[l] - q);
+            }
+        }
+    }
+    Some(acc)
+}
+
+/// [`full_block`] for the last `width` < BLOCK points of a leaf (unused entries stay 0).
+fn partial_block(
+    block: &[f64],
+    len: usize,
+    j0: usize,
+    width: usize,
+    query: &[f64],
+    nominal: Option<&[bool]>,
+    limit: f64,
+) -> Option<[f64; BLOCK]> {
+    let mut acc = [0.0f64; BLOCK];
+    for (f, &q) in query.iter().enumerate() {
+        if f % 4 == 0 && f > 0 && acc[..width].iter().all(|&a| a > limit) {
+            return None;
+        }
+        let column = &block[f * len + j0..f * len + j0 + width];
+        let nominal_f = nominal.is_some_and(|nom| nom[f]);
+        for (a, &v) in acc.iter_mut().zip(column) {
+            *a += if nominal_f { (v != q) as u8 as f64 } else { (v - q) * (v - q) };
+        }
+    }
+    Some(acc)
 }

@@ -16,7 +16,7 @@
 //!   with the seed when the training set is larger): the k with the highest mean Kendall tau,
 //!   ties to the smaller k.
 
-mod kdtree;
+pub mod kdtree;
 
 use crate::distance::kendall_tau;
 use kdtree::KdIndex;
