@@ -55,6 +55,14 @@ pub fn squared_distance(a: &[f64], b: &[f64], nominal: Option<&[bool]>) -> f64 {
     sum
 }
 
+/// Buffers of a search, kept between searches.
+#[derive(Default)]
+pub struct SearchScratch {
+    offsets: Vec<f64>,
+    /// The result of the last search: (squared distance, row), nearest first.
+    pub best: Vec<(f64, u32)>,
+}
+
 /// The k best (squared distance, row) so far, sorted (k is small: a sorted buffer beats a heap).
 struct Best {
     k: usize,
@@ -64,10 +72,6 @@ struct Best {
 }
 
 impl Best {
-    fn new(k: usize) -> Self {
-        Best { k, items: Vec::with_capacity(k + 1), limit: f64::INFINITY }
-    }
-
     /// Distance a candidate must not exceed to be considered (ties are decided by row index).
     #[inline]
     fn limit(&self) -> f64 {
@@ -218,13 +222,24 @@ impl KdIndex {
     /// The `k` nearest rows to `query`, skipping row `exclude`, nearest first, as (squared
     /// distance, row).
     pub fn nearest(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Vec<(f64, u32)> {
-        let mut best = Best::new(k);
+        let mut scratch = SearchScratch::default();
+        self.nearest_into(query, k, exclude, &mut scratch);
+        scratch.best
+    }
+
+    /// [`nearest`](Self::nearest) into `scratch.best`, reusing the scratch's buffers (one
+    /// search per row of a large prediction: allocations would cost a fifth of it).
+    pub fn nearest_into(&self, query: &[f64], k: usize, exclude: Option<usize>, scratch: &mut SearchScratch) {
+        let mut items = std::mem::take(&mut scratch.best);
+        items.clear();
+        let mut best = Best { k, items, limit: f64::INFINITY };
         if k > 0 && !self.nodes.is_empty() {
-            let mut offsets = vec![0.0; self.d];
+            scratch.offsets.clear();
+            scratch.offsets.resize(self.d, 0.0);
             let nominal = self.has_nominal().then_some(self.nominal.as_slice());
-            self.search(0, query, 0.0, &mut offsets, nominal, exclude, &mut best);
+            self.search(0, query, 0.0, &mut scratch.offsets, nominal, exclude, &mut best);
         }
-        best.items
+        scratch.best = best.items;
     }
 
     /// `bound`: squared distance from the query to the node's cell; `offsets[dim]`: the query's

@@ -19,7 +19,7 @@
 pub mod kdtree;
 
 use crate::distance::kendall_tau;
-use kdtree::KdIndex;
+use kdtree::{KdIndex, SearchScratch};
 use crate::features::FeatureKind;
 use std::sync::OnceLock;
 use crate::error::{LrankError, Result};
@@ -142,6 +142,15 @@ impl<T> PartialEq for Cached<T> {
 }
 
 
+/// One thread's buffers while predicting (reused from row to row).
+#[derive(Default)]
+struct PredictScratch {
+    query: Vec<f64>,
+    search: SearchScratch,
+    ranks: Vec<i32>,
+    weights: Vec<f64>,
+}
+
 /// A prediction: the rank vector and the Mallows spread of the neighbourhood.
 struct Neighbourhood {
     /// (squared distance, training row), nearest first.
@@ -209,9 +218,16 @@ impl InstanceBasedModel {
     }
 
     fn normalised(&self, row: &[f64]) -> Vec<f64> {
-        (0..self.n_features)
-            .map(|f| (value_or_fill(row[f], self.fill_values[f]) - self.minimum[f]) / self.range[f])
-            .collect()
+        let mut out = Vec::with_capacity(self.n_features);
+        self.normalise_into(row, &mut out);
+        out
+    }
+
+    fn normalise_into(&self, row: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(
+            (0..self.n_features).map(|f| (value_or_fill(row[f], self.fill_values[f]) - self.minimum[f]) / self.range[f]),
+        );
     }
 
     fn n_train(&self) -> usize {
@@ -234,14 +250,26 @@ impl InstanceBasedModel {
     /// The prediction and confidence of the first `k` rows of a neighbourhood: Mallows centre and
     /// spread, or Plackett-Luce ranking and its probability.
     fn aggregate(&self, hood: &Neighbourhood, k: usize) -> Result<(Vec<i32>, f64)> {
+        self.aggregate_nearest(&hood.nearest, k, &mut Vec::new(), &mut Vec::new())
+    }
+
+    /// [`aggregate`](Self::aggregate) of `nearest` (nearest first), with buffers for the
+    /// neighbours' rankings and weights.
+    fn aggregate_nearest(
+        &self,
+        nearest: &[(f64, u32)],
+        k: usize,
+        ranks: &mut Vec<i32>,
+        weights: &mut Vec<f64>,
+    ) -> Result<(Vec<i32>, f64)> {
         let m = self.n_labels;
-        let near = &hood.nearest[..k.min(hood.nearest.len())];
+        let near = &nearest[..k.min(nearest.len())];
         if near.is_empty() {
             return Err(crate::error::invalid("no training row to take as a neighbour"));
         }
         let (d1, dk) = (near[0].0.sqrt(), near[near.len() - 1].0.sqrt());
-        let mut ranks = Vec::with_capacity(near.len() * m);
-        let mut weights = Vec::with_capacity(near.len());
+        ranks.clear();
+        weights.clear();
         for &(dist2, i) in near {
             let i = i as usize;
             let row = &self.y[i * m..(i + 1) * m];
@@ -258,16 +286,16 @@ impl InstanceBasedModel {
             // Only when every weighted neighbour has sample weight 0: fall back to equal weights.
             weights.iter_mut().for_each(|w| *w = 1.0);
         }
-        let view = RankMatrixView::from_valid(&ranks, near.len(), m);
+        let view = RankMatrixView::from_valid(ranks, near.len(), m);
         match self.params.model {
             NeighbourhoodModel::Mallows => {
-                let fit = mallows_median(&view, Some(&weights), self.params.max_iter)?;
+                let fit = mallows_median(&view, Some(weights), self.params.max_iter)?;
                 // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper
                 // than a Newton solve per row.
                 Ok((fit.centre, self.theta_table().theta(fit.mean_distance)))
             }
             NeighbourhoodModel::PlackettLuce { tol } => {
-                let fit = match fit_plackett_luce(&view, Some(&weights), self.params.max_iter, tol) {
+                let fit = match fit_plackett_luce(&view, Some(weights), self.params.max_iter, tol) {
                     Ok(fit) => fit,
                     // No neighbour ranks two labels: nothing to learn from, keep label order.
                     Err(_) => return Ok(((1..=m as i32).collect(), 0.0)),
@@ -335,20 +363,21 @@ impl InstanceBasedModel {
     pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<(Vec<i32>, Vec<f64>)> {
         check_n_features(x, self.n_features)?;
         let m = self.n_labels;
-        self.index();
-        let rows: Vec<(Vec<i32>, f64)> = (0..x.n_rows())
-            .into_par_iter()
-            .map(|i| {
-                let hood = self.neighbourhood(&self.normalised(x.row(i)), self.k, None);
-                self.aggregate(&hood, self.k)
-            })
-            .collect::<Result<_>>()?;
-        let mut ranks = Vec::with_capacity(x.n_rows() * m);
-        let mut theta = Vec::with_capacity(x.n_rows());
-        for (r, t) in rows {
-            ranks.extend(r);
-            theta.push(t);
-        }
+        let index = self.index();
+        let mut ranks = vec![0i32; x.n_rows() * m];
+        let mut theta = vec![0.0; x.n_rows()];
+        ranks.par_chunks_mut(m.max(1)).zip(theta.par_iter_mut()).enumerate().try_for_each_init(
+            PredictScratch::default,
+            |scratch, (i, (dst, t))| -> Result<()> {
+                self.normalise_into(x.row(i), &mut scratch.query);
+                index.nearest_into(&scratch.query, self.k, None, &mut scratch.search);
+                let (centre, confidence) =
+                    self.aggregate_nearest(&scratch.search.best, self.k, &mut scratch.ranks, &mut scratch.weights)?;
+                dst.copy_from_slice(&centre);
+                *t = confidence;
+                Ok(())
+            },
+        )?;
         Ok((ranks, theta))
     }
 }
