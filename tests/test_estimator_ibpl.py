@@ -30,6 +30,7 @@ def test_predictions_are_sorted_skills_of_the_nearest_rankings(problem):
     train, test = slice(0, 150), slice(150, 200)
     est = InstanceBasedPlackettLuce(n_neighbors=7).fit(x[train], y[train])
     pred, prob = est.predict_with_confidence(x[test])
+    np.testing.assert_array_equal(pred, est.predict(x[test]))  # predict skips the probabilities
     lo, hi = x[train].min(axis=0), x[train].max(axis=0)
     scale = lambda a: (a - lo) / (hi - lo)  # noqa: E731
     _, idx = NearestNeighbors(n_neighbors=7).fit(scale(x[train])).kneighbors(scale(x[test]))

@@ -80,7 +80,8 @@ class InstanceBasedLabelRanker(LabelRanker):
 
     def predict(self, X: ArrayLike) -> NDArray[np.int32]:
         """Predicted complete rank matrix (n, m)."""
-        return self.predict_with_confidence(X)[0]
+        self._check_fitted()
+        return self.model_.predict_ranks(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
 
     def _set_fitted(self, model: _core.InstanceBasedModel) -> None:
         self.model_ = model

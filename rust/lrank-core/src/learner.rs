@@ -61,7 +61,11 @@ impl LearnerParams {
 impl Model {
     /// Predicted rank matrix (n x m, row-major, complete rankings).
     pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
-        Ok(self.predict_with_confidence(x)?.0)
+        match self {
+            // Computing a confidence per row is not free: skip it when only ranks are wanted.
+            Model::InstanceBased(m) => m.predict_ranks(x),
+            _ => Ok(self.predict_with_confidence(x)?.0),
+        }
     }
 
     /// Predicted rank matrix and, for learners that have one, a per-row confidence (the

@@ -350,6 +350,14 @@ impl InstanceBasedModel {
         Ok((arr.into_pyarray(py), PyArray1::from_vec(py, theta)))
     }
 
+    /// Predicted rank matrix (n x m, int32) alone (the confidences are not computed).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict_ranks<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let n = shape2(&x).0;
+        let ranks = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict_ranks(x))?;
+        Ok(Array2::from_shape_vec((n, self.inner.n_labels), ranks).expect("core returns n x m").into_pyarray(py))
+    }
+
     #[getter]
     fn k(&self) -> usize {
         self.inner.k

@@ -144,14 +144,6 @@ impl ThetaTable {
         ThetaTable { m, max_distance: mf * (mf - 1.0) / 4.0, binades: (0..Self::BINADES).map(|_| Default::default()).collect() }
     }
 
-    /// Builds the binades of x >= 2^-`binades` now, so that the lookups that will follow do
-    /// not pay for them (a few microseconds each).
-    pub fn prepare(&self, binades: usize) {
-        for b in 0..binades.min(Self::BINADES) {
-            self.binade(b);
-        }
-    }
-
     /// The knots of binade `b`: from its top (x = 2^-b) down, the first by the safeguarded
     /// solver, each next one by Newton from its neighbour, which is close (a couple of steps).
     fn binade(&self, b: usize) -> &[(f64, f64)] {

@@ -205,12 +205,9 @@ impl InstanceBasedModel {
             let row = model.normalised(x.row(i));
             model.x.extend(row);
         }
-        // Built now so that predictions do not pay for them (a loaded model builds them on its
+        // Built now so that predictions do not pay for it (a loaded model builds it on its
         // first prediction).
         model.index();
-        // Neighbourhood spreads mostly fall in the top binades of the table (mean distance at
-        // least 2^-16 of its maximum).
-        model.theta_table().prepare(16);
         if model.params.k.is_none() && n > 1 {
             model.select_k();
         }
@@ -249,16 +246,18 @@ impl InstanceBasedModel {
 
     /// The prediction and confidence of the first `k` rows of a neighbourhood: Mallows centre and
     /// spread, or Plackett-Luce ranking and its probability.
-    fn aggregate(&self, hood: &Neighbourhood, k: usize) -> Result<(Vec<i32>, f64)> {
-        self.aggregate_nearest(&hood.nearest, k, &mut Vec::new(), &mut Vec::new())
+    fn aggregate(&self, hood: &Neighbourhood, k: usize, confidence: bool) -> Result<(Vec<i32>, f64)> {
+        self.aggregate_nearest(&hood.nearest, k, confidence, &mut Vec::new(), &mut Vec::new())
     }
 
     /// [`aggregate`](Self::aggregate) of `nearest` (nearest first), with buffers for the
-    /// neighbours' rankings and weights.
+    /// neighbours' rankings and weights. Without `confidence` the confidence is NaN (not
+    /// computed).
     fn aggregate_nearest(
         &self,
         nearest: &[(f64, u32)],
         k: usize,
+        confidence: bool,
         ranks: &mut Vec<i32>,
         weights: &mut Vec<f64>,
     ) -> Result<(Vec<i32>, f64)> {
@@ -292,7 +291,8 @@ impl InstanceBasedModel {
                 let fit = mallows_median(&view, Some(weights), self.params.max_iter)?;
                 // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper
                 // than a Newton solve per row.
-                Ok((fit.centre, self.theta_table().theta(fit.mean_distance)))
+                let theta = if confidence { self.theta_table().theta(fit.mean_distance) } else { f64::NAN };
+                Ok((fit.centre, theta))
             }
             NeighbourhoodModel::PlackettLuce { tol } => {
                 let fit = match fit_plackett_luce(&view, Some(weights), self.params.max_iter, tol) {
@@ -301,7 +301,7 @@ impl InstanceBasedModel {
                     Err(_) => return Ok(((1..=m as i32).collect(), 0.0)),
                 };
                 let ranking = ranking_from_scores(&fit.skills);
-                let probability = ranking_probability(&ranking, &fit.skills);
+                let probability = if confidence { ranking_probability(&ranking, &fit.skills) } else { f64::NAN };
                 Ok((ranking, probability))
             }
         }
@@ -336,7 +336,7 @@ impl InstanceBasedModel {
                 let truth = &self.y[v * m..(v + 1) * m];
                 candidates
                     .iter()
-                    .map(|&k| match self.aggregate(&hood, k) {
+                    .map(|&k| match self.aggregate(&hood, k, false) {
                         Ok((centre, _)) => kendall_tau(truth, &centre),
                         Err(_) => f64::NAN,
                     })
@@ -359,22 +359,37 @@ impl InstanceBasedModel {
         self.k = best.0;
     }
 
-    /// Predicted rank matrix (n x m) and each row's Mallows spread theta.
+    /// Predicted rank matrix (n x m) and each row's confidence (IBLR: the neighbourhood's
+    /// Mallows spread θ; IB-PL: the predicted ranking's probability).
     pub fn predict(&self, x: &FeatureMatrixView<'_>) -> Result<(Vec<i32>, Vec<f64>)> {
+        self.predict_rows(x, true)
+    }
+
+    /// Predicted rank matrix (n x m) alone: the confidences are not computed.
+    pub fn predict_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
+        Ok(self.predict_rows(x, false)?.0)
+    }
+
+    fn predict_rows(&self, x: &FeatureMatrixView<'_>, confidence: bool) -> Result<(Vec<i32>, Vec<f64>)> {
         check_n_features(x, self.n_features)?;
         let m = self.n_labels;
         let index = self.index();
         let mut ranks = vec![0i32; x.n_rows() * m];
-        let mut theta = vec![0.0; x.n_rows()];
+        let mut theta = vec![f64::NAN; x.n_rows()];
         ranks.par_chunks_mut(m.max(1)).zip(theta.par_iter_mut()).enumerate().try_for_each_init(
             PredictScratch::default,
             |scratch, (i, (dst, t))| -> Result<()> {
                 self.normalise_into(x.row(i), &mut scratch.query);
                 index.nearest_into(&scratch.query, self.k, None, &mut scratch.search);
-                let (centre, confidence) =
-                    self.aggregate_nearest(&scratch.search.best, self.k, &mut scratch.ranks, &mut scratch.weights)?;
+                let (centre, row_confidence) = self.aggregate_nearest(
+                    &scratch.search.best,
+                    self.k,
+                    confidence,
+                    &mut scratch.ranks,
+                    &mut scratch.weights,
+                )?;
                 dst.copy_from_slice(&centre);
-                *t = confidence;
+                *t = row_confidence;
                 Ok(())
             },
         )?;

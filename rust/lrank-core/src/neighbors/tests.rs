@@ -22,6 +22,31 @@ fn one_neighbour_returns_the_nearest_ranking_with_infinite_confidence() {
 }
 
 #[test]
+fn ranks_without_confidence_are_the_ranks_with_it() {
+    let mut rng = Rng::new(4);
+    let (n, d, m) = (120, 3, 5);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let mut order: Vec<usize> = (0..m).collect();
+        for i in (1..m).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        y.extend(crate::ranking::ranks_of_order(&order[..2 + rng.below(m - 1)], m));
+    }
+    let queries: Vec<f64> = (0..40 * d).map(|_| rng.uniform()).collect();
+    let q = FeatureMatrixView::new(&queries, 40, d).unwrap();
+    for params in [InstanceBasedParams { k: Some(7), ..Default::default() }, InstanceBasedParams::plackett_luce()] {
+        let model =
+            InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, d).unwrap(), &RankMatrixView::new(&y, n, m).unwrap(), None, params)
+                .unwrap();
+        let (ranks, confidence) = model.predict(&q).unwrap();
+        assert_eq!(model.predict_ranks(&q).unwrap(), ranks);
+        assert!(confidence.iter().all(|c| !c.is_nan()));
+    }
+}
+
+#[test]
 fn dudani_weights_favour_the_nearest_rows() {
     // Three neighbours: the nearest two agree (0>1>2), the farthest (weight 0) disagrees.
     let x = [0.0, 1.0, 5.0];
