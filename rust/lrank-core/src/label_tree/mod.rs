@@ -163,10 +163,12 @@ impl Side {
         }
     }
 
-    /// Split-search spread: θ for the smoothed mean distance (module docs).
+    /// Split-search spread: θ for the smoothed mean distance (module docs),
+    /// (disc + 1/2) / (observed + 1) · m(m-1)/2, handed to the table as its share of the
+    /// largest mean distance m(m-1)/4.
     #[inline]
-    fn theta(&self, table: &ThetaTable, pairs_total: f64) -> f64 {
-        table.theta((self.disc + 0.5) / (self.observed + 1.0) * pairs_total)
+    fn theta(&self, table: &ThetaTable) -> f64 {
+        table.theta_of_share((2.0 * self.disc + 1.0) / (self.observed + 1.0))
     }
 }
 
@@ -261,7 +263,7 @@ impl MallowsSpread {
     #[cfg(test)]
     fn theta_of(&self, samples: &[u32], weights: &[f64]) -> (f64, f64) {
         let (side, _) = self.side_of(samples.iter().copied().zip(weights.iter().copied()));
-        (side.theta(&self.theta, self.n_pair_slots() as f64), side.disc)
+        (side.theta(&self.theta), side.disc)
     }
 }
 
@@ -286,7 +288,6 @@ impl SplitCriterion for MallowsSpread {
 
     fn best_boundary(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
         let m = self.m;
-        let pairs_total = self.n_pair_slots() as f64;
         // Moving a ranking left only adds to the left side's Borda scores, pair vector and
         // weights; the right side's are the node's minus those, and both discordances follow
         // from the pair vectors (disc = (observed - D·c) / 2), so they are computed only where
@@ -327,8 +328,8 @@ impl SplitCriterion for MallowsSpread {
                 left.disc = ((left.observed - left_agree) / 2.0).max(0.0);
                 right.disc = ((right.observed - right_agree) / 2.0).max(0.0);
                 let w_left = left.weight;
-                let score = (w_left * left.theta(&self.theta, pairs_total)
-                    + (total - w_left) * right.theta(&self.theta, pairs_total))
+                let score = (w_left * left.theta(&self.theta)
+                    + (total - w_left) * right.theta(&self.theta))
                     / total;
                 if best.is_none_or(|(_, g)| score > g + 1e-12) {
                     best = Some((k, score));

@@ -183,18 +183,24 @@ impl ThetaTable {
         if mean_distance.is_nan() {
             return f64::NAN;
         }
-        if mean_distance <= 0.0 {
-            return f64::INFINITY;
+        self.theta_of_share(mean_distance / self.max_distance)
+    }
+
+    /// θ for the mean distance given as its share x = D / (m(m-1)/4) of the largest mean
+    /// distance (saves the division when the caller has x at hand).
+    #[inline]
+    pub fn theta_of_share(&self, x: f64) -> f64 {
+        if !(x > 0.0) {
+            return if x.is_nan() { f64::NAN } else { f64::INFINITY };
         }
-        if mean_distance >= self.max_distance {
+        if x >= 1.0 {
             return 0.0;
         }
-        let x = mean_distance / self.max_distance;
         let bits = x.to_bits();
         // x in [2^-(b+1), 2^-b) has the biased exponent 1022 - b.
         let binade = 1022i64 - ((bits >> 52) & 0x7ff) as i64;
         if binade >= Self::BINADES as i64 {
-            return ((self.m as f64 - 1.0) / mean_distance).ln();
+            return ((self.m as f64 - 1.0) / (x * self.max_distance)).ln();
         }
         let fraction = (bits & ((1u64 << 52) - 1)) as f64 * (1.0 / (1u64 << 52) as f64);
         let pos = fraction * Self::KNOTS as f64;
