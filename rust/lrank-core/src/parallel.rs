@@ -1,21 +1,49 @@
-//! Thread control: run work on a pool of a given size, or on rayon's global pool.
+//! Thread control: run work on a pool of a given size.
 
 use crate::error::{LrankError, Result};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Runs `f` with `n_jobs` rayon threads (`None` or `Some(0)`: rayon's global pool, one thread
-/// per core). Results never depend on the thread count: work is split by index, not by thread.
+/// Runs `f` with `n_jobs` rayon threads (`None` or `Some(0)`: one per core, or
+/// `RAYON_NUM_THREADS`). Results never depend on the thread count: work is split by index, not
+/// by thread.
 ///
-/// Pools are made once per size and kept: starting threads for every call would cost more than
-/// a small prediction.
+/// One thread means the calling thread itself (through a one-thread pool made of it, kept per
+/// thread): handing small work to a pool thread and waking it costs tens of microseconds per
+/// call, as much as a small prediction. Larger pools are made once per size and kept: starting
+/// threads for every call would cost more still. The all-cores case also runs on a pool of our
+/// own, not rayon's global one, because a thread that has run one-thread work is a worker of
+/// its own pool, and rayon would send its parallel work there.
 pub fn with_threads<T: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
     match n_jobs {
-        None | Some(0) => Ok(f()),
+        Some(1) => on_this_thread(f),
+        None => Ok(pool(0)?.install(f)),
         Some(n) => Ok(pool(n)?.install(f)),
     }
 }
 
+thread_local! {
+    /// The calling thread as a one-thread pool (`None` if rayon could not make one).
+    static THIS_THREAD: Option<rayon::ThreadPool> =
+        rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build().ok();
+}
+
+fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
+    // Taken out of the closure below so that `f` is moved in exactly once.
+    let mut f = Some(f);
+    let outcome = THIS_THREAD
+        .try_with(|here| here.as_ref().map(|p| p.install(|| (f.take().expect("called once"))())))
+        .ok()
+        .flatten();
+    match (outcome, f) {
+        (Some(value), _) => Ok(value),
+        // No pool of this thread (being torn down, or rayon refused): a shared one-thread pool.
+        (None, Some(f)) => Ok(pool(1)?.install(f)),
+        (None, None) => unreachable!("f runs only when the pool exists"),
+    }
+}
+
+/// The shared pool of `n` threads (`0`: rayon's default size).
 fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
@@ -31,4 +59,47 @@ fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
     );
     pools.insert(n, p.clone());
     Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    #[test]
+    fn one_thread_runs_on_the_caller_and_other_sizes_on_their_pools() {
+        let caller = std::thread::current().id();
+        let (id, threads) = with_threads(Some(1), || (std::thread::current().id(), rayon::current_num_threads())).unwrap();
+        assert_eq!((id, threads), (caller, 1));
+        // After one-thread work the caller is a worker of its own pool: the other sizes must
+        // still get their own threads.
+        assert_eq!(with_threads(Some(3), rayon::current_num_threads).unwrap(), 3);
+        let all = with_threads(None, rayon::current_num_threads).unwrap();
+        assert_eq!(all, rayon::ThreadPoolBuilder::new().build().unwrap().current_num_threads());
+        // Parallel iterators inside one-thread work run, in order of the index, on the caller.
+        let sums: Vec<u64> = with_threads(Some(1), || (0..1000u64).into_par_iter().map(|i| i * i).collect()).unwrap();
+        assert_eq!(sums, (0..1000u64).map(|i| i * i).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn one_thread_work_from_many_short_lived_threads() {
+        let handles: Vec<_> = (0..16)
+            .map(|t| {
+                std::thread::spawn(move || {
+                    with_threads(Some(1), || (0..100u64).into_par_iter().map(|i| i + t).sum::<u64>()).unwrap()
+                })
+            })
+            .collect();
+        for (t, h) in handles.into_iter().enumerate() {
+            assert_eq!(h.join().unwrap(), (0..100u64).map(|i| i + t as u64).sum::<u64>());
+        }
+    }
+
+    #[test]
+    fn a_panic_in_one_thread_work_reaches_the_caller() {
+        let caught = std::panic::catch_unwind(|| with_threads(Some(1), || panic!("boom")));
+        assert!(caught.is_err());
+        // The thread can still run work afterwards.
+        assert_eq!(with_threads(Some(1), || 7).unwrap(), 7);
+    }
 }

@@ -821,7 +821,8 @@ fn theta_mle(mean_distance: f64, n_labels: usize) -> f64 {
 #[pyfunction]
 fn validate_rank_matrix(py: Python<'_>, y: PyReadonlyArray2<'_, i32>) -> PyResult<()> {
     let ((n, m), ys) = (shape2(&y), row_major(&y));
-    run_core(py, Some(1), || RankMatrixView::new(&ys, n, m).map(|_| ()))
+    // Validation is sequential: run it on the calling thread, not on a pool (no hand-off).
+    run_core(py, None, || RankMatrixView::new(&ys, n, m).map(|_| ()))
 }
 
 /// Forces a Rust panic inside the core boundary (used by tests: it must arrive as LrankError).
@@ -832,6 +833,9 @@ fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Load numpy's C API now: its first use costs most of a millisecond, which would
+    // otherwise land in the user's first fit.
+    let _ = PyArray1::<f64>::zeros(m.py(), 0, false);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MODEL_FORMAT_VERSION", FORMAT_VERSION)?;
     m.add_class::<RandomForestModel>()?;
