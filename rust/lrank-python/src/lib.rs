@@ -821,8 +821,8 @@ fn theta_mle(mean_distance: f64, n_labels: usize) -> f64 {
 #[pyfunction]
 fn validate_rank_matrix(py: Python<'_>, y: PyReadonlyArray2<'_, i32>) -> PyResult<()> {
     let ((n, m), ys) = (shape2(&y), row_major(&y));
-    // Validation is sequential: run it on the calling thread, not on a pool (no hand-off).
-    run_core(py, None, || RankMatrixView::new(&ys, n, m).map(|_| ()))
+    // Sequential: one thread, i.e. the calling one (no hand-off to a pool).
+    run_core(py, Some(1), || RankMatrixView::new(&ys, n, m).map(|_| ()))
 }
 
 /// Forces a Rust panic inside the core boundary (used by tests: it must arrive as LrankError).
