@@ -71,3 +71,12 @@ def test_matches_the_papers_iblr_on_iris(kebi_dir):
     ev = cross_validate(lambda: InstanceBasedLabelRanker(random_state=1), data.feature_matrix(), data.rankings,
                         labels=list(data.labels), n_folds=10, repeats=1, seed=1)
     assert ev.mean("kendall_tau") >= 0.966 - 0.03  # Cheng et al. 2009, Table 2, IB-M on iris
+
+
+def test_infinite_query_values_are_refused_with_their_position(problem):
+    x, y = problem
+    est = InstanceBasedLabelRanker(n_neighbors=3).fit(x, y)
+    bad = x[:6].copy()
+    bad[4, 1] = np.inf
+    with pytest.raises(InvalidInputError, match="infinite value at row 4, column 1"):
+        est.predict(bad)

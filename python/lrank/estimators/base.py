@@ -67,8 +67,7 @@ class LabelRanker:
             raise InvalidInputError(f"X must be numeric: {exc}") from None
         if arr.ndim != 2:
             raise InvalidInputError(f"X must be 2-D (n_rows, n_features), got shape {arr.shape}")
-        if np.isinf(arr).any():
-            raise InvalidInputError("X holds infinite values (NaN is allowed and means missing)")
+        # Infinite values are refused by the core, which names the row and column.
         if fitting:
             self.n_features_in_ = arr.shape[1]
             if names is not None:
