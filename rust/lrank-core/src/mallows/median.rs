@@ -123,6 +123,16 @@ pub(crate) fn mallows_median(
     weights: Option<&[f64]>,
     max_iter: usize,
 ) -> Result<MallowsMedian> {
+    median_of(rankings, weights, max_iter, true)
+}
+
+/// The centre of [`mallows_median`] alone: for complete rankings (where it is the Borda
+/// ranking) the mean distance to it is not computed, and is NaN in the result.
+pub(crate) fn mallows_centre(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: usize) -> Result<MallowsMedian> {
+    median_of(rankings, weights, max_iter, false)
+}
+
+fn median_of(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: usize, with_cost: bool) -> Result<MallowsMedian> {
     check_weights(weights, rankings.n_rows())?;
     let m = rankings.n_labels();
     let rows: Vec<(&[i32], f64)> = rankings
@@ -144,10 +154,14 @@ pub(crate) fn mallows_median(
         // Complete rankings are their own completions, so the first Borda step returns the
         // Borda centre again: the general iteration would stop there after one step.
         let centre = borda_of(rows.iter().copied(), m);
-        let cost: f64 = rows.iter().map(|&(r, w)| w * kendall_distance(r, &centre).0 as f64).sum();
+        let mean_distance = if with_cost {
+            rows.iter().map(|&(r, w)| w * kendall_distance(r, &centre).0 as f64).sum::<f64>() / total_weight
+        } else {
+            f64::NAN
+        };
         return Ok(MallowsMedian {
             centre,
-            mean_distance: cost / total_weight,
+            mean_distance,
             iterations: max_iter.min(1),
             converged: max_iter >= 1,
         });

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 use crate::error::{LrankError, Result};
 use crate::features::{check_n_features, fill_values, FeatureMatrixView};
 use crate::training::checked_training_set;
-use crate::mallows::{mallows_median, ThetaTable};
+use crate::mallows::{mallows_centre, mallows_median, ThetaTable};
 use crate::plackett_luce::{fit_plackett_luce, ranking_probability};
 use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
 use crate::rng::Rng;
@@ -288,7 +288,11 @@ impl InstanceBasedModel {
         let view = RankMatrixView::from_valid(ranks, near.len(), m);
         match self.params.model {
             NeighbourhoodModel::Mallows => {
-                let fit = mallows_median(&view, Some(weights), self.params.max_iter)?;
+                let fit = if confidence {
+                    mallows_median(&view, Some(weights), self.params.max_iter)?
+                } else {
+                    mallows_centre(&view, Some(weights), self.params.max_iter)?
+                };
                 // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper
                 // than a Newton solve per row.
                 let theta = if confidence { self.theta_table().theta(fit.mean_distance) } else { f64::NAN };

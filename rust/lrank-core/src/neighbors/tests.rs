@@ -32,17 +32,30 @@ fn ranks_without_confidence_are_the_ranks_with_it() {
         for i in (1..m).rev() {
             order.swap(i, rng.below(i + 1));
         }
-        y.extend(crate::ranking::ranks_of_order(&order[..2 + rng.below(m - 1)], m));
+        // Every other ranking complete: neighbourhoods of complete rankings take another path.
+        let keep = if y.len() % (2 * m) == 0 { m } else { 2 + rng.below(m - 1) };
+        y.extend(crate::ranking::ranks_of_order(&order[..keep], m));
     }
+    let complete: Vec<i32> = (0..n).flat_map(|i| crate::ranking::ranks_of_order(&{
+        let mut order: Vec<usize> = (0..m).collect();
+        order.rotate_left(i % m);
+        order
+    }, m)).collect();
     let queries: Vec<f64> = (0..40 * d).map(|_| rng.uniform()).collect();
     let q = FeatureMatrixView::new(&queries, 40, d).unwrap();
-    for params in [InstanceBasedParams { k: Some(7), ..Default::default() }, InstanceBasedParams::plackett_luce()] {
-        let model =
-            InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, d).unwrap(), &RankMatrixView::new(&y, n, m).unwrap(), None, params)
-                .unwrap();
-        let (ranks, confidence) = model.predict(&q).unwrap();
-        assert_eq!(model.predict_ranks(&q).unwrap(), ranks);
-        assert!(confidence.iter().all(|c| !c.is_nan()));
+    for labels in [&y, &complete] {
+        for params in [InstanceBasedParams { k: Some(7), ..Default::default() }, InstanceBasedParams::plackett_luce()] {
+            let model = InstanceBasedModel::fit(
+                &FeatureMatrixView::new(&x, n, d).unwrap(),
+                &RankMatrixView::new(labels, n, m).unwrap(),
+                None,
+                params,
+            )
+            .unwrap();
+            let (ranks, confidence) = model.predict(&q).unwrap();
+            assert_eq!(model.predict_ranks(&q).unwrap(), ranks);
+            assert!(confidence.iter().all(|c| !c.is_nan()));
+        }
     }
 }
 
