@@ -3,9 +3,9 @@
 numpy's OpenBLAS starts its worker threads on import, and they busy-wait for about 0.1 s
 before they sleep. A child that imports numpy and times a fit straight away shares the
 machine's cores with those spinning threads: on 2 cores a 2-thread run then gets about one
-core (measured: an lrank 2-thread IBLR predict on pendigits took 9.6 ms right after the
-import and 5.0 ms once the spinning had stopped). Every learner, lrank or peer, waits here
-for the same condition before its timed section. Python 3.7 compatible (scikit-lr 0.2.0).
+core (lrank's 2-thread IBLR predict on pendigits was slower than its 1-thread one until the
+children waited). Every learner, lrank or peer, waits here for the same condition before its
+timed section. Python 3.7 compatible (scikit-lr 0.2.0).
 """
 
 import time
