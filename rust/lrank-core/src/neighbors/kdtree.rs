@@ -192,20 +192,32 @@ impl KdIndex {
         if end - start <= LEAF_SIZE || d == 0 {
             return id;
         }
-        // Split the numeric dimension of largest spread at its median.
-        let (mut dim, mut spread) = (0, 0.0);
+        // Split the numeric dimension of largest variance at its median. (The largest range
+        // follows single outliers; on the KEBI sets the variance gives cells that prune better.)
+        let n_points = (end - start) as f64;
+        let mut best: Option<(usize, f64)> = None;
         for f in (0..d).filter(|&f| !self.nominal[f]) {
-            let (lo, hi) = self.order[start..end].iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &r| {
+            // One pass, shifted by the first value against cancellation (the variance only
+            // ranks the dimensions; the search is exact whatever the splits).
+            let shift = points[self.order[start] as usize * d + f];
+            let (mut lo, mut hi, mut sum, mut squares) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0);
+            for &r in &self.order[start..end] {
                 let v = points[r as usize * d + f];
-                (lo.min(v), hi.max(v))
-            });
-            if hi - lo > spread {
-                (dim, spread) = (f, hi - lo);
+                (lo, hi) = (lo.min(v), hi.max(v));
+                sum += v - shift;
+                squares += (v - shift) * (v - shift);
+            }
+            if hi <= lo {
+                continue; // constant in this node
+            }
+            let variance = squares / n_points - (sum / n_points) * (sum / n_points);
+            if best.is_none_or(|(_, b)| variance > b) {
+                best = Some((f, variance));
             }
         }
-        if spread <= 0.0 {
+        let Some((dim, _)) = best else {
             return id; // all points equal on the numeric features
-        }
+        };
         // The median, rounded to whole scan blocks on the left (leaves hold more than LEAF_SIZE
         // >= 2 BLOCK points here, so both sides keep at least one).
         let mid = start + ((end - start) / 2 + BLOCK / 2) / BLOCK * BLOCK;
