@@ -4,7 +4,8 @@
 //! maximises (|T+| θ+ + |T-| θ-) / |T|, θ being the Mallows spread of each side; a node is a
 //! leaf when its rankings are all consistent (θ = ∞) or it holds fewer than 2m examples
 //! (m = number of labels), or at `max_depth`. A node's model is the Mallows EM median
-//! ([`crate::mallows::fit_mallows`]) estimated on the labels present in the node; labels absent
+//! ([`crate::mallows::fit_mallows`], its θ read from [`ThetaTable`]) estimated on the labels
+//! present in the node; labels absent
 //! from a node are inserted optimally (Proposition 1) into its parent's completed ranking, so a
 //! leaf lacking labels is completed from its predecessors up to the root.
 //!
@@ -34,7 +35,7 @@ use crate::aggregation::BordaAccumulator;
 use crate::error::Result;
 use crate::features::{check_n_features, FeatureMatrixView, Filled};
 use crate::training::checked_training_set;
-use crate::mallows::{fit_mallows, optimal_insertion, ThetaTable};
+use crate::mallows::{mallows_median_of_rows, optimal_insertion, ThetaTable};
 use crate::ranking::{n_present, RankMatrixView};
 use crate::rng::Rng;
 use crate::tree::{
@@ -347,6 +348,7 @@ impl SplitCriterion for MallowsSpread {
 struct MallowsNodeFitter<'a> {
     y: &'a RankMatrixView<'a>,
     max_iter: usize,
+    theta: std::sync::Arc<ThetaTable>,
 }
 
 impl LeafFitter for MallowsNodeFitter<'_> {
@@ -362,17 +364,20 @@ impl LeafFitter for MallowsNodeFitter<'_> {
 
     fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&MallowsLeaf>) -> MallowsLeaf {
         let m = self.y.n_labels();
-        let mut rows = Vec::with_capacity(samples.len() * m);
         let mut present = vec![false; m];
-        for &s in samples {
-            let row = self.y.row(s as usize);
-            rows.extend_from_slice(row);
+        let rows: Vec<(&[i32], f64)> = samples
+            .iter()
+            .zip(weights)
+            .map(|(&s, &w)| (self.y.row(s as usize), w))
+            .filter(|(row, _)| n_present(row) > 0)
+            .collect();
+        for (row, _) in &rows {
             row.iter().enumerate().filter(|(_, &r)| r > 0).for_each(|(j, _)| present[j] = true);
         }
-        let view = RankMatrixView::from_valid(&rows, samples.len(), m);
         let weight: f64 = weights.iter().sum();
-        let (centre, theta) = match fit_mallows(&view, Some(weights), self.max_iter) {
-            Ok(fit) => (fit.centre, fit.theta),
+        // θ from the shared table (the MLE to within 1e-8), not a Newton solve per node.
+        let (centre, theta) = match mallows_median_of_rows(&rows, m, self.max_iter) {
+            Ok(fit) => (fit.centre, self.theta.theta(fit.mean_distance)),
             // Only when every weight is zero: the node says nothing of its own.
             Err(_) => ((1..=m as i32).collect(), 0.0),
         };
@@ -430,7 +435,7 @@ impl LabelTreeModel {
         let (samples, weights): (Vec<u32>, Vec<f64>) =
             (0..n as u32).zip(weights).filter(|&(_, w)| w > 0.0).unzip();
         let criterion = MallowsSpread::new(y);
-        let fitter = MallowsNodeFitter { y, max_iter: params.max_iter };
+        let fitter = MallowsNodeFitter { y, max_iter: params.max_iter, theta: ThetaTable::shared(m) };
         let tree = grow_tree_with(
             &features,
             samples,

@@ -1,7 +1,7 @@
 use super::*;
 use crate::distance::kendall_distance;
 use crate::error::LrankError;
-use crate::mallows::theta_mle;
+use crate::mallows::{fit_mallows, theta_mle};
 
 fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
     RankMatrixView::new(y, y.len() / m, m).unwrap()
@@ -278,4 +278,28 @@ fn unsupervised_thresholds_sit_at_the_range_midpoint_or_the_median() {
     // Lower median of the values (8), halfway to the next value (16).
     assert_eq!(root_threshold(ThresholdRule::EqualFrequency), 12.0);
     assert_eq!(root_threshold(ThresholdRule::Best), 1.5);
+}
+
+#[test]
+fn a_leaf_spread_is_the_mallows_mle_of_its_rankings() {
+    // A root-only tree: its leaf holds every ranking (some incomplete), and its θ (read from
+    // the table) is the MLE that fit_mallows solves for, to within 1e-8.
+    let mut rng = crate::rng::Rng::new(11);
+    let (n, d, m) = (60, 2, 5);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+    let mut y = Vec::new();
+    for i in 0..n {
+        let mut order: Vec<usize> = (0..m).collect();
+        for j in (1..m).rev() {
+            if rng.uniform() < 0.4 {
+                order.swap(j, rng.below(j + 1));
+            }
+        }
+        y.extend(crate::ranking::ranks_of_order(&order[..if i % 3 == 0 { 3 } else { m }], m));
+    }
+    let model = fit_tree(&x, &y, d, m, LabelTreeParams { max_depth: Some(0), ..Default::default() });
+    let expect = fit_mallows(&view(&y, m), None, 20).unwrap();
+    let leaf = &model.tree.leaves[0];
+    assert_eq!(leaf.ranking, expect.centre);
+    assert!((leaf.theta - expect.theta).abs() <= 1e-8 * (1.0 + expect.theta), "{} vs {}", leaf.theta, expect.theta);
 }

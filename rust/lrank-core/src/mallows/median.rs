@@ -141,6 +141,17 @@ fn median_of(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: u
         .filter(|(_, r)| n_present(r) > 0)
         .map(|(i, r)| (r, weights.map_or(1.0, |w| w[i])))
         .collect();
+    median_of_rows(&rows, m, max_iter, with_cost)
+}
+
+/// [`mallows_median`] of rankings given as (ranking, weight) pairs, none of them empty and the
+/// weights finite and non-negative (a tree node's rows, without copying them into a matrix).
+pub(crate) fn mallows_median_of_rows(rows: &[(&[i32], f64)], m: usize, max_iter: usize) -> Result<MallowsMedian> {
+    debug_assert!(rows.iter().all(|&(r, w)| n_present(r) > 0 && r.len() == m && w.is_finite() && w >= 0.0));
+    median_of_rows(rows, m, max_iter, true)
+}
+
+fn median_of_rows(rows: &[(&[i32], f64)], m: usize, max_iter: usize, with_cost: bool) -> Result<MallowsMedian> {
     if rows.is_empty() {
         return Err(invalid("cannot fit a Mallows model: no ranking contains a label"));
     }
@@ -166,7 +177,7 @@ fn median_of(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: u
             converged: max_iter >= 1,
         });
     }
-    em_median(&rows, m, total_weight, max_iter)
+    em_median(rows, m, total_weight, max_iter)
 }
 
 /// The general iteration (module docs) on the non-empty rows.

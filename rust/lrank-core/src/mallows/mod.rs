@@ -36,7 +36,7 @@ mod theta;
 pub use insertion::optimal_insertion;
 pub use kemeny::{kemeny, MAX_KEMENY_LABELS};
 pub use median::{fit_mallows, MallowsFit};
-pub(crate) use median::{mallows_centre, mallows_median};
+pub(crate) use median::{mallows_centre, mallows_median, mallows_median_of_rows};
 pub use theta::{expected_kendall_distance, theta_mle, ThetaTable};
 
 use crate::error::{invalid, Result};
