@@ -362,6 +362,19 @@ impl LeafFitter for MallowsNodeFitter<'_> {
         true
     }
 
+    /// A child asks for its parent's ranking only when it lacks a label (to insert it there).
+    fn children_need_parent(&self, samples: &[u32], goes_left: impl Fn(u32) -> bool) -> bool {
+        let m = self.y.n_labels();
+        let (mut left, mut right) = (vec![false; m], vec![false; m]);
+        for &s in samples {
+            let side = if goes_left(s) { &mut left } else { &mut right };
+            for (seen, &r) in side.iter_mut().zip(self.y.row(s as usize)) {
+                *seen |= r > 0;
+            }
+        }
+        !(left.iter().all(|&b| b) && right.iter().all(|&b| b))
+    }
+
     fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&MallowsLeaf>) -> MallowsLeaf {
         let m = self.y.n_labels();
         let mut present = vec![false; m];

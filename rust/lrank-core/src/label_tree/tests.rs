@@ -2,6 +2,7 @@ use super::*;
 use crate::distance::kendall_distance;
 use crate::error::LrankError;
 use crate::mallows::{fit_mallows, theta_mle};
+use crate::tree::Node;
 
 fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
     RankMatrixView::new(y, y.len() / m, m).unwrap()
@@ -302,4 +303,59 @@ fn a_leaf_spread_is_the_mallows_mle_of_its_rankings() {
     let leaf = &model.tree.leaves[0];
     assert_eq!(leaf.ranking, expect.centre);
     assert!((leaf.theta - expect.theta).abs() <= 1e-8 * (1.0 + expect.theta), "{} vs {}", leaf.theta, expect.theta);
+}
+
+#[test]
+fn leaves_lacking_labels_are_completed_through_every_ancestor() {
+    // The slow definition: route the training rows down the fitted tree, fit every node's model
+    // from its rows (labels it lacks inserted into its parent's ranking), compare with the
+    // leaves. The tree fits a splitting node's model only when a child lacks a label; this must
+    // not change any leaf, however deep the missing labels go.
+    fn reference(model: &LabelTreeModel, x: &[f64], y: &[i32], d: usize, m: usize, node: usize, rows: Vec<usize>, parent: Option<&[i32]>) {
+        let ys: Vec<i32> = rows.iter().flat_map(|&i| y[i * m..(i + 1) * m].to_vec()).collect();
+        let centre = fit_mallows(&view(&ys, m), None, 20).unwrap().centre;
+        let present: Vec<bool> = (0..m).map(|j| rows.iter().any(|&i| y[i * m + j] > 0)).collect();
+        let mut own: Vec<usize> = (0..m).filter(|&j| present[j]).collect();
+        own.sort_by_key(|&j| centre[j]);
+        let mut incomplete = vec![0i32; m];
+        for (pos, &j) in own.iter().enumerate() {
+            incomplete[j] = pos as i32 + 1;
+        }
+        let ranking = match parent {
+            Some(p) if own.len() < m => optimal_insertion(&incomplete, p),
+            _ => complete_in_index_order(&incomplete),
+        };
+        match model.tree.nodes[node] {
+            Node::Leaf { leaf } => assert_eq!(model.tree.leaves[leaf as usize].ranking, ranking, "leaf {leaf}"),
+            Node::Split { feature, threshold, left, right } => {
+                let (l, r): (Vec<usize>, Vec<usize>) = rows.iter().partition(|&&i| x[i * d + feature as usize] <= threshold);
+                reference(model, x, y, d, m, left as usize, l, Some(&ranking));
+                reference(model, x, y, d, m, right as usize, r, Some(&ranking));
+            }
+            Node::Category { .. } => unreachable!("numeric features only"),
+        }
+    }
+    let (n, d, m) = (120, 2, 5);
+    for seed in 0..12 {
+        let mut rng = Rng::new(100 + seed);
+        let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+        let mut y = Vec::new();
+        for i in 0..n {
+            // Rankings that depend on x, each keeping 1 to m labels (most lose several).
+            let mut order: Vec<usize> = if x[i * d] < 0.5 { (0..m).collect() } else { (0..m).rev().collect() };
+            order.swap(rng.below(m), rng.below(m));
+            let mut kept: Vec<usize> = order.into_iter().filter(|_| rng.uniform() < 0.45).collect();
+            if kept.is_empty() {
+                kept.push(rng.below(m));
+            }
+            let mut row = vec![0i32; m];
+            for (pos, &j) in kept.iter().enumerate() {
+                row[j] = pos as i32 + 1;
+            }
+            y.extend(row);
+        }
+        let model = fit_tree(&x, &y, d, m, LabelTreeParams { min_weight_split: Some(4.0), ..Default::default() });
+        assert!(model.tree.depth() >= 3, "seed {seed}: a deep enough tree");
+        reference(&model, &x, &y, d, m, 0, (0..n).collect(), None);
+    }
 }

@@ -117,6 +117,13 @@ pub trait LeafFitter: Sync {
     fn fit_node(&self, samples: &[u32], weights: &[f64], _parent: Option<&Self::Leaf>) -> Self::Leaf {
         self.fit_leaf(samples, weights)
     }
+
+    /// Whether the children of a node that splits `samples` (`goes_left` tells the side) will
+    /// use the node's model as their parent's; when not, it is not fitted. (The model of a node
+    /// must not depend on its parent's unless that node's own parent is asked here too.)
+    fn children_need_parent(&self, _samples: &[u32], _goes_left: impl Fn(u32) -> bool) -> bool {
+        true
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -448,13 +455,18 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
                 split
             }
         };
-        let model = self.leaf_fitter.uses_parent().then(|| self.leaf_fitter.fit_node(samples, weights, parent));
         let Some(choice) = best else {
-            return NodeOutcome::Leaf(match model {
-                Some(m) => m,
-                None => self.leaf_fitter.fit_leaf(samples, weights),
+            return NodeOutcome::Leaf(if self.leaf_fitter.uses_parent() {
+                self.leaf_fitter.fit_node(samples, weights, parent)
+            } else {
+                self.leaf_fitter.fit_leaf(samples, weights)
             });
         };
+        // A splitting node's own model serves only as its children's parent: fitted when one of
+        // them will ask for it.
+        let model = (self.leaf_fitter.uses_parent()
+            && self.leaf_fitter.children_need_parent(samples, |sample| choice.goes_left(x, sample as usize)))
+        .then(|| self.leaf_fitter.fit_node(samples, weights, parent));
         let (right_s, right_w) = (&mut scratch.right_samples, &mut scratch.right_weights);
         right_s.clear();
         right_w.clear();
