@@ -311,6 +311,7 @@ fn leaves_lacking_labels_are_completed_through_every_ancestor() {
     // from its rows (labels it lacks inserted into its parent's ranking), compare with the
     // leaves. The tree fits a splitting node's model only when a child lacks a label; this must
     // not change any leaf, however deep the missing labels go.
+    #[allow(clippy::too_many_arguments)]
     fn reference(model: &LabelTreeModel, x: &[f64], y: &[i32], d: usize, m: usize, node: usize, rows: Vec<usize>, parent: Option<&[i32]>) {
         let ys: Vec<i32> = rows.iter().flat_map(|&i| y[i * m..(i + 1) * m].to_vec()).collect();
         let centre = fit_mallows(&view(&ys, m), None, 20).unwrap().centre;

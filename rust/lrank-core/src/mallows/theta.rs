@@ -117,12 +117,15 @@ pub fn theta_mle(mean_distance: f64, m: usize) -> f64 {
 /// A binade's knots are computed on its first lookup: splits and neighbourhoods meet only a
 /// few binades, and building all of them (about a millisecond) would cost more than fitting a
 /// small tree.
+/// One binade's knots: (θ, dθ/dt) at t = j / KNOTS, j = 0..=KNOTS.
+type Knots = Box<[(f64, f64)]>;
+
 #[derive(Clone, Debug)]
 pub struct ThetaTable {
     m: usize,
     max_distance: f64,
     /// Per binade, (θ, dθ/dt) at t = j / KNOTS, j = 0..=KNOTS, where x = 2^-(b+1) (1 + t).
-    binades: Vec<std::sync::OnceLock<Box<[(f64, f64)]>>>,
+    binades: Vec<std::sync::OnceLock<Knots>>,
 }
 
 impl ThetaTable {
@@ -190,8 +193,11 @@ impl ThetaTable {
     /// distance (saves the division when the caller has x at hand).
     #[inline]
     pub fn theta_of_share(&self, x: f64) -> f64 {
-        if !(x > 0.0) {
-            return if x.is_nan() { f64::NAN } else { f64::INFINITY };
+        if x.is_nan() {
+            return f64::NAN;
+        }
+        if x <= 0.0 {
+            return f64::INFINITY;
         }
         if x >= 1.0 {
             return 0.0;

@@ -104,7 +104,7 @@ impl KdIndex {
     /// Builds the tree over the rows of `points` (row-major, `d` columns); `nominal` marks the
     /// nominal features (`None`: all numeric).
     pub fn build(points: &[f64], d: usize, nominal: Option<&[bool]>) -> Self {
-        let n = if d == 0 { 0 } else { points.len() / d };
+        let n = points.len().checked_div(d).unwrap_or(0);
         let nominal = nominal.map_or_else(|| vec![false; d], <[bool]>::to_vec);
         let mut index =
             KdIndex { d, order: (0..n as u32).collect(), points: Vec::new(), nodes: Vec::new(), boxes: Vec::new(), nominal };
