@@ -158,7 +158,8 @@ impl ThetaTable {
                 return knots.into_boxed_slice();
             }
             let base = 0.5f64.powi(b as i32 + 1);
-            let mut previous: Option<f64> = None;
+            // The previous knot's θ moved along its tangent: Newton then needs a step or two.
+            let mut previous: Option<(f64, f64)> = None;
             for j in (0..per_binade).rev() {
                 let t = j as f64 / Self::KNOTS as f64;
                 let x = base * (1.0 + t);
@@ -166,14 +167,20 @@ impl ThetaTable {
                 let theta = if x >= 1.0 {
                     0.0
                 } else {
-                    previous.and_then(|start| newton_from(d, m, start)).unwrap_or_else(|| theta_mle(d, m))
+                    previous
+                        .map(|(theta, slope)| {
+                            let guess = theta - slope / Self::KNOTS as f64;
+                            if guess > 0.0 { guess } else { theta }
+                        })
+                        .and_then(|start| newton_from(d, m, start))
+                        .unwrap_or_else(|| theta_mle(d, m))
                 };
-                if theta > 0.0 {
-                    previous = Some(theta);
-                }
                 // dθ/dt = dθ/dD · dD/dt = (-1 / Var(θ)) · Dmax · base.
                 let var = moments(theta, m).1;
                 let slope = if var > 0.0 { -self.max_distance * base / var } else { 0.0 };
+                if theta > 0.0 {
+                    previous = Some((theta, slope));
+                }
                 knots[j] = (theta, slope);
             }
             knots.into_boxed_slice()
