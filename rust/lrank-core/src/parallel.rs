@@ -23,7 +23,9 @@ pub fn with_threads<T: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> T + Send
 }
 
 thread_local! {
-    /// The calling thread as a one-thread pool (`None` if rayon could not make one).
+    /// The calling thread as a one-thread pool (`None` if rayon could not make one). rayon keeps
+    /// the registry of such a pool for the life of the process: a few kilobytes for each thread
+    /// that ever ran one-thread work.
     static THIS_THREAD: Option<rayon::ThreadPool> =
         rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build().ok();
 }
