@@ -5,9 +5,9 @@
 //! leaf when its rankings are all consistent (θ = ∞) or it holds fewer than 2m examples
 //! (m = number of labels), or at `max_depth`. A node's model is the Mallows EM median
 //! ([`crate::mallows::fit_mallows`], its θ read from [`ThetaTable`]) estimated on the labels
-//! present in the node; labels absent
-//! from a node are inserted optimally (Proposition 1) into its parent's completed ranking, so a
-//! leaf lacking labels is completed from its predecessors up to the root.
+//! present in the node; labels absent from a node are inserted optimally (Proposition 1) into
+//! its parent's completed ranking, so a leaf lacking labels is completed from its predecessors
+//! up to the root.
 //!
 //! Split search (fast, O(m^2) per threshold): sweeping a sorted attribute, each side keeps its
 //! generalized Borda votes and its pairwise-preference counts C[a][b] (weight of rankings that

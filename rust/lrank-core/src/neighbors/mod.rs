@@ -16,7 +16,7 @@
 //!   with the seed when the training set is larger): the k with the highest mean Kendall tau,
 //!   ties to the smaller k.
 
-pub mod kdtree;
+mod kdtree;
 
 use crate::distance::kendall_tau;
 use kdtree::{KdIndex, SearchScratch};
@@ -287,17 +287,13 @@ impl InstanceBasedModel {
         }
         let view = RankMatrixView::from_valid(ranks, near.len(), m);
         match self.params.model {
-            NeighbourhoodModel::Mallows => {
-                let fit = if confidence {
-                    mallows_median(&view, Some(weights), self.params.max_iter)?
-                } else {
-                    mallows_centre(&view, Some(weights), self.params.max_iter)?
-                };
+            NeighbourhoodModel::Mallows if confidence => {
+                let fit = mallows_median(&view, Some(weights), self.params.max_iter)?;
                 // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper
                 // than a Newton solve per row.
-                let theta = if confidence { self.theta_table().theta(fit.mean_distance) } else { f64::NAN };
-                Ok((fit.centre, theta))
+                Ok((fit.centre, self.theta_table().theta(fit.mean_distance)))
             }
+            NeighbourhoodModel::Mallows => Ok((mallows_centre(&view, Some(weights), self.params.max_iter)?.centre, f64::NAN)),
             NeighbourhoodModel::PlackettLuce { tol } => {
                 let fit = match fit_plackett_luce(&view, Some(weights), self.params.max_iter, tol) {
                     Ok(fit) => fit,
