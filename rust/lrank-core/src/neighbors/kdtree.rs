@@ -81,19 +81,16 @@ impl Best {
     #[inline]
     fn offer(&mut self, dist: f64, row: u32) {
         let before = |a: (f64, u32), b: (f64, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
+        let new = (dist, row);
         if self.items.len() == self.k {
-            if !before((dist, row), self.items[self.k - 1]) {
+            if !before(new, self.items[self.k - 1]) {
                 return;
             }
             self.items.pop();
         }
-        // Insertion from the back: the new row usually lands near the end.
-        self.items.push((dist, row));
-        let mut j = self.items.len() - 1;
-        while j > 0 && before(self.items[j], self.items[j - 1]) {
-            self.items.swap(j, j - 1);
-            j -= 1;
-        }
+        // The new row's place: how many held rows come before it (counted without branches).
+        let place = self.items.iter().map(|&held| before(held, new) as usize).sum::<usize>();
+        self.items.insert(place, new);
         if self.items.len() == self.k {
             self.limit = self.items[self.k - 1].0;
         }
@@ -288,9 +285,19 @@ impl KdIndex {
                         partial_block(block, len, j0, width, query, nominal, limit)
                     };
                     if let Some(acc) = acc {
-                        for (&row, &dist) in rows[j0..j0 + width].iter().zip(&acc) {
-                            if dist <= best.limit() && Some(row as usize) != exclude {
-                                best.offer(dist, row);
+                        // The points within reach as a bit mask, computed without branches:
+                        // most points of a scanned leaf are out of reach, and a branch per
+                        // point would mispredict often.
+                        let mut within = 0u32;
+                        for (l, &dist) in acc[..width].iter().enumerate() {
+                            within |= ((dist <= limit) as u32) << l;
+                        }
+                        while within != 0 {
+                            let l = within.trailing_zeros() as usize;
+                            within &= within - 1;
+                            let row = rows[j0 + l];
+                            if acc[l] <= best.limit() && Some(row as usize) != exclude {
+                                best.offer(acc[l], row);
                             }
                         }
                     }
