@@ -130,7 +130,8 @@ pub struct ThetaTable {
 
 impl ThetaTable {
     pub const BINADES: usize = 58;
-    pub const KNOTS: usize = 64;
+    pub const KNOTS: usize = 1 << Self::KNOTS_LOG2;
+    const KNOTS_LOG2: u32 = 6;
 
     /// The table for `m` labels, shared by the whole process (its binades are filled in as
     /// they are used).
@@ -215,10 +216,12 @@ impl ThetaTable {
         if binade >= Self::BINADES as i64 {
             return ((self.m as f64 - 1.0) / (x * self.max_distance)).ln();
         }
-        let fraction = (bits & ((1u64 << 52) - 1)) as f64 * (1.0 / (1u64 << 52) as f64);
-        let pos = fraction * Self::KNOTS as f64;
-        let j = (pos as usize).min(Self::KNOTS - 1);
-        let t = pos - j as f64;
+        // The position in the binade, KNOTS * (x / 2^-(b+1) - 1), read off the fraction bits:
+        // the knot interval j is their top KNOTS_LOG2 bits and t in [0, 1) is the rest (both
+        // exact), so no float-to-integer conversion is needed.
+        const REST_BITS: u32 = 52 - ThetaTable::KNOTS_LOG2;
+        let j = ((bits >> REST_BITS) & (Self::KNOTS as u64 - 1)) as usize;
+        let t = (bits & ((1u64 << REST_BITS) - 1)) as f64 * (1.0 / (1u64 << REST_BITS) as f64);
         let knots = self.binade(binade as usize);
         let ((y0, d0), (y1, d1)) = (knots[j], knots[j + 1]);
         let h = 1.0 / Self::KNOTS as f64;
