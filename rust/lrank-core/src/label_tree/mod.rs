@@ -25,7 +25,8 @@
 //! How the sweep stays cheap: the counts are kept as one signed sum per label pair, and the
 //! discordance as a running total updated by a dot product per moved ranking and by one term per
 //! swap of neighbouring labels in a side's Borda order (see [`MallowsSpread`]); the Borda order
-//! itself is repaired by insertion sort. Threshold rules: [`ThresholdRule::Best`] scores every
+//! itself is repaired by insertion sort. With integer weights (the usual case, bootstrap counts
+//! included) the pair sums are integers and are kept in f32, exactly, when they stay below 2^24. Threshold rules: [`ThresholdRule::Best`] scores every
 //! boundary (LRT); `EqualWidth` / `EqualFrequency` score one fixed threshold per attribute
 //! (W-LRT / F-LRT of Aledo, Gámez & Molina). Nominal attributes split one value against the
 //! rest. The tree grows its subtrees in parallel, each node with its own random stream, so the
@@ -125,7 +126,7 @@ struct Side {
     /// Labels by decreasing score, ties to the lower label (the Borda centre).
     order: Vec<usize>,
     /// The centre's sign per pair: +1 when it puts the lower label first.
-    centre: Vec<f64>,
+    centre: Vec<f32>,
     /// Weight of observed pairs that the centre orders the other way.
     disc: f64,
 }
@@ -193,23 +194,23 @@ fn dot(u: &[f32], c: &[f32]) -> f32 {
 /// (one running sum would make each addition wait for the previous one); the terms are integers
 /// for integer weights, so the order of the additions does not change the sums then.
 #[inline]
-fn agreements(left_sums: &[f64], total_sums: &[f64], left_centre: &[f64], right_centre: &[f64]) -> (f64, f64) {
+fn agreements<S: SweepSum>(left_sums: &[S], total_sums: &[S], left_centre: &[f32], right_centre: &[f32]) -> (f64, f64) {
     const LANES: usize = 4;
-    let (mut left, mut right) = ([0.0f64; LANES], [0.0f64; LANES]);
+    let (mut left, mut right) = ([S::ZERO; LANES], [S::ZERO; LANES]);
     let (ls, ts, lc, rc) =
         (left_sums.chunks_exact(LANES), total_sums.chunks_exact(LANES), left_centre.chunks_exact(LANES), right_centre.chunks_exact(LANES));
     for i in 0..ls.remainder().len() {
         let (d, t) = (ls.remainder()[i], ts.remainder()[i]);
-        left[i] += d * lc.remainder()[i];
-        right[i] += (t - d) * rc.remainder()[i];
+        left[i] += d * S::from_sign(lc.remainder()[i]);
+        right[i] += (t - d) * S::from_sign(rc.remainder()[i]);
     }
     for (((d, t), cl), cr) in ls.zip(ts).zip(lc).zip(rc) {
         for l in 0..LANES {
-            left[l] += d[l] * cl[l];
-            right[l] += (t[l] - d[l]) * cr[l];
+            left[l] += d[l] * S::from_sign(cl[l]);
+            right[l] += (t[l] - d[l]) * S::from_sign(cr[l]);
         }
     }
-    ((left[0] + left[1]) + (left[2] + left[3]), (right[0] + right[1]) + (right[2] + right[3]))
+    (((left[0] + left[1]) + (left[2] + left[3])).to_f64(), ((right[0] + right[1]) + (right[2] + right[3])).to_f64())
 }
 
 impl MallowsSpread {
@@ -276,11 +277,12 @@ impl MallowsSpread {
             }
         }
         // Counted ranking by ranking, so that a pure node's discordance is exactly 0.
-        let centre: Vec<f32> = side.centre.iter().map(|&c| c as f32).collect();
+        let mut disc = 0.0;
         for (s, w) in samples {
             let u = self.sample_signs(s);
-            side.disc += w * (self.n_pairs[s as usize] - dot(u, &centre) as f64) / 2.0;
+            disc += w * (self.n_pairs[s as usize] - dot(u, &side.centre) as f64) / 2.0;
         }
+        side.disc = disc;
         (side, pair_sums)
     }
 
@@ -296,6 +298,52 @@ impl MallowsSpread {
 pub struct MallowsNode {
     side: Side,
     pair_sums: Vec<f64>,
+    /// Whether the sweep's pair sums are exact in f32 (integer weights, small enough totals).
+    exact_in_f32: bool,
+}
+
+/// The number type of the sweep's pair sums and agreements. With integer weights every sum is
+/// an integer no larger than (number of pairs) x (node weight), so below 2^24 f32 holds them
+/// exactly, the result is the f64 sweep's to the bit, and a SIMD register holds twice as many.
+trait SweepSum:
+    Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::AddAssign
+{
+    const ZERO: Self;
+    fn from_sign(x: f32) -> Self;
+    fn from_f64(x: f64) -> Self;
+    fn to_f64(self) -> f64;
+}
+
+impl SweepSum for f32 {
+    const ZERO: Self = 0.0;
+    #[inline]
+    fn from_sign(x: f32) -> Self {
+        x
+    }
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x as f32
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+impl SweepSum for f64 {
+    const ZERO: Self = 0.0;
+    #[inline]
+    fn from_sign(x: f32) -> Self {
+        f64::from(x)
+    }
+    #[inline]
+    fn from_f64(x: f64) -> Self {
+        x
+    }
+    #[inline]
+    fn to_f64(self) -> f64 {
+        self
+    }
 }
 
 impl SplitCriterion for MallowsSpread {
@@ -303,7 +351,9 @@ impl SplitCriterion for MallowsSpread {
 
     fn node_stats(&self, samples: &[u32], weights: &[f64]) -> MallowsNode {
         let (side, pair_sums) = self.side_of(samples.iter().copied().zip(weights.iter().copied()));
-        MallowsNode { side, pair_sums }
+        let exact_in_f32 = weights.iter().all(|w| w.fract() == 0.0)
+            && side.weight * self.n_pair_slots() as f64 <= f64::from(1u32 << 24);
+        MallowsNode { side, pair_sums, exact_in_f32 }
     }
 
     fn is_terminal(&self, node: &MallowsNode) -> bool {
@@ -312,6 +362,17 @@ impl SplitCriterion for MallowsSpread {
     }
 
     fn best_boundary(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
+        if node.exact_in_f32 {
+            self.sweep::<f32>(node, sorted, boundaries)
+        } else {
+            self.sweep::<f64>(node, sorted, boundaries)
+        }
+    }
+}
+
+impl MallowsSpread {
+    /// [`SplitCriterion::best_boundary`], with the pair sums in `S`.
+    fn sweep<S: SweepSum>(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
         let m = self.m;
         // Moving a ranking left only adds to the left side's Borda scores, pair vector and
         // weights; the right side's are the node's minus those, and both discordances follow
@@ -319,18 +380,19 @@ impl SplitCriterion for MallowsSpread {
         // a boundary is scored. All these sums hold integers (integer-scaled votes, ±1 signs),
         // so with integer weights they are exact whatever the order of the additions.
         let mut left = Side::empty(m);
-        let mut left_sums = vec![0.0; self.n_pair_slots()];
+        let mut left_sums = vec![S::ZERO; self.n_pair_slots()];
         let mut right = node.side.clone();
         let node_scores = &node.side.scores;
-        let total_sums = &node.pair_sums;
+        let total_sums: Vec<S> = node.pair_sums.iter().map(|&t| S::from_f64(t)).collect();
         let total = node.side.weight;
         let total_observed = node.side.observed;
         let mut best: Option<(usize, f64)> = None;
         for k in 1..sorted.len() {
             let moved = sorted[k - 1];
             let w = moved.weight;
+            let w_sum = S::from_f64(w);
             for (d, &x) in left_sums.iter_mut().zip(self.sample_signs(moved.sample)) {
-                *d += w * x as f64;
+                *d += w_sum * S::from_sign(x);
             }
             for (l, v) in left.scores.iter_mut().zip(self.sample_votes(moved.sample)) {
                 *l += w * v;
@@ -344,7 +406,7 @@ impl SplitCriterion for MallowsSpread {
                 }
                 left.sort_order();
                 right.sort_order();
-                let (left_agree, right_agree) = agreements(&left_sums, total_sums, &left.centre, &right.centre);
+                let (left_agree, right_agree) = agreements(&left_sums, &total_sums, &left.centre, &right.centre);
                 right.observed = total_observed - left.observed;
                 left.disc = ((left.observed - left_agree) / 2.0).max(0.0);
                 right.disc = ((right.observed - right_agree) / 2.0).max(0.0);

@@ -87,6 +87,37 @@ fn the_incremental_sweep_scores_every_threshold_as_a_fresh_computation_would() {
 }
 
 #[test]
+fn the_f32_sweep_is_the_f64_sweep_to_the_bit_for_integer_weights() {
+    let mut rng = Rng::new(23);
+    for trial in 0..60 {
+        let m = 2 + trial % 10;
+        let n = 2 + rng.below(60);
+        let y = random_rankings(&mut rng, n, m, 0.3);
+        let v = view(&y, m);
+        let crit = MallowsSpread::new(&v);
+        let values: Vec<f64> = (0..n).map(|_| rng.below(n / 3 + 1) as f64).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+        let weights: Vec<f64> = (0..n).map(|_| rng.below(4) as f64).collect();
+        let samples: Vec<u32> = (0..n as u32).collect();
+        let sorted: Vec<SortedSample> =
+            order.iter().map(|&i| SortedSample { value: values[i], sample: i as u32, weight: weights[i] }).collect();
+        let node = crit.node_stats(&samples, &weights);
+        assert!(node.exact_in_f32, "trial {trial}");
+        let narrow = crit.sweep::<f32>(&node, &sorted, Boundaries::All);
+        let wide = crit.sweep::<f64>(&node, &sorted, Boundaries::All);
+        assert_eq!(narrow.map(|(k, s)| (k, s.to_bits())), wide.map(|(k, s)| (k, s.to_bits())), "trial {trial}");
+        assert_eq!(crit.best_boundary(&node, &sorted, Boundaries::All), narrow);
+        // Fractional weights (no longer exact in f32) take the f64 sweep.
+        let halves: Vec<f64> = weights.iter().map(|w| w + 0.5).collect();
+        let node = crit.node_stats(&samples, &halves);
+        assert!(!node.exact_in_f32);
+        let sorted: Vec<SortedSample> = sorted.iter().map(|s| SortedSample { weight: halves[s.sample as usize], ..*s }).collect();
+        assert_eq!(crit.best_boundary(&node, &sorted, Boundaries::All), crit.sweep::<f64>(&node, &sorted, Boundaries::All));
+    }
+}
+
+#[test]
 fn fast_split_search_agrees_with_the_slow_definition_on_small_data() {
     // Slow definition: try every threshold, fit each side's Mallows model by the EM median and
     // score (|T+| θ+ + |T-| θ-) / |T| with θ from the mean distance of the *completions*.
