@@ -26,9 +26,10 @@
 //! discordance as a running total updated by a dot product per moved ranking and by one term per
 //! swap of neighbouring labels in a side's Borda order (see [`MallowsSpread`]); the Borda order
 //! itself is repaired by insertion sort. With integer weights (the usual case, bootstrap counts
-//! included) the pair sums are integers and are kept in f32, exactly, when they stay below 2^24. Threshold rules: [`ThresholdRule::Best`] scores every
-//! boundary (LRT); `EqualWidth` / `EqualFrequency` score one fixed threshold per attribute
-//! (W-LRT / F-LRT of Aledo, Gámez & Molina). Nominal attributes split one value against the
+//! included) the pair sums are integers and are kept in f32, exactly, when they stay below 2^24.
+//! Threshold rules: [`ThresholdRule::Best`] scores every boundary (LRT); `EqualWidth` /
+//! `EqualFrequency` score one fixed threshold per attribute (W-LRT / F-LRT of Aledo, Gámez &
+//! Molina). Nominal attributes split one value against the
 //! rest. The tree grows its subtrees in parallel, each node with its own random stream, so the
 //! tree is the same for any number of threads.
 
