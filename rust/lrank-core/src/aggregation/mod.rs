@@ -68,6 +68,13 @@ impl BordaAccumulator {
         BordaAccumulator { scale: vote_scale(n_labels), sums: vec![0.0; n_labels] }
     }
 
+    /// Starts over with `n_labels` labels, keeping the buffer.
+    pub fn reset(&mut self, n_labels: usize) {
+        self.scale = vote_scale(n_labels);
+        self.sums.clear();
+        self.sums.resize(n_labels, 0.0);
+    }
+
     pub fn add(&mut self, row: &[i32], weight: f64) {
         add_scaled_votes(row, weight, self.scale, &mut self.sums);
     }

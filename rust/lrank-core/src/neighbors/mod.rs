@@ -27,7 +27,8 @@ use crate::features::{check_n_features, fill_values, FeatureMatrixView};
 use crate::training::checked_training_set;
 use crate::mallows::{mallows_centre, mallows_median, ThetaTable};
 use crate::plackett_luce::{fit_plackett_luce, ranking_probability};
-use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
+use crate::aggregation::BordaAccumulator;
+use crate::ranking::{n_present, ranking_from_scores, ranking_from_scores_into, RankMatrixView};
 use crate::rng::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -147,8 +148,22 @@ impl<T> PartialEq for Cached<T> {
 struct PredictScratch {
     query: Vec<f64>,
     search: SearchScratch,
+    aggregate: AggregateScratch,
+}
+
+/// Buffers of a neighbourhood's aggregation: the neighbours' rankings and weights, and the
+/// Borda votes and label order of complete neighbourhoods.
+struct AggregateScratch {
     ranks: Vec<i32>,
     weights: Vec<f64>,
+    borda: BordaAccumulator,
+    labels: Vec<usize>,
+}
+
+impl Default for AggregateScratch {
+    fn default() -> Self {
+        AggregateScratch { ranks: Vec::new(), weights: Vec::new(), borda: BordaAccumulator::new(0), labels: Vec::new() }
+    }
 }
 
 /// A prediction: the rank vector and the Mallows spread of the neighbourhood.
@@ -247,21 +262,25 @@ impl InstanceBasedModel {
     /// The prediction and confidence of the first `k` rows of a neighbourhood: Mallows centre and
     /// spread, or Plackett-Luce ranking and its probability.
     fn aggregate(&self, hood: &Neighbourhood, k: usize, confidence: bool) -> Result<(Vec<i32>, f64)> {
-        self.aggregate_nearest(&hood.nearest, k, confidence, &mut Vec::new(), &mut Vec::new())
+        let mut centre = vec![0; self.n_labels];
+        let confidence = self.aggregate_nearest(&hood.nearest, k, confidence, &mut AggregateScratch::default(), &mut centre)?;
+        Ok((centre, confidence))
     }
 
-    /// [`aggregate`](Self::aggregate) of `nearest` (nearest first), with buffers for the
-    /// neighbours' rankings and weights. Without `confidence` the confidence is NaN (not
+    /// [`aggregate`](Self::aggregate) of `nearest` (nearest first) into `centre`, with reused
+    /// buffers; returns the confidence. Without `confidence` the confidence is NaN (not
     /// computed).
     fn aggregate_nearest(
         &self,
         nearest: &[(f64, u32)],
         k: usize,
         confidence: bool,
-        ranks: &mut Vec<i32>,
-        weights: &mut Vec<f64>,
-    ) -> Result<(Vec<i32>, f64)> {
+        scratch: &mut AggregateScratch,
+        centre: &mut [i32],
+    ) -> Result<f64> {
         let m = self.n_labels;
+        let AggregateScratch { ranks, weights, borda, labels } = scratch;
+        let mut all_complete = true;
         let near = &nearest[..k.min(nearest.len())];
         if near.is_empty() {
             return Err(crate::error::invalid("no training row to take as a neighbour"));
@@ -272,6 +291,7 @@ impl InstanceBasedModel {
         for &(dist2, i) in near {
             let i = i as usize;
             let row = &self.y[i * m..(i + 1) * m];
+            all_complete &= n_present(row) == m;
             ranks.extend_from_slice(row);
             weights.push(match self.params.weighting {
                 NeighbourWeighting::Dudani => {
@@ -285,24 +305,44 @@ impl InstanceBasedModel {
             // Only when every weighted neighbour has sample weight 0: fall back to equal weights.
             weights.iter_mut().for_each(|w| *w = 1.0);
         }
+        let total_weight: f64 = weights.iter().sum();
         let view = RankMatrixView::from_valid(ranks, near.len(), m);
         match self.params.model {
             NeighbourhoodModel::Mallows if confidence => {
                 let fit = mallows_median(&view, Some(weights), self.params.max_iter)?;
+                centre.copy_from_slice(&fit.centre);
                 // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper
                 // than a Newton solve per row.
-                Ok((fit.centre, self.theta_table().theta(fit.mean_distance)))
+                Ok(self.theta_table().theta(fit.mean_distance))
             }
-            NeighbourhoodModel::Mallows => Ok((mallows_centre(&view, Some(weights), self.params.max_iter)?.centre, f64::NAN)),
+            NeighbourhoodModel::Mallows if all_complete && total_weight > 0.0 && total_weight.is_finite() => {
+                // Complete rankings are their own completions, so the EM centre is their
+                // weighted Borda ranking: computed here in reused buffers (the general EM
+                // allocates, which costs more than the votes on small neighbourhoods).
+                borda.reset(m);
+                for (row, &w) in view.rows().zip(weights.iter()) {
+                    borda.add(row, w);
+                }
+                ranking_from_scores_into(borda.scaled_scores(), labels, centre);
+                Ok(f64::NAN)
+            }
+            NeighbourhoodModel::Mallows => {
+                centre.copy_from_slice(&mallows_centre(&view, Some(weights), self.params.max_iter)?.centre);
+                Ok(f64::NAN)
+            }
             NeighbourhoodModel::PlackettLuce { tol } => {
                 let fit = match fit_plackett_luce(&view, Some(weights), self.params.max_iter, tol) {
                     Ok(fit) => fit,
                     // No neighbour ranks two labels: nothing to learn from, keep label order.
-                    Err(_) => return Ok(((1..=m as i32).collect(), 0.0)),
+                    Err(_) => {
+                        centre.iter_mut().zip(1..).for_each(|(c, r)| *c = r);
+                        return Ok(0.0);
+                    }
                 };
                 let ranking = ranking_from_scores(&fit.skills);
                 let probability = if confidence { ranking_probability(&ranking, &fit.skills) } else { f64::NAN };
-                Ok((ranking, probability))
+                centre.copy_from_slice(&ranking);
+                Ok(probability)
             }
         }
     }
@@ -381,15 +421,7 @@ impl InstanceBasedModel {
             |scratch, (i, (dst, t))| -> Result<()> {
                 self.normalise_into(x.row(i), &mut scratch.query);
                 index.nearest_into(&scratch.query, self.k, None, &mut scratch.search);
-                let (centre, row_confidence) = self.aggregate_nearest(
-                    &scratch.search.best,
-                    self.k,
-                    confidence,
-                    &mut scratch.ranks,
-                    &mut scratch.weights,
-                )?;
-                dst.copy_from_slice(&centre);
-                *t = row_confidence;
+                *t = self.aggregate_nearest(&scratch.search.best, self.k, confidence, &mut scratch.aggregate, dst)?;
                 Ok(())
             },
         )?;

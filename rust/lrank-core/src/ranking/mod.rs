@@ -116,11 +116,22 @@ pub fn ranks_of_order(order: &[usize], m: usize) -> Vec<i32> {
 
 /// Ranks labels by decreasing score; equal scores go to the lower label index first.
 pub fn ranking_from_scores(scores: &[f64]) -> Vec<i32> {
-    let mut labels: Vec<usize> = (0..scores.len()).collect();
+    let mut ranks = vec![0; scores.len()];
+    ranking_from_scores_into(scores, &mut Vec::new(), &mut ranks);
+    ranks
+}
+
+/// [`ranking_from_scores`] into `ranks` (as long as `scores`), with `labels` as a buffer (for
+/// callers that rank many small score vectors).
+pub fn ranking_from_scores_into(scores: &[f64], labels: &mut Vec<usize>, ranks: &mut [i32]) {
+    labels.clear();
+    labels.extend(0..scores.len());
     // Stable sort keeps lower indices first among ties; scores are finite sums of votes.
     // `+ 0.0` turns -0.0 into +0.0, which total_cmp would otherwise order below it.
     labels.sort_by(|&a, &b| (scores[b] + 0.0).total_cmp(&(scores[a] + 0.0)));
-    ranks_of_order(&labels, scores.len())
+    for (pos, &label) in labels.iter().enumerate() {
+        ranks[label] = pos as i32 + 1;
+    }
 }
 
 #[cfg(test)]
