@@ -199,7 +199,7 @@ impl ThetaTable {
 
     /// θ for the mean distance given as its share x = D / (m(m-1)/4) of the largest mean
     /// distance (saves the division when the caller has x at hand).
-    #[inline]
+    #[inline(always)]
     pub fn theta_of_share(&self, x: f64) -> f64 {
         if x.is_nan() {
             return f64::NAN;
