@@ -165,8 +165,8 @@ impl ThetaTable {
                 let t = j as f64 / Self::KNOTS as f64;
                 let x = base * (1.0 + t);
                 let d = self.max_distance * x;
-                let theta = if x >= 1.0 {
-                    0.0
+                let (theta, var) = if x >= 1.0 {
+                    (0.0, moments(0.0, m).1)
                 } else {
                     previous
                         .map(|(theta, slope)| {
@@ -174,10 +174,13 @@ impl ThetaTable {
                             if guess > 0.0 { guess } else { theta }
                         })
                         .and_then(|start| newton_from(d, m, start))
-                        .unwrap_or_else(|| theta_mle(d, m))
+                        .unwrap_or_else(|| {
+                            let theta = theta_mle(d, m);
+                            (theta, moments(theta, m).1)
+                        })
                 };
-                // dθ/dt = dθ/dD · dD/dt = (-1 / Var(θ)) · Dmax · base.
-                let var = moments(theta, m).1;
+                // dθ/dt = dθ/dD · dD/dt = (-1 / Var(θ)) · Dmax · base (Var from Newton's last
+                // point, within 1e-9 θ of θ: ample for a slope).
                 let slope = if var > 0.0 { -self.max_distance * base / var } else { 0.0 };
                 if theta > 0.0 {
                     previous = Some((theta, slope));
@@ -232,9 +235,12 @@ impl ThetaTable {
     }
 }
 
-/// Newton's method for E(θ) = `mean` from a nearby `start` (> 0); `None` if it does not settle
-/// within a few steps (the caller then falls back to [`theta_mle`]).
-fn newton_from(mean: f64, m: usize, start: f64) -> Option<f64> {
+/// Newton's method for E(θ) = `mean` from a nearby `start` (> 0): θ and Var at the last point
+/// evaluated; `None` if it does not settle within a few steps (the caller then falls back to
+/// [`theta_mle`]). Newton converges quadratically here (E is smooth and strictly monotone), so
+/// once a step is below 1e-9 θ the next one would be of order 1e-18 θ: the iteration stops
+/// there, one evaluation earlier than a test on a negligible step would.
+fn newton_from(mean: f64, m: usize, start: f64) -> Option<(f64, f64)> {
     let mut theta = start;
     for _ in 0..20 {
         let (e, var) = moments(theta, m);
@@ -243,8 +249,8 @@ fn newton_from(mean: f64, m: usize, start: f64) -> Option<f64> {
         }
         // Never more than halve θ in one step (E is convex, so a step from the right overshoots).
         let next = (theta + (e - mean) / var).max(0.5 * theta);
-        if (next - theta).abs() <= 1e-14 * next {
-            return Some(next);
+        if (next - theta).abs() <= 1e-9 * next {
+            return Some((next, var));
         }
         theta = next;
     }
