@@ -116,7 +116,7 @@ fn pair_index(a: usize, b: usize, m: usize) -> usize {
 /// One side of a candidate split during the sweep: Borda scores and the Borda centre (kept
 /// sorted incrementally) with its sign vector. Its pair vector D lives beside it (the right
 /// side's is the node's minus the left side's).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Side {
     /// Scaled Borda votes per label.
     scores: Vec<f64>,
@@ -134,14 +134,28 @@ struct Side {
 
 impl Side {
     fn empty(m: usize) -> Self {
-        Side {
-            scores: vec![0.0; m],
-            observed: 0.0,
-            weight: 0.0,
-            order: (0..m).collect(),
-            centre: vec![1.0; m * m.saturating_sub(1) / 2],
-            disc: 0.0,
-        }
+        let mut side = Side::default();
+        side.clear(m);
+        side
+    }
+
+    /// Makes this the empty side of `m` labels, keeping the buffers.
+    fn clear(&mut self, m: usize) {
+        self.scores.clear();
+        self.scores.resize(m, 0.0);
+        self.order.clear();
+        self.order.extend(0..m);
+        self.centre.clear();
+        self.centre.resize(m * m.saturating_sub(1) / 2, 1.0);
+        (self.observed, self.weight, self.disc) = (0.0, 0.0, 0.0);
+    }
+
+    /// Makes this a copy of `other`, keeping the buffers.
+    fn copy_from(&mut self, other: &Side) {
+        self.scores.clone_from(&other.scores);
+        self.order.clone_from(&other.order);
+        self.centre.clone_from(&other.centre);
+        (self.observed, self.weight, self.disc) = (other.observed, other.weight, other.disc);
     }
 
     /// Restores `order` after score changes by insertion sort (scores change little between
@@ -295,6 +309,27 @@ impl MallowsSpread {
     }
 }
 
+/// Buffers of one thread's sweeps: a node's features are swept one after another, and in a
+/// deep tree most nodes are small, where fresh vectors per sweep would cost as much as the
+/// sweep itself.
+#[derive(Default)]
+struct SweepBuffers {
+    left: Side,
+    right: Side,
+    sums: PairSumBuffers,
+}
+
+/// The left side's and the node's pair sums, in either number type.
+#[derive(Default)]
+struct PairSumBuffers {
+    f32: [Vec<f32>; 2],
+    f64: [Vec<f64>; 2],
+}
+
+thread_local! {
+    static SWEEP_BUFFERS: std::cell::RefCell<SweepBuffers> = std::cell::RefCell::default();
+}
+
 /// A node as the criterion sees it: its side (centre, discordance) and pair vector D.
 pub struct MallowsNode {
     side: Side,
@@ -310,6 +345,8 @@ trait SweepSum:
     Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::AddAssign
 {
     const ZERO: Self;
+    /// This type's buffers among a thread's pair-sum buffers.
+    fn buffers(b: &mut PairSumBuffers) -> &mut [Vec<Self>; 2];
     fn from_sign(x: f32) -> Self;
     fn from_f64(x: f64) -> Self;
     fn to_f64(self) -> f64;
@@ -317,6 +354,9 @@ trait SweepSum:
 
 impl SweepSum for f32 {
     const ZERO: Self = 0.0;
+    fn buffers(b: &mut PairSumBuffers) -> &mut [Vec<Self>; 2] {
+        &mut b.f32
+    }
     #[inline]
     fn from_sign(x: f32) -> Self {
         x
@@ -333,6 +373,9 @@ impl SweepSum for f32 {
 
 impl SweepSum for f64 {
     const ZERO: Self = 0.0;
+    fn buffers(b: &mut PairSumBuffers) -> &mut [Vec<Self>; 2] {
+        &mut b.f64
+    }
     #[inline]
     fn from_sign(x: f32) -> Self {
         f64::from(x)
@@ -374,17 +417,36 @@ impl SplitCriterion for MallowsSpread {
 impl MallowsSpread {
     /// [`SplitCriterion::best_boundary`], with the pair sums in `S`.
     fn sweep<S: SweepSum>(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)> {
+        SWEEP_BUFFERS
+            .try_with(|cell| match cell.try_borrow_mut() {
+                Ok(mut buffers) => self.sweep_in::<S>(node, sorted, boundaries, &mut buffers),
+                Err(_) => self.sweep_in::<S>(node, sorted, boundaries, &mut SweepBuffers::default()),
+            })
+            .unwrap_or_else(|_| self.sweep_in::<S>(node, sorted, boundaries, &mut SweepBuffers::default()))
+    }
+
+    fn sweep_in<S: SweepSum>(
+        &self,
+        node: &MallowsNode,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        buffers: &mut SweepBuffers,
+    ) -> Option<(usize, f64)> {
         let m = self.m;
         // Moving a ranking left only adds to the left side's Borda scores, pair vector and
         // weights; the right side's are the node's minus those, and both discordances follow
         // from the pair vectors (disc = (observed - D·c) / 2), so they are computed only where
         // a boundary is scored. All these sums hold integers (integer-scaled votes, ±1 signs),
         // so with integer weights they are exact whatever the order of the additions.
-        let mut left = Side::empty(m);
-        let mut left_sums = vec![S::ZERO; self.n_pair_slots()];
-        let mut right = node.side.clone();
+        let SweepBuffers { left, right, sums } = buffers;
+        left.clear(m);
+        right.copy_from(&node.side);
+        let [left_sums, total_sums] = S::buffers(sums);
+        left_sums.clear();
+        left_sums.resize(self.n_pair_slots(), S::ZERO);
+        total_sums.clear();
+        total_sums.extend(node.pair_sums.iter().map(|&t| S::from_f64(t)));
         let node_scores = &node.side.scores;
-        let total_sums: Vec<S> = node.pair_sums.iter().map(|&t| S::from_f64(t)).collect();
         let total = node.side.weight;
         let total_observed = node.side.observed;
         let mut best: Option<(usize, f64)> = None;
