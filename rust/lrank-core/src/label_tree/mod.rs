@@ -469,7 +469,7 @@ impl MallowsSpread {
                 }
                 left.sort_order();
                 right.sort_order();
-                let (left_agree, right_agree) = agreements(&left_sums, &total_sums, &left.centre, &right.centre);
+                let (left_agree, right_agree) = agreements(left_sums, total_sums, &left.centre, &right.centre);
                 right.observed = total_observed - left.observed;
                 left.disc = ((left.observed - left_agree) / 2.0).max(0.0);
                 right.disc = ((right.observed - right_agree) / 2.0).max(0.0);

@@ -340,6 +340,10 @@ struct Scratch {
     reordered: Vec<SortedSample>,
     right_samples: Vec<u32>,
     right_weights: Vec<f64>,
+    /// Presorted mode: which samples of the node go left (indexed by sample), and a copy of
+    /// the node's orders while they are partitioned.
+    goes_left: Vec<bool>,
+    orders_copy: Vec<u32>,
     /// The feature permutation. Stream mode keeps it from node to node (the Fisher-Yates draws
     /// of a node start from the previous node's order); per-node mode resets it in every node.
     features: Vec<usize>,
@@ -367,6 +371,29 @@ struct Grower<'a, C: SplitCriterion, F: LeafFitter> {
     params: &'a GrowParams,
     /// Start every node's feature permutation from the identity (per-node mode).
     reset_features: bool,
+    /// Presorted mode: each sample's weight, indexed by sample (empty otherwise).
+    weight_of: Vec<f64>,
+}
+
+/// Presorted mode, used when a tree scores every feature in every node and each sample occurs
+/// once: a node carries, per feature, its samples in the order that sorting them would give
+/// (rank, then position in the node), `d` blocks of the node's size. A split partitions each
+/// block stably, which keeps the order, so no node sorts: the split search then only reads
+/// values. Same trees as sorting in every node.
+type Orders<'a> = Option<&'a mut [u32]>;
+
+/// The root's [`Orders`]: for each feature, `samples` ordered by (rank, position).
+fn root_orders(x: &TrainingFeatures, samples: &[u32]) -> Vec<u32> {
+    let n = samples.len();
+    let mut orders = Vec::with_capacity(n * x.n_features());
+    let (mut keys, mut radix) = (Vec::with_capacity(n), Vec::new());
+    for f in 0..x.n_features() {
+        keys.clear();
+        keys.extend(samples.iter().enumerate().map(|(pos, &s)| ((x.rank(s as usize, f) as u64) << 32) | pos as u64));
+        sort_keys(&mut keys, &mut radix, x.rank_bits[f]);
+        orders.extend(keys.iter().map(|&k| samples[(k & 0xFFFF_FFFF) as usize]));
+    }
+    orders
 }
 
 /// Grows one tree on `samples` with `weights` (parallel arrays; `x` must hold no NaN), drawing
@@ -403,7 +430,8 @@ pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
     rng: &mut Rng,
     randomness: TreeRandomness,
 ) -> Tree<F::Leaf> {
-    let grower = Grower { x, criterion, leaf_fitter, params, reset_features: randomness == TreeRandomness::PerNode };
+    let grower =
+        Grower { x, criterion, leaf_fitter, params, reset_features: randomness == TreeRandomness::PerNode, weight_of: Vec::new() };
     let mut scratch = Scratch::default();
     match randomness {
         TreeRandomness::Stream => {
@@ -411,7 +439,7 @@ pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
             grower.grow_in_stream(0, &mut samples, &mut weights, 0, None, rng, &mut scratch, &mut tree);
             tree
         }
-        TreeRandomness::PerNode => grower.grow_per_node(&mut samples, &mut weights, 0, None, rng.next_u64(), &mut scratch),
+        TreeRandomness::PerNode => grower.grow_from_root(&mut samples, &mut weights, rng.next_u64(), true),
     }
 }
 
@@ -431,6 +459,7 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         &self,
         samples: &mut [u32],
         weights: &mut [f64],
+        orders: Orders<'_>,
         depth: usize,
         parent: Option<&F::Leaf>,
         rng: &mut Rng,
@@ -450,7 +479,9 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
                 if features.len() != x.n_features() || self.reset_features {
                     features = (0..x.n_features()).collect();
                 }
-                let split = find_split(x, samples, weights, self.criterion, &stats, params, &mut features, scratch, rng);
+                let presorted = orders.as_deref().map(|o| (o, self.weight_of.as_slice()));
+                let split =
+                    find_split(x, samples, weights, presorted, self.criterion, &stats, params, &mut features, scratch, rng);
                 scratch.features = features;
                 split
             }
@@ -471,8 +502,15 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         right_s.clear();
         right_w.clear();
         let mut n_left = 0;
+        if orders.is_some() && scratch.goes_left.len() < x.n_rows {
+            scratch.goes_left.resize(x.n_rows, false);
+        }
         for k in 0..samples.len() {
-            if choice.goes_left(x, samples[k] as usize) {
+            let left = choice.goes_left(x, samples[k] as usize);
+            if orders.is_some() {
+                scratch.goes_left[samples[k] as usize] = left;
+            }
+            if left {
                 samples[n_left] = samples[k];
                 weights[n_left] = weights[k];
                 n_left += 1;
@@ -483,6 +521,27 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         }
         samples[n_left..].copy_from_slice(right_s);
         weights[n_left..].copy_from_slice(right_w);
+        if let Some(orders) = orders {
+            // Each feature's block, partitioned stably: the left parts first (d blocks of
+            // n_left), then the right parts.
+            let (n, d) = (samples.len(), x.n_features());
+            let n_right = n - n_left;
+            let copy = &mut scratch.orders_copy;
+            copy.clear();
+            copy.extend_from_slice(orders);
+            for f in 0..d {
+                let (mut l, mut r) = (f * n_left, d * n_left + f * n_right);
+                for &s in &copy[f * n..(f + 1) * n] {
+                    if scratch.goes_left[s as usize] {
+                        orders[l] = s;
+                        l += 1;
+                    } else {
+                        orders[r] = s;
+                        r += 1;
+                    }
+                }
+            }
+        }
         NodeOutcome::Split(choice, n_left, model)
     }
 
@@ -500,7 +559,7 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         scratch: &mut Scratch,
         tree: &mut Tree<F::Leaf>,
     ) {
-        match self.decide(samples, weights, depth, parent, rng, scratch) {
+        match self.decide(samples, weights, None, depth, parent, rng, scratch) {
             NodeOutcome::Leaf(leaf) => {
                 tree.nodes[node] = Node::Leaf { leaf: tree.leaves.len() as u32 };
                 tree.leaves.push(leaf);
@@ -518,33 +577,61 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         }
     }
 
+    /// Per-node mode from the root, presorted (when asked and possible: every feature scored,
+    /// each sample once) or sorting in every node; the tree is the same.
+    fn grow_from_root(mut self, samples: &mut [u32], weights: &mut [f64], seed: u64, presort: bool) -> Tree<F::Leaf> {
+        let mut orders = None;
+        if presort && self.params.max_features >= self.x.n_features() {
+            let mut weight_of = vec![f64::NAN; self.x.n_rows];
+            let unique = samples.iter().zip(weights.iter()).all(|(&s, &w)| {
+                let seen = !weight_of[s as usize].is_nan();
+                weight_of[s as usize] = w;
+                !seen
+            });
+            if unique {
+                self.weight_of = weight_of;
+                orders = Some(root_orders(self.x, samples));
+            }
+        }
+        self.grow_per_node(samples, weights, orders.as_deref_mut(), 0, None, seed, &mut Scratch::default())
+    }
+
     /// Per-node mode: the subtree of a node as a tree of its own (root first, then the left
     /// subtree, then the right one); the two subtrees of a large node grow in parallel.
+    #[allow(clippy::too_many_arguments)]
     fn grow_per_node(
         &self,
         samples: &mut [u32],
         weights: &mut [f64],
+        mut orders: Orders<'_>,
         depth: usize,
         parent: Option<&F::Leaf>,
         seed: u64,
         scratch: &mut Scratch,
     ) -> Tree<F::Leaf> {
         let mut rng = Rng::new(seed);
-        match self.decide(samples, weights, depth, parent, &mut rng, scratch) {
+        match self.decide(samples, weights, orders.as_deref_mut(), depth, parent, &mut rng, scratch) {
             NodeOutcome::Leaf(leaf) => Tree { nodes: vec![Node::Leaf { leaf: 0 }], leaves: vec![leaf] },
             NodeOutcome::Split(choice, n_left, model) => {
                 let (ls, rs) = samples.split_at_mut(n_left);
                 let (lw, rw) = weights.split_at_mut(n_left);
+                let (lo, ro) = match orders {
+                    Some(o) => {
+                        let (lo, ro) = o.split_at_mut(n_left * self.x.n_features());
+                        (Some(lo), Some(ro))
+                    }
+                    None => (None, None),
+                };
                 let (left_seed, right_seed) = (child_seed(seed, 0), child_seed(seed, 1));
                 let parallel = ls.len().min(rs.len()) >= PARALLEL_SUBTREE_SIZE && rayon::current_num_threads() > 1;
                 let (left, right) = if parallel {
                     rayon::join(
-                        || self.grow_per_node(ls, lw, depth + 1, model.as_ref(), left_seed, &mut Scratch::default()),
-                        || self.grow_per_node(rs, rw, depth + 1, model.as_ref(), right_seed, &mut Scratch::default()),
+                        || self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_seed, &mut Scratch::default()),
+                        || self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_seed, &mut Scratch::default()),
                     )
                 } else {
-                    let left = self.grow_per_node(ls, lw, depth + 1, model.as_ref(), left_seed, scratch);
-                    (left, self.grow_per_node(rs, rw, depth + 1, model.as_ref(), right_seed, scratch))
+                    let left = self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_seed, scratch);
+                    (left, self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_seed, scratch))
                 };
                 join_subtrees(choice, left, right)
             }
@@ -640,6 +727,7 @@ fn find_split<C: SplitCriterion>(
     x: &TrainingFeatures,
     samples: &[u32],
     weights: &[f64],
+    presorted: Option<(&[u32], &[f64])>,
     criterion: &C,
     stats: &C::NodeStats,
     params: &GrowParams,
@@ -659,7 +747,9 @@ fn find_split<C: SplitCriterion>(
         }
         let scored: Vec<Option<(f64, SplitChoice)>> = features
             .par_iter()
-            .map_init(Scratch::default, |scratch, &f| score_feature(x, samples, weights, criterion, stats, params, f, scratch).flatten())
+            .map_init(Scratch::default, |scratch, &f| {
+                score_feature(x, samples, weights, presorted, criterion, stats, params, f, scratch).flatten()
+            })
             .collect();
         for (score, choice) in scored.into_iter().flatten() {
             if best.is_none_or(|(b, _)| score > b) {
@@ -676,7 +766,7 @@ fn find_split<C: SplitCriterion>(
         // Lazy Fisher-Yates: position k receives a uniformly drawn not-yet-visited feature.
         let j = k + rng.below(d - k);
         features.swap(k, j);
-        let Some(result) = score_feature(x, samples, weights, criterion, stats, params, features[k], scratch) else {
+        let Some(result) = score_feature(x, samples, weights, presorted, criterion, stats, params, features[k], scratch) else {
             continue; // constant in this node
         };
         n_scored += 1;
@@ -696,6 +786,7 @@ fn score_feature<C: SplitCriterion>(
     x: &TrainingFeatures,
     samples: &[u32],
     weights: &[f64],
+    presorted: Option<(&[u32], &[f64])>,
     criterion: &C,
     stats: &C::NodeStats,
     params: &GrowParams,
@@ -703,19 +794,28 @@ fn score_feature<C: SplitCriterion>(
     scratch: &mut Scratch,
 ) -> Option<Option<(f64, SplitChoice)>> {
     let Scratch { keys, radix, sorted, reordered, .. } = scratch;
-    // Key: the value's rank, then the sample's position in the node (a total order).
-    keys.clear();
-    keys.extend(samples.iter().enumerate().map(|(pos, &s)| ((x.rank(s as usize, f) as u64) << 32) | pos as u64));
-    sort_keys(keys, radix, x.rank_bits[f]);
-    if keys.first()? >> 32 == keys.last()? >> 32 {
-        return None; // constant in this node
-    }
     sorted.clear();
-    sorted.extend(keys.iter().map(|&k| {
-        let pos = (k & 0xFFFF_FFFF) as usize;
-        let s = samples[pos];
-        SortedSample { value: x.value(s as usize, f), sample: s, weight: weights[pos] }
-    }));
+    if let Some((orders, weight_of)) = presorted {
+        let n = samples.len();
+        let order = &orders[f * n..(f + 1) * n];
+        if x.rank(*order.first()? as usize, f) == x.rank(*order.last()? as usize, f) {
+            return None; // constant in this node
+        }
+        sorted.extend(order.iter().map(|&s| SortedSample { value: x.value(s as usize, f), sample: s, weight: weight_of[s as usize] }));
+    } else {
+        // Key: the value's rank, then the sample's position in the node (a total order).
+        keys.clear();
+        keys.extend(samples.iter().enumerate().map(|(pos, &s)| ((x.rank(s as usize, f) as u64) << 32) | pos as u64));
+        sort_keys(keys, radix, x.rank_bits[f]);
+        if keys.first()? >> 32 == keys.last()? >> 32 {
+            return None; // constant in this node
+        }
+        sorted.extend(keys.iter().map(|&k| {
+            let pos = (k & 0xFFFF_FFFF) as usize;
+            let s = samples[pos];
+            SortedSample { value: x.value(s as usize, f), sample: s, weight: weights[pos] }
+        }));
+    }
     if x.kinds[f] == FeatureKind::Nominal {
         return Some(best_category(criterion, stats, sorted, reordered, f));
     }
@@ -843,6 +943,47 @@ mod tests {
             assert_eq!(tree.depth(), max_depth);
             let total: f64 = tree.leaves.iter().sum();
             assert_eq!(total, 64.0);
+        }
+    }
+
+    #[test]
+    fn presorted_nodes_grow_the_tree_that_sorting_in_every_node_grows() {
+        // Ties, a nominal feature, shuffled samples (ties go by position in the node), integer
+        // weights, and nodes large enough to grow their subtrees in parallel.
+        let mut rng = Rng::new(17);
+        for (n, d) in [(40usize, 3usize), (300, 4), (3000, 3)] {
+            let mut xs = vec![0.0; n * d];
+            for i in 0..n {
+                xs[i * d] = rng.below(n / 4 + 1) as f64;
+                xs[i * d + 1] = rng.uniform();
+                xs[i * d + 2] = rng.below(3) as f64;
+                for f in 3..d {
+                    xs[i * d + f] = rng.below(5) as f64;
+                }
+            }
+            let classes: Vec<u32> = (0..n).map(|i| ((xs[i * d] + 3.0 * xs[i * d + 1]) as u32 + rng.below(2) as u32) % 3).collect();
+            let mut kinds = vec![FeatureKind::Numeric; d];
+            kinds[2] = FeatureKind::Nominal;
+            let x = FeatureMatrixView::new(&xs, n, d).unwrap().with_kinds(Some(&kinds)).unwrap();
+            let features = TrainingFeatures::new(&x);
+            let crit = ClassEntropy::new(&classes, 3, 1e-9);
+            let mut samples: Vec<u32> = (0..n as u32).filter(|_| rng.below(10) > 0).collect();
+            for i in (1..samples.len()).rev() {
+                samples.swap(i, rng.below(i + 1));
+            }
+            let weights: Vec<f64> = samples.iter().map(|_| 1.0 + rng.below(3) as f64).collect();
+            for rule in [ThresholdRule::Best, ThresholdRule::EqualFrequency] {
+                let params = GrowParams { max_depth: None, max_features: d, min_weight_split: 2.0, threshold_rule: rule };
+                let grow = |presort: bool| {
+                    let grower =
+                        Grower { x: &features, criterion: &crit, leaf_fitter: &CountLeaf, params: &params, reset_features: true, weight_of: Vec::new() };
+                    grower.grow_from_root(&mut samples.clone(), &mut weights.clone(), 5, presort)
+                };
+                let (sorting, presorted) = (grow(false), grow(true));
+                assert!(sorting.nodes.len() > 3, "n={n}: a tree worth comparing");
+                assert_eq!(sorting.nodes, presorted.nodes, "n={n} {rule:?}");
+                assert_eq!(sorting.leaves, presorted.leaves, "n={n} {rule:?}");
+            }
         }
     }
 
