@@ -161,7 +161,7 @@ impl Side {
     /// Restores `order` after score changes by insertion sort (scores change little between
     /// neighbouring thresholds, so this is O(m) plus one step per adjacent swap), flipping the
     /// centre's sign of each swapped pair.
-    #[inline]
+    #[inline(always)]
     fn sort_order(&mut self) {
         let m = self.order.len();
         for i in 1..m {
