@@ -13,6 +13,11 @@
 //! unsupervised rule ([`ThresholdRule::EqualWidth`], [`ThresholdRule::EqualFrequency`], via
 //! [`crate::discretisation`]). A nominal feature splits one value against the rest, `x == value`
 //! going left (beyond the papers, which have numeric attributes only).
+//!
+//! A node's samples are sorted per feature by integer ranks computed once per fit. A single tree
+//! that scores every feature in every node, each sample once (LRT), sorts only at the root:
+//! its nodes carry their samples in every feature's order, and a split partitions those orders
+//! stably (same trees, less work).
 
 mod criterion;
 
