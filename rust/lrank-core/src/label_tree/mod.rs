@@ -10,11 +10,11 @@
 //! up to the root.
 //!
 //! Split search (fast, O(m^2) per threshold): sweeping a sorted attribute, each side keeps its
-//! generalized Borda votes and its pairwise-preference counts C[a][b] (weight of rankings that
+//! generalized Borda votes and its pairwise-preference counts `C[a][b]` (weight of rankings that
 //! put a before b). A side's centre is its Borda ranking (not the EM median), and its θ is the
 //! MLE for the mean Kendall distance computed from the pairwise counts:
-//! disc = Σ over pairs ordered a before b by the centre of C[b][a], obs = Σ over pairs of
-//! C[a][b] + C[b][a], mean distance = (disc + 1/2) / (obs + 1) · m(m-1)/2. For complete
+//! disc = Σ over pairs ordered a before b by the centre of `C[b][a]`, obs = Σ over pairs of
+//! `C[a][b] + C[b][a]`, mean distance = (disc + 1/2) / (obs + 1) · m(m-1)/2. For complete
 //! rankings and without the pseudo-pair this is exactly the mean Kendall distance to the Borda
 //! centre; for incomplete rankings it is the pooled share of discordant observed pairs scaled to
 //! m(m-1)/2 pairs (each ranking weighs by the pairs it contains). The pseudo-pair (half
@@ -92,8 +92,8 @@ pub struct LabelTreeModel {
 /// a < b are numbered p = 0..P, P = m(m-1)/2. Each ranking is a sign vector u over pairs: +1
 /// if it puts a before b, -1 if b before a, 0 if it lacks either. A centre is a sign vector c
 /// (all entries ±1). The ranking's discordant pairs with the centre are (|u|_1 - u·c) / 2, a
-/// dot product; and a side's pairwise information is the vector D = Σ w u (D_p = C[a][b] -
-/// C[b][a]), which is all a swap of two neighbouring labels in the centre needs.
+/// dot product; and a side's pairwise information is the vector D = Σ w u (`D_p = C[a][b] -
+/// C[b][a]`), which is all a swap of two neighbouring labels in the centre needs.
 pub struct MallowsSpread {
     m: usize,
     /// Per sample, its generalized Borda votes scaled to integers (n x m, row-major), so that

@@ -4,7 +4,7 @@
 //!
 //! Under Mallows(π, θ) a ranking σ of m labels has probability proportional to exp(-θ d_K(σ, π)).
 //!
-//! - [`expected_kendall_distance`] / [`theta_mle`]: E_θ[d_K] and its inverse, the MLE of θ from
+//! - [`expected_kendall_distance`] / [`theta_mle`]: `E_θ[d_K]` and its inverse, the MLE of θ from
 //!   the mean distance to the centre (bracketing by doubling, then bisection; D = 0 gives
 //!   `f64::INFINITY`, D >= m(m-1)/4 gives 0). Details in the `theta` sub-module docs.
 //! - [`optimal_insertion`]: the completion of an incomplete ranking closest to a centre
