@@ -192,22 +192,29 @@ impl KdIndex {
         // Split the numeric dimension of largest variance at its median. (The largest range
         // follows single outliers; on the KEBI sets the variance gives cells that prune better.)
         let n_points = (end - start) as f64;
+        // One pass over the node's rows for all features at once (row-major points: a pass per
+        // feature would read every row d times), shifted by the first row against cancellation
+        // (the variance only ranks the dimensions; the search is exact whatever the splits).
+        let shift = &points[self.order[start] as usize * d..(self.order[start] as usize + 1) * d];
+        let (mut lo, mut hi) = (vec![f64::INFINITY; d], vec![f64::NEG_INFINITY; d]);
+        let (mut sum, mut squares) = (vec![0.0; d], vec![0.0; d]);
+        for &r in &self.order[start..end] {
+            let row = &points[r as usize * d..(r as usize + 1) * d];
+            let columns = lo.iter_mut().zip(hi.iter_mut()).zip(sum.iter_mut()).zip(squares.iter_mut());
+            for ((((lo, hi), sum), squares), (&v, &s)) in columns.zip(row.iter().zip(shift)) {
+                // Comparisons rather than f64::min/max: no NaN here, and they vectorise.
+                *lo = if v < *lo { v } else { *lo };
+                *hi = if v > *hi { v } else { *hi };
+                *sum += v - s;
+                *squares += (v - s) * (v - s);
+            }
+        }
         let mut best: Option<(usize, f64)> = None;
         for f in (0..d).filter(|&f| !self.nominal[f]) {
-            // One pass, shifted by the first value against cancellation (the variance only
-            // ranks the dimensions; the search is exact whatever the splits).
-            let shift = points[self.order[start] as usize * d + f];
-            let (mut lo, mut hi, mut sum, mut squares) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0);
-            for &r in &self.order[start..end] {
-                let v = points[r as usize * d + f];
-                (lo, hi) = (lo.min(v), hi.max(v));
-                sum += v - shift;
-                squares += (v - shift) * (v - shift);
-            }
-            if hi <= lo {
+            if hi[f] <= lo[f] {
                 continue; // constant in this node
             }
-            let variance = squares / n_points - (sum / n_points) * (sum / n_points);
+            let variance = squares[f] / n_points - (sum[f] / n_points) * (sum[f] / n_points);
             if best.is_none_or(|(_, b)| variance > b) {
                 best = Some((f, variance));
             }
