@@ -22,16 +22,17 @@
 //! always win; its pull vanishes as sides grow. θ comes from [`ThetaTable`] (the MLE to within
 //! 1e-8), not from a Newton solve per threshold.
 //!
-//! How the sweep stays cheap: the counts are kept as one signed sum per label pair, and the
-//! discordance as a running total updated by a dot product per moved ranking and by one term per
-//! swap of neighbouring labels in a side's Borda order (see [`MallowsSpread`]); the Borda order
-//! itself is repaired by insertion sort. With integer weights (the usual case, bootstrap counts
-//! included) the pair sums are integers and are kept in f32, exactly, when they stay below 2^24.
-//! Threshold rules: [`ThresholdRule::Best`] scores every boundary (LRT); `EqualWidth` /
-//! `EqualFrequency` score one fixed threshold per attribute (W-LRT / F-LRT of Aledo, Gámez &
-//! Molina). Nominal attributes split one value against the
-//! rest. The tree grows its subtrees in parallel, each node with its own random stream, so the
-//! tree is the same for any number of threads.
+//! How the sweep stays cheap: the counts are kept as one signed sum per label pair; a moved
+//! ranking only adds to the left side's sums (the right side's are the node's minus those), and
+//! at a scored boundary each side's discordance follows from its pair vector by one dot product
+//! with its centre (see [`MallowsSpread`]). A side's Borda order is repaired by insertion sort,
+//! flipping the centre's sign of each swapped pair. With integer weights (the usual case,
+//! bootstrap counts included) the pair sums are integers and are kept in f32, exactly, when they
+//! stay below 2^24. Threshold rules: [`ThresholdRule::Best`] scores every boundary (LRT);
+//! `EqualWidth` / `EqualFrequency` score one fixed threshold per attribute (W-LRT / F-LRT of
+//! Aledo, Gámez & Molina). Nominal attributes split one value against the rest. The tree grows
+//! its subtrees in parallel, each node with its own random stream, so the tree is the same for
+//! any number of threads.
 
 use crate::aggregation::BordaAccumulator;
 use crate::error::Result;

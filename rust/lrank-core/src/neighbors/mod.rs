@@ -166,7 +166,7 @@ impl Default for AggregateScratch {
     }
 }
 
-/// A prediction: the rank vector and the Mallows spread of the neighbourhood.
+/// The nearest training rows to a query.
 struct Neighbourhood {
     /// (squared distance, training row), nearest first.
     nearest: Vec<(f64, u32)>,
