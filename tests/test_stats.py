@@ -16,6 +16,7 @@ from lrank.errors import InvalidInputError
 from lrank.stats import (
     average_ranks,
     bonferroni_dunn_q,
+    corrected_resampled_t_test,
     critical_difference,
     friedman_test,
     holm_test,
@@ -35,6 +36,8 @@ from lrank.stats.distributions import (
     signed_rank_sum_pmf,
     studentized_range_cdf,
     studentized_range_ppf,
+    t_ppf,
+    t_sf,
 )
 
 # Demšar (2006), Tables 2 and 6: AUC of C4.5, C4.5+m, C4.5+cf and C4.5+m+cf on 14 data sets.
@@ -299,3 +302,52 @@ def test_the_statistics_need_no_scipy_at_run_time():
     code = "import sys, lrank.stats; lrank.stats.nemenyi_q(5); assert 'scipy' not in sys.modules, 'scipy imported'"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_student_t_against_scipy_over_a_grid():
+    for df in [1, 2, 3, 9, 49, 200, 5000]:
+        for x in [-40.0, -3.0, -1.0, 0.0, 0.3, 1.0, 2.01, 4.0, 12.0, 300.0]:
+            assert t_sf(x, df) == pytest.approx(sps.t.sf(x, df), rel=1e-9, abs=1e-300)
+        for p in [1e-8, 0.001, 0.025, 0.3, 0.5, 0.8, 0.975, 0.995, 1 - 1e-8]:
+            assert t_ppf(p, df) == pytest.approx(sps.t.ppf(p, df), rel=1e-9, abs=1e-12)
+    assert t_ppf(0.0, 4) == -math.inf and t_ppf(1.0, 4) == math.inf
+    assert t_sf(math.inf, 4) == 0.0 and t_sf(-math.inf, 4) == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 60), st.integers(0, 2**32 - 1))
+def test_corrected_t_test_without_correction_is_the_paired_t_test(n, seed):
+    d = np.random.default_rng(seed).normal(0.01, 0.02, size=n)
+    res = corrected_resampled_t_test(d, 0.0)
+    ref = sps.ttest_1samp(d, 0.0)
+    assert res.t == pytest.approx(ref.statistic, rel=1e-10)
+    assert res.p_value == pytest.approx(ref.pvalue, rel=1e-8, abs=1e-300)
+    low, high = ref.confidence_interval(0.95)
+    assert (res.ci_low, res.ci_high) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+
+
+def test_corrected_t_test_widens_the_interval_for_overlapping_training_sets():
+    d = np.array([0.03, 0.02, -0.02, 0.015, -0.01, 0.012, 0.008, 0.02, -0.012, 0.025] * 5)
+    naive = corrected_resampled_t_test(d, 0.0)
+    corrected = corrected_resampled_t_test(d, 1 / 9)
+    # (1/J + 1/9) / (1/J) = 1 + 50/9: the standard error grows by its square root.
+    factor = math.sqrt(1 + 50 / 9)
+    assert corrected.t == pytest.approx(naive.t / factor, rel=1e-12)
+    assert corrected.ci_high - corrected.ci_low == pytest.approx((naive.ci_high - naive.ci_low) * factor, rel=1e-10)
+    assert naive.verdict == "better" and corrected.verdict == "equal" and corrected.p_value > 0.05
+    assert corrected_resampled_t_test(-d, 0.0).verdict == "worse"
+
+
+def test_corrected_t_test_degenerate_and_bad_input():
+    same = corrected_resampled_t_test([0.01] * 5, 1 / 9)
+    assert (same.ci_low, same.ci_high, same.p_value, same.verdict) == (0.01, 0.01, 0.0, "better")
+    zero = corrected_resampled_t_test([0.0] * 5, 1 / 9)
+    assert (zero.t, zero.p_value, zero.verdict) == (0.0, 1.0, "equal")
+    with pytest.raises(InvalidInputError, match="at least 2 folds"):
+        corrected_resampled_t_test([0.1], 1 / 9)
+    with pytest.raises(InvalidInputError, match="NaN"):
+        corrected_resampled_t_test([0.1, float("nan")], 1 / 9)
+    with pytest.raises(InvalidInputError, match="test_over_train"):
+        corrected_resampled_t_test([0.1, 0.2], -1.0)
+    with pytest.raises(InvalidInputError, match="alpha"):
+        corrected_resampled_t_test([0.1, 0.2], 0.1, alpha=1.5)

@@ -1,11 +1,14 @@
-"""Statistics for comparing learners over several data sets (Demšar 2006), without scipy."""
+"""Statistics for comparing learners over several data sets (Demšar 2006) and over the folds of
+repeated cross-validation on one (Nadeau & Bengio 2003), without scipy."""
 
 from lrank.stats.comparisons import (
+    CorrectedTTestResult,
     FriedmanResult,
     HolmStep,
     WilcoxonResult,
     average_ranks,
     bonferroni_dunn_q,
+    corrected_resampled_t_test,
     critical_difference,
     friedman_test,
     holm_test,
@@ -16,11 +19,13 @@ from lrank.stats.comparisons import (
 )
 
 __all__ = [
+    "CorrectedTTestResult",
     "FriedmanResult",
     "HolmStep",
     "WilcoxonResult",
     "average_ranks",
     "bonferroni_dunn_q",
+    "corrected_resampled_t_test",
     "critical_difference",
     "friedman_test",
     "holm_test",

@@ -7,7 +7,10 @@ classifiers over multiple data sets", JMLR 7:1-30.
   (against a control): CD = q_alpha sqrt(k (k + 1) / (6 N));
 * :func:`holm_test`: Holm's step-down procedure against a control learner;
 * :func:`wilcoxon_signed_rank`: two learners, with Demšar's handling of zero differences;
-* :func:`nemenyi_groups`: the groups a critical-difference diagram joins with a bar.
+* :func:`nemenyi_groups`: the groups a critical-difference diagram joins with a bar;
+* :func:`corrected_resampled_t_test`: two learners on one data set, over the folds of repeated
+  cross-validation (Nadeau & Bengio 2003, "Inference for the generalization error", Machine
+  Learning 52:239-281).
 
 Everything takes average ranks where the papers do, so published numbers can be checked.
 """
@@ -29,14 +32,18 @@ from lrank.stats.distributions import (
     norm_sf,
     signed_rank_sum_pmf,
     studentized_range_ppf,
+    t_ppf,
+    t_sf,
 )
 
 __all__ = [
+    "CorrectedTTestResult",
     "FriedmanResult",
     "HolmStep",
     "WilcoxonResult",
     "average_ranks",
     "bonferroni_dunn_q",
+    "corrected_resampled_t_test",
     "critical_difference",
     "friedman_test",
     "holm_test",
@@ -287,6 +294,57 @@ def wilcoxon_signed_rank(
         t2 = np.minimum(s2, total2 - s2) + round(2 * zero_half)
         p_exact = min(1.0, float(pmf[t2 <= round(2 * t)].sum()))
     return WilcoxonResult(n=n, r_plus=r_plus, r_minus=r_minus, t=t, z=z, p_normal=p_normal, p_exact=p_exact)
+
+
+@dataclass(frozen=True)
+class CorrectedTTestResult:
+    """Result of :func:`corrected_resampled_t_test` (differences are first minus second)."""
+
+    n: int
+    mean_difference: float
+    t: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+
+    @property
+    def verdict(self) -> str:
+        """``"better"``/``"worse"`` when the interval excludes 0 on that side, else ``"equal"``."""
+        return "better" if self.ci_low > 0 else "worse" if self.ci_high < 0 else "equal"
+
+
+def corrected_resampled_t_test(
+    differences: ArrayLike, test_over_train: float, *, alpha: float = 0.05
+) -> CorrectedTTestResult:
+    """Two learners on one data set over J resampled folds: is their mean score difference 0?
+
+    ``differences`` holds, per fold, the first learner's score minus the second's (both on the
+    same training and test rows); ``test_over_train`` is n_test / n_train of a fold (1/9 for
+    10-fold CV). Folds of repeated cross-validation share most of their training rows, so their
+    differences are correlated and the paired t-test's variance s^2 / J is far too small;
+    Nadeau & Bengio's correction uses (1/J + n_test/n_train) s^2, with J - 1 degrees of freedom.
+    ``test_over_train=0`` gives the ordinary paired t-test. The interval is the two-sided
+    (1 - alpha) interval of the mean difference.
+    """
+    _check_alpha(alpha)
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim != 1 or d.size < 2:
+        raise InvalidInputError("the corrected t-test needs a difference per fold, for at least 2 folds")
+    if not np.isfinite(d).all():
+        raise InvalidInputError("the differences hold NaN or infinity")
+    if not (math.isfinite(test_over_train) and test_over_train >= 0):
+        raise InvalidInputError(f"test_over_train must be a finite ratio >= 0, got {test_over_train}")
+    j = d.size
+    mean = float(d.mean())
+    se = math.sqrt((1.0 / j + test_over_train) * float(np.var(d, ddof=1)))
+    if se == 0.0:
+        # Every fold differs by the same amount: no spread to test against.
+        t = 0.0 if mean == 0.0 else math.copysign(math.inf, mean)
+        return CorrectedTTestResult(j, mean, t, 1.0 if mean == 0.0 else 0.0, mean, mean)
+    t = mean / se
+    half = t_ppf(1.0 - alpha / 2.0, j - 1) * se
+    p_value = min(1.0, 2.0 * t_sf(abs(t), j - 1))
+    return CorrectedTTestResult(j, mean, t, p_value, mean - half, mean + half)
 
 
 def _check_alpha(alpha: float) -> None:

@@ -3,6 +3,7 @@
 * the standard normal: :func:`norm_cdf`, :func:`norm_sf`, :func:`norm_ppf`;
 * chi-square and F upper tails: :func:`chi2_sf`, :func:`f_sf` (through the regularized
   incomplete gamma and beta functions, evaluated by series and continued fractions);
+* Student's t: :func:`t_sf`, :func:`t_ppf` (the corrected resampled t-test's interval);
 * the studentized range with infinite degrees of freedom: :func:`studentized_range_cdf`,
   :func:`studentized_range_ppf` (Nemenyi's critical values);
 * the exact null distribution of the Wilcoxon signed-rank sum: :func:`signed_rank_sum_pmf`.
@@ -31,6 +32,8 @@ __all__ = [
     "signed_rank_sum_pmf",
     "studentized_range_cdf",
     "studentized_range_ppf",
+    "t_ppf",
+    "t_sf",
 ]
 
 _SQRT2 = math.sqrt(2.0)
@@ -191,6 +194,45 @@ def f_sf(x: float, df1: float, df2: float) -> float:
         return 0.0
     # P(F > x) = I_{df2 / (df2 + df1 x)}(df2 / 2, df1 / 2)
     return regularized_beta(df2 / (df2 + df1 * x), df2 / 2.0, df1 / 2.0)
+
+
+def t_sf(x: float, df: float) -> float:
+    """P(T > x) for T Student-t distributed with ``df`` degrees of freedom."""
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    if math.isinf(x):
+        return 0.0 if x > 0 else 1.0
+    # P(|T| > |x|) = I_{df / (df + x^2)}(df / 2, 1 / 2)
+    two_sided = regularized_beta(df / (df + x * x), df / 2.0, 0.5)
+    return two_sided / 2.0 if x >= 0 else 1.0 - two_sided / 2.0
+
+
+def t_ppf(p: float, df: float) -> float:
+    """The p-quantile of Student's t with ``df`` degrees of freedom (inverse of 1 - t_sf)."""
+    if df <= 0:
+        raise ValueError(f"degrees of freedom must be positive, got {df}")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must lie in [0, 1], got {p}")
+    if p == 0.0:
+        return -math.inf
+    if p == 1.0:
+        return math.inf
+    # Bisection on the tail beyond the quantile (the lower tail by symmetry, which keeps small
+    # p exact): t_sf is monotone, and 200 halvings of [0, hi] reach the float resolution.
+    tail = min(p, 1.0 - p)
+    lo, hi = 0.0, 1.0
+    while t_sf(hi, df) > tail:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        if t_sf(mid, df) > tail:
+            lo = mid
+        else:
+            hi = mid
+    x = 0.5 * (lo + hi)
+    return -x if p < 0.5 else x
 
 
 # -- the studentized range ---------------------------------------------------------------------
