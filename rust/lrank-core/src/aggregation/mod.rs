@@ -79,6 +79,17 @@ impl BordaAccumulator {
         add_scaled_votes(row, weight, self.scale, &mut self.sums);
     }
 
+    /// [`add`](Self::add) for a row known to rank every label (bit for bit the same sums,
+    /// without counting the labels present).
+    pub fn add_complete(&mut self, row: &[i32], weight: f64) {
+        debug_assert_eq!(n_present(row), row.len());
+        let m = row.len() as f64;
+        let per_position = (m + 1.0) * (self.scale / (m + 1.0));
+        for (s, &r) in self.sums.iter_mut().zip(row) {
+            *s += weight * ((m + 1.0 - r as f64) * per_position);
+        }
+    }
+
     /// Total votes of each label times the accumulator's integer scale (exact sums, same order
     /// as [`scores`](Self::scores)); for callers that keep running sums of their own.
     pub fn scaled_scores(&self) -> &[f64] {

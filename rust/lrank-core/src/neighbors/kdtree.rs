@@ -331,7 +331,8 @@ impl KdIndex {
 
 /// Squared distances of the BLOCK points at `j0..j0 + BLOCK` of a leaf (stored feature by
 /// feature, `len` points per feature), each summed in feature order; `None` once all of them
-/// exceed `limit` (partial sums only grow). Constant indices only, so the sums stay in registers.
+/// exceed `limit` (checked every 4 features, as partial sums only grow, and at the end).
+/// Constant indices only, so the sums stay in registers.
 #[inline]
 fn full_block(block: &[f64], len: usize, j0: usize, query: &[f64], nominal: Option<&[bool]>, limit: f64) -> Option<[f64; BLOCK]> {
     let mut acc = [0.0f64; BLOCK];
@@ -350,7 +351,10 @@ fn full_block(block: &[f64], len: usize, j0: usize, query: &[f64], nominal: Opti
             }
         }
     }
-    Some(acc)
+    // Most blocks of a scanned leaf hold no point within reach: their (vectorised) minimum
+    // rules them out before any per-point work.
+    let nearest = acc.iter().fold(f64::INFINITY, |a, &b| if b < a { b } else { a });
+    (nearest <= limit).then_some(acc)
 }
 
 /// [`full_block`] for the last `width` < BLOCK points of a leaf (unused entries stay 0).

@@ -286,17 +286,15 @@ impl InstanceBasedModel {
             return Err(crate::error::invalid("no training row to take as a neighbour"));
         }
         let (d1, dk) = (near[0].0.sqrt(), near[near.len() - 1].0.sqrt());
-        ranks.clear();
         weights.clear();
         for &(dist2, i) in near {
             let i = i as usize;
-            let row = &self.y[i * m..(i + 1) * m];
-            all_complete &= n_present(row) == m;
-            ranks.extend_from_slice(row);
+            let present = n_present(&self.y[i * m..(i + 1) * m]);
+            all_complete &= present == m;
             weights.push(match self.params.weighting {
                 NeighbourWeighting::Dudani => {
                     let dudani = if dk > d1 { (dk - dist2.sqrt()) / (dk - d1) } else { 1.0 };
-                    dudani * n_present(row) as f64 / m as f64 * self.sample_weight[i]
+                    dudani * present as f64 / m as f64 * self.sample_weight[i]
                 }
                 NeighbourWeighting::Uniform => self.sample_weight[i],
             });
@@ -306,6 +304,29 @@ impl InstanceBasedModel {
             weights.iter_mut().for_each(|w| *w = 1.0);
         }
         let total_weight: f64 = weights.iter().sum();
+        if matches!(self.params.model, NeighbourhoodModel::Mallows)
+            && !confidence
+            && all_complete
+            && total_weight > 0.0
+            && total_weight.is_finite()
+        {
+            // Complete rankings are their own completions, so the EM centre is their weighted
+            // Borda ranking: computed here in reused buffers, straight from the training rows
+            // (the general EM allocates, which costs more than the votes on small
+            // neighbourhoods).
+            borda.reset(m);
+            for (&(_, i), &w) in near.iter().zip(weights.iter()) {
+                let i = i as usize;
+                borda.add_complete(&self.y[i * m..(i + 1) * m], w);
+            }
+            ranking_from_scores_into(borda.scaled_scores(), labels, centre);
+            return Ok(f64::NAN);
+        }
+        ranks.clear();
+        for &(_, i) in near {
+            let i = i as usize;
+            ranks.extend_from_slice(&self.y[i * m..(i + 1) * m]);
+        }
         let view = RankMatrixView::from_valid(ranks, near.len(), m);
         match self.params.model {
             NeighbourhoodModel::Mallows if confidence => {
@@ -314,17 +335,6 @@ impl InstanceBasedModel {
                 // θ is a per-row confidence: the shared table is exact to 1e-8 and far cheaper
                 // than a Newton solve per row.
                 Ok(self.theta_table().theta(fit.mean_distance))
-            }
-            NeighbourhoodModel::Mallows if all_complete && total_weight > 0.0 && total_weight.is_finite() => {
-                // Complete rankings are their own completions, so the EM centre is their
-                // weighted Borda ranking: computed here in reused buffers (the general EM
-                // allocates, which costs more than the votes on small neighbourhoods).
-                borda.reset(m);
-                for (row, &w) in view.rows().zip(weights.iter()) {
-                    borda.add(row, w);
-                }
-                ranking_from_scores_into(borda.scaled_scores(), labels, centre);
-                Ok(f64::NAN)
             }
             NeighbourhoodModel::Mallows => {
                 centre.copy_from_slice(&mallows_centre(&view, Some(weights), self.params.max_iter)?.centre);
