@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use lrank_core::aggregation::{add_borda_votes, borda, borda_scores};
+use lrank_core::aggregation::{add_borda_votes, borda, borda_scores, BordaAccumulator};
 use lrank_core::ranking::{validate_ranking, RankMatrixView};
 use proptest::prelude::*;
 
@@ -129,6 +129,21 @@ proptest! {
         for j in 0..m {
             prop_assert!((sw[j] - (1.0 + weight * s[j])).abs() < 1e-9);
         }
+    }
+
+    #[test]
+    fn adding_a_complete_row_gives_the_general_sums_bit_for_bit(
+        rows in complete_rows(1..=6, 2..=25),
+        weights in prop::collection::vec(0.0f64..3.0, 6),
+    ) {
+        // m up to 25 crosses m = 20, beyond which the votes are no longer scaled to integers.
+        let (mut general, mut complete) = (BordaAccumulator::new(rows.m), BordaAccumulator::new(rows.m));
+        for (row, &w) in rows.rows.iter().zip(&weights) {
+            general.add(row, w);
+            complete.add_complete(row, w);
+        }
+        let bits = |acc: &BordaAccumulator| acc.scaled_scores().iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&general), bits(&complete));
     }
 
     #[test]
