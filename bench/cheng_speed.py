@@ -4,7 +4,7 @@ Usage (after ``bash bench/setup_env.sh``)::
 
     bench/.venv313/bin/python bench/cheng_speed.py \
         [--datasets stock,segment,vowel,pendigits,calhousing] [--folds 10] \
-        [--max-folds K] [--seed 0] [--n-neighbors 5] [--dudani] \
+        [--max-folds K] [--repeats R] [--seed 0] [--n-neighbors 5] [--dudani] \
         [--out bench/results/cheng_speed.json]
 
 The two label rankers of Cheng, Huehn & Huellermeier (ICML 2009, "Decision tree
@@ -15,7 +15,8 @@ every learner sees the same shuffled K-fold splits (permutation from
 ``numpy.random.default_rng(seed)`` cut in ``--folds`` parts), and for each
 dataset, fold and learner, fit + predict run in a fresh ``spawn`` child that
 reports fit and predict wall time (``perf_counter``; timing starts once the child is
-quiet, see ``bench/settle.py``), its peak resident set
+quiet, see ``bench/settle.py``; with ``--repeats R`` every learner runs R times per fold,
+interleaved, and the fold's time is the median of the R), its peak resident set
 (VmHWM) and its resident set before ``fit``, and returns the predicted
 rankings; Kendall tau (mean over the test rows) is computed in the parent.
 
@@ -247,7 +248,8 @@ def summarize(ds: dict) -> dict:
 
 def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
     n, d, m = ds["n"], ds["d"], ds["m"]
-    print(f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}; "
+    print(f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}, "
+          f"median of {cfg['repeats']} run(s) each; "
           f"k={cfg['n_neighbors']}; lrank LRT min_samples_split=2m={2 * m}, scikit-lr 2) ==")
     print(f"{'learner':<17} {'fit s':>9} {'predict s':>10} {'tau':>7} {'peak MiB':>9} {'base MiB':>9} {'errors':>6}")
     for learner in cfg["learners"]:
@@ -295,6 +297,8 @@ def parse_args(argv=None):
     ap.add_argument("--datasets", default=DEFAULT_DATASETS)
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--max-folds", type=int, default=None, help="run only the first K folds")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs of each learner per fold (fresh processes, interleaved); the median time counts")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-neighbors", type=int, default=5)
     ap.add_argument("--dudani", action="store_true",
@@ -309,6 +313,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.folds < 2:
         raise SystemExit("--folds must be >= 2")
+    if args.repeats < 1:
+        raise SystemExit("--repeats must be >= 1")
     learners = list(LEARNERS_MAIN) + ([DUDANI] if args.dudani else [])
     if args.only:
         learners = [l for l in learners if args.only in l]
@@ -326,6 +332,7 @@ def main(argv=None) -> int:
         "datasets": args.datasets.split(","),
         "folds": args.folds,
         "max_folds": args.max_folds,
+        "repeats": args.repeats,
         "seed": args.seed,
         "n_neighbors": args.n_neighbors,
         "learners": learners,
@@ -362,30 +369,51 @@ def main(argv=None) -> int:
         payload["datasets"][name] = ds
         for k in range(k_run):
             tr, te = folds[k]
+            # Each fit + predict `--repeats` times in fresh processes, the learners interleaved
+            # (so a slow spell of the machine hits all of them); the fold's time is the median.
+            trials: dict[str, list[dict]] = {learner: [] for learner in learners}
+            for rep in range(args.repeats):
+                for learner in learners:
+                    if trials[learner] and "error" in trials[learner][-1]:
+                        continue
+                    log(f"{name} fold {k + 1}/{k_run} run {rep + 1}/{args.repeats} {learner}: "
+                        f"fit on {len(tr)}, predict {len(te)} ...")
+                    t_wall = time.perf_counter()
+                    try:
+                        res = run_in_child(ctx, learner, X[tr], Y[tr], X[te], args.seed, args.n_neighbors)
+                    except Exception as exc:  # keep going; record the failure
+                        log(f"{name} fold {k + 1} {learner}: FAILED: {type(exc).__name__}: {exc}")
+                        trials[learner].append({"fold": k, "error": f"{type(exc).__name__}: {exc}"})
+                        continue
+                    pred = res.pop("pred")
+                    if pred.shape != Y[te].shape:
+                        msg = f"predict returned shape {pred.shape}, expected {Y[te].shape}"
+                        log(f"{name} fold {k + 1} {learner}: FAILED: {msg}")
+                        trials[learner].append({"fold": k, "error": msg})
+                        continue
+                    res["tau"] = float(np.nanmean(kendall_tau_rows(Y[te], pred)))
+                    res["child_wall_s"] = time.perf_counter() - t_wall
+                    trials[learner].append(res)
+                    log(f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
+                        f"predict {res['predict_s']:.4f}s tau {res['tau']:.4f} peak {res['peak_mib']:.1f} MiB"
+                        + (f" warnings {res['n_warnings']} {res['warning_kinds']}" if res["n_warnings"] else ""))
             for learner in learners:
-                log(f"{name} fold {k + 1}/{k_run} {learner}: fit on {len(tr)}, predict {len(te)} ...")
-                t_wall = time.perf_counter()
-                try:
-                    res = run_in_child(ctx, learner, X[tr], Y[tr], X[te], args.seed, args.n_neighbors)
-                except Exception as exc:  # keep going; record the failure
-                    log(f"{name} fold {k + 1} {learner}: FAILED: {type(exc).__name__}: {exc}")
-                    ds["runs"][learner].append({"fold": k, "error": f"{type(exc).__name__}: {exc}"})
+                runs = trials[learner]
+                if not runs or "error" in runs[-1]:
+                    ds["runs"][learner].append(runs[-1] if runs else {"fold": k, "error": "not run"})
                     continue
-                pred = res.pop("pred")
-                if pred.shape != Y[te].shape:
-                    msg = f"predict returned shape {pred.shape}, expected {Y[te].shape}"
-                    log(f"{name} fold {k + 1} {learner}: FAILED: {msg}")
-                    ds["runs"][learner].append({"fold": k, "error": msg})
-                    continue
-                res["tau"] = float(np.nanmean(kendall_tau_rows(Y[te], pred)))
+                res = dict(runs[0])
+                res["fit_s_runs"] = [r["fit_s"] for r in runs]
+                res["predict_s_runs"] = [r["predict_s"] for r in runs]
+                res["fit_s"] = float(np.median(res["fit_s_runs"]))
+                res["predict_s"] = float(np.median(res["predict_s_runs"]))
+                res["tau_runs"] = [r["tau"] for r in runs]
+                if len(set(res["tau_runs"])) > 1:
+                    log(f"{name} fold {k + 1} {learner}: tau differs between runs: {res['tau_runs']}")
                 res["fold"] = k
                 res["n_train"] = int(len(tr))
                 res["n_test"] = int(len(te))
-                res["child_wall_s"] = time.perf_counter() - t_wall
                 ds["runs"][learner].append(res)
-                log(f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
-                    f"predict {res['predict_s']:.4f}s tau {res['tau']:.4f} peak {res['peak_mib']:.1f} MiB"
-                    + (f" warnings {res['n_warnings']} {res['warning_kinds']}" if res["n_warnings"] else ""))
             ds["folds_run"] = k + 1
             ds["summary"] = summarize(ds)
             write_json(out, payload)
