@@ -170,7 +170,8 @@ impl Side {
             while j > 0 {
                 let (a, b) = (self.order[j - 1], self.order[j]);
                 let (sa, sb) = (self.scores[a], self.scores[b]);
-                if !(sb > sa || (sb == sa && b < a)) {
+                // One branch, not three: the comparison outcomes combine as bits.
+                if !((sb > sa) | ((sb == sa) & (b < a))) {
                     break;
                 }
                 let p = pair_index(a, b, m);
