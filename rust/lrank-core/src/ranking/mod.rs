@@ -124,11 +124,29 @@ pub fn ranking_from_scores(scores: &[f64]) -> Vec<i32> {
 /// [`ranking_from_scores`] into `ranks` (as long as `scores`), with `labels` as a buffer (for
 /// callers that rank many small score vectors).
 pub fn ranking_from_scores_into(scores: &[f64], labels: &mut Vec<usize>, ranks: &mut [i32]) {
+    // `+ 0.0` turns -0.0 into +0.0, which total_cmp would otherwise order below it.
+    let key = |s: f64| s + 0.0;
+    if scores.len() <= 16 {
+        // Few labels: each label's position is the number of labels ahead of it, counted
+        // without branches (a sort's data-dependent branches cost more at this size).
+        for (a, rank) in ranks.iter_mut().enumerate() {
+            let sa = key(scores[a]);
+            let ahead: usize = scores
+                .iter()
+                .enumerate()
+                .map(|(b, &sb)| {
+                    let order = key(sb).total_cmp(&sa);
+                    (order.is_gt() | (order.is_eq() & (b < a))) as usize
+                })
+                .sum();
+            *rank = ahead as i32 + 1;
+        }
+        return;
+    }
     labels.clear();
     labels.extend(0..scores.len());
     // Stable sort keeps lower indices first among ties; scores are finite sums of votes.
-    // `+ 0.0` turns -0.0 into +0.0, which total_cmp would otherwise order below it.
-    labels.sort_by(|&a, &b| (scores[b] + 0.0).total_cmp(&(scores[a] + 0.0)));
+    labels.sort_by(|&a, &b| key(scores[b]).total_cmp(&key(scores[a])));
     for (pos, &label) in labels.iter().enumerate() {
         ranks[label] = pos as i32 + 1;
     }
