@@ -55,18 +55,31 @@ pub fn squared_distance(a: &[f64], b: &[f64], nominal: Option<&[bool]>) -> f64 {
     sum
 }
 
+/// A row found by a search.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Neighbour {
+    /// Squared distance to the query.
+    pub dist2: f64,
+    /// The row among the points the tree was built on.
+    pub row: u32,
+    /// The row's place in tree order ([`KdIndex::order`]): data kept in that order is read
+    /// from the cache lines the search has just used, not from all over memory.
+    pub slot: u32,
+}
+
 /// Buffers of a search, kept between searches.
 #[derive(Default)]
 pub struct SearchScratch {
     offsets: Vec<f64>,
-    /// The result of the last search: (squared distance, row), nearest first.
-    pub best: Vec<(f64, u32)>,
+    /// The result of the last search, nearest first.
+    pub best: Vec<Neighbour>,
 }
 
-/// The k best (squared distance, row) so far, sorted (k is small: a sorted buffer beats a heap).
+/// The k best rows so far, sorted by (squared distance, row) (k is small: a sorted buffer
+/// beats a heap).
 struct Best {
     k: usize,
-    items: Vec<(f64, u32)>,
+    items: Vec<Neighbour>,
     /// The k-th distance once k rows are held, infinity before.
     limit: f64,
 }
@@ -79,20 +92,26 @@ impl Best {
     }
 
     #[inline]
-    fn offer(&mut self, dist: f64, row: u32) {
-        let before = |a: (f64, u32), b: (f64, u32)| a.0 < b.0 || (a.0 == b.0 && a.1 < b.1);
-        let new = (dist, row);
-        if self.items.len() == self.k {
-            if !before(new, self.items[self.k - 1]) {
+    fn offer(&mut self, new: Neighbour) {
+        let before = |a: Neighbour, b: Neighbour| a.dist2 < b.dist2 || (a.dist2 == b.dist2 && a.row < b.row);
+        let items = &mut self.items;
+        let mut slot = items.len();
+        if slot == self.k {
+            if !before(new, items[slot - 1]) {
                 return;
             }
-            self.items.pop();
+            slot -= 1;
+        } else {
+            items.push(new);
         }
-        // The new row's place: how many held rows come before it (counted without branches).
-        let place = self.items.iter().map(|&held| before(held, new) as usize).sum::<usize>();
-        self.items.insert(place, new);
-        if self.items.len() == self.k {
-            self.limit = self.items[self.k - 1].0;
+        // Shift the rows after the new one's place up by one (k is small: a few moves).
+        while slot > 0 && before(new, items[slot - 1]) {
+            items[slot] = items[slot - 1];
+            slot -= 1;
+        }
+        items[slot] = new;
+        if items.len() == self.k {
+            self.limit = items[self.k - 1].dist2;
         }
     }
 }
@@ -235,9 +254,13 @@ impl KdIndex {
         id
     }
 
-    /// The `k` nearest rows to `query`, skipping row `exclude`, nearest first, as (squared
-    /// distance, row).
-    pub fn nearest(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Vec<(f64, u32)> {
+    /// Original row of each point, in tree order.
+    pub fn order(&self) -> &[u32] {
+        &self.order
+    }
+
+    /// The `k` nearest rows to `query`, skipping row `exclude`, nearest first.
+    pub fn nearest(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Vec<Neighbour> {
         let mut scratch = SearchScratch::default();
         self.nearest_into(query, k, exclude, &mut scratch);
         scratch.best
@@ -304,7 +327,7 @@ impl KdIndex {
                             within &= within - 1;
                             let row = rows[j0 + l];
                             if acc[l] <= best.limit() && Some(row as usize) != exclude {
-                                best.offer(acc[l], row);
+                                best.offer(Neighbour { dist2: acc[l], row, slot: (start + j0 + l) as u32 });
                             }
                         }
                     }

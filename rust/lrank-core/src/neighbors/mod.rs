@@ -19,7 +19,7 @@
 mod kdtree;
 
 use crate::distance::kendall_tau;
-use kdtree::{KdIndex, SearchScratch};
+use kdtree::{KdIndex, Neighbour, SearchScratch};
 use crate::features::FeatureKind;
 use std::sync::OnceLock;
 use crate::error::{LrankError, Result};
@@ -121,9 +121,29 @@ pub struct InstanceBasedModel {
     pub nominal: Vec<bool>,
     /// The neighbour index over `x`, built on first use (not saved: rebuilt after loading).
     #[serde(skip)]
-    index: Cached<KdIndex>,
+    index: Cached<NeighbourIndex>,
     #[serde(skip)]
     theta: Cached<std::sync::Arc<ThetaTable>>,
+}
+
+/// The k-d tree over the training rows, and the rows' rankings and sample weights in its order:
+/// a neighbourhood's rows then sit in the cache lines the search has just read, where in row
+/// order each neighbour's ranking was a cache miss (most of the aggregation's time on
+/// calhousing).
+#[derive(Clone, Debug)]
+struct NeighbourIndex {
+    kd: KdIndex,
+    /// Rank vectors in tree order (n x m).
+    ranks: Vec<i32>,
+    /// Sample weights in tree order.
+    weights: Vec<f64>,
+}
+
+impl NeighbourIndex {
+    fn ranking(&self, nb: &Neighbour, m: usize) -> &[i32] {
+        let s = nb.slot as usize;
+        &self.ranks[s * m..(s + 1) * m]
+    }
 }
 
 /// A value derived from the model and built on first use; never compared or saved.
@@ -168,8 +188,8 @@ impl Default for AggregateScratch {
 
 /// The nearest training rows to a query.
 struct Neighbourhood {
-    /// (squared distance, training row), nearest first.
-    nearest: Vec<(f64, u32)>,
+    /// Nearest first.
+    nearest: Vec<Neighbour>,
 }
 
 impl InstanceBasedModel {
@@ -248,15 +268,21 @@ impl InstanceBasedModel {
 
     /// The `k` nearest training rows to a normalised query, skipping row `exclude`.
     fn neighbourhood(&self, query: &[f64], k: usize, exclude: Option<usize>) -> Neighbourhood {
-        Neighbourhood { nearest: self.index().nearest(query, k, exclude) }
+        Neighbourhood { nearest: self.index().kd.nearest(query, k, exclude) }
     }
 
     fn theta_table(&self) -> &ThetaTable {
         self.theta.0.get_or_init(|| ThetaTable::shared(self.n_labels))
     }
 
-    fn index(&self) -> &KdIndex {
-        self.index.0.get_or_init(|| KdIndex::build(&self.x, self.n_features, Some(&self.nominal)))
+    fn index(&self) -> &NeighbourIndex {
+        self.index.0.get_or_init(|| {
+            let kd = KdIndex::build(&self.x, self.n_features, Some(&self.nominal));
+            let m = self.n_labels;
+            let ranks = kd.order().iter().flat_map(|&r| &self.y[r as usize * m..(r as usize + 1) * m]).copied().collect();
+            let weights = kd.order().iter().map(|&r| self.sample_weight[r as usize]).collect();
+            NeighbourIndex { kd, ranks, weights }
+        })
     }
 
     /// The prediction and confidence of the first `k` rows of a neighbourhood: Mallows centre and
@@ -272,31 +298,32 @@ impl InstanceBasedModel {
     /// computed).
     fn aggregate_nearest(
         &self,
-        nearest: &[(f64, u32)],
+        nearest: &[Neighbour],
         k: usize,
         confidence: bool,
         scratch: &mut AggregateScratch,
         centre: &mut [i32],
     ) -> Result<f64> {
         let m = self.n_labels;
+        let index = self.index();
         let AggregateScratch { ranks, weights, borda, labels } = scratch;
         let mut all_complete = true;
         let near = &nearest[..k.min(nearest.len())];
         if near.is_empty() {
             return Err(crate::error::invalid("no training row to take as a neighbour"));
         }
-        let (d1, dk) = (near[0].0.sqrt(), near[near.len() - 1].0.sqrt());
+        let (d1, dk) = (near[0].dist2.sqrt(), near[near.len() - 1].dist2.sqrt());
         weights.clear();
-        for &(dist2, i) in near {
-            let i = i as usize;
-            let present = n_present(&self.y[i * m..(i + 1) * m]);
+        for nb in near {
+            let present = n_present(index.ranking(nb, m));
             all_complete &= present == m;
+            let sample_weight = index.weights[nb.slot as usize];
             weights.push(match self.params.weighting {
                 NeighbourWeighting::Dudani => {
-                    let dudani = if dk > d1 { (dk - dist2.sqrt()) / (dk - d1) } else { 1.0 };
-                    dudani * present as f64 / m as f64 * self.sample_weight[i]
+                    let dudani = if dk > d1 { (dk - nb.dist2.sqrt()) / (dk - d1) } else { 1.0 };
+                    dudani * present as f64 / m as f64 * sample_weight
                 }
-                NeighbourWeighting::Uniform => self.sample_weight[i],
+                NeighbourWeighting::Uniform => sample_weight,
             });
         }
         if weights.iter().all(|&w| w == 0.0) {
@@ -315,17 +342,15 @@ impl InstanceBasedModel {
             // (the general EM allocates, which costs more than the votes on small
             // neighbourhoods).
             borda.reset(m);
-            for (&(_, i), &w) in near.iter().zip(weights.iter()) {
-                let i = i as usize;
-                borda.add_complete(&self.y[i * m..(i + 1) * m], w);
+            for (nb, &w) in near.iter().zip(weights.iter()) {
+                borda.add_complete(index.ranking(nb, m), w);
             }
             ranking_from_scores_into(borda.scaled_scores(), labels, centre);
             return Ok(f64::NAN);
         }
         ranks.clear();
-        for &(_, i) in near {
-            let i = i as usize;
-            ranks.extend_from_slice(&self.y[i * m..(i + 1) * m]);
+        for nb in near {
+            ranks.extend_from_slice(index.ranking(nb, m));
         }
         let view = RankMatrixView::from_valid(ranks, near.len(), m);
         match self.params.model {
@@ -430,7 +455,7 @@ impl InstanceBasedModel {
             PredictScratch::default,
             |scratch, (i, (dst, t))| -> Result<()> {
                 self.normalise_into(x.row(i), &mut scratch.query);
-                index.nearest_into(&scratch.query, self.k, None, &mut scratch.search);
+                index.kd.nearest_into(&scratch.query, self.k, None, &mut scratch.search);
                 *t = self.aggregate_nearest(&scratch.search.best, self.k, confidence, &mut scratch.aggregate, dst)?;
                 Ok(())
             },

@@ -147,6 +147,20 @@ fn incomplete_rankings_missing_values_and_errors() {
     assert!(matches!(err, LrankError::InvalidRanking { row: 1, .. }));
 }
 
+/// A search's (squared distance, row) list, after checking that each neighbour's slot holds its
+/// row in tree order.
+fn found(tree: &super::kdtree::KdIndex, q: &[f64], k: usize, exclude: Option<usize>, pts: &[f64]) -> Vec<(f64, u32)> {
+    let n = tree.order().len();
+    assert_eq!(pts.len() % n.max(1), 0);
+    tree.nearest(q, k, exclude)
+        .into_iter()
+        .map(|nb| {
+            assert_eq!(tree.order()[nb.slot as usize], nb.row, "slot {} of row {}", nb.slot, nb.row);
+            (nb.dist2, nb.row)
+        })
+        .collect()
+}
+
 #[test]
 fn kd_tree_search_equals_brute_force_ties_included() {
     use super::kdtree::{squared_distance, KdIndex};
@@ -167,7 +181,7 @@ fn kd_tree_search_equals_brute_force_ties_included() {
                 .collect();
             brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
             brute.truncate(k);
-            assert_eq!(tree.nearest(&q, k, exclude), brute, "n={n} d={d} k={k}");
+            assert_eq!(found(&tree, &q, k, exclude, &pts), brute, "n={n} d={d} k={k}");
         }
     }
 }
@@ -187,7 +201,7 @@ fn kd_tree_search_equals_brute_force_in_many_dimensions() {
         let mut brute: Vec<(f64, u32)> = (0..n).map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q, None), i as u32)).collect();
         brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         brute.truncate(k);
-        assert_eq!(tree.nearest(&q, k, None), brute, "k={k}");
+        assert_eq!(found(&tree, &q, k, None, &pts), brute, "k={k}");
     }
 }
 
@@ -232,4 +246,59 @@ fn ib_pl_with_every_row_as_neighbour_sorts_the_plackett_luce_skills_of_all_rows(
     assert_eq!(pred, crate::ranking::ranking_from_scores(&fit.skills));
     assert!((conf[0] - ranking_probability(&pred, &fit.skills)).abs() < 1e-12);
     assert!(conf[0] > 0.0 && conf[0] < 1.0);
+}
+
+#[test]
+fn predictions_follow_the_definition_with_sample_weights() {
+    // A brute-force IBLR, row by row in the training order: nearest rows by (squared distance,
+    // row), Dudani weight times the share of labels times the sample weight, Mallows centre.
+    // The model reads rankings and weights in k-d tree order: a wrong permutation fails here.
+    use super::kdtree::squared_distance;
+    let mut rng = Rng::new(31);
+    let (n, d, m, k) = (150, 3, 4, 6);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+    let weights: Vec<f64> = (0..n).map(|i| if i % 7 == 0 { 0.5 } else { rng.below(4) as f64 }).collect();
+    let mut mixed = Vec::new();
+    let mut complete = Vec::new();
+    for i in 0..n {
+        let mut order: Vec<usize> = (0..m).collect();
+        for j in (1..m).rev() {
+            order.swap(j, rng.below(j + 1));
+        }
+        complete.extend(crate::ranking::ranks_of_order(&order, m));
+        let keep = if i % 3 == 0 { 2 + rng.below(m - 1) } else { m };
+        mixed.extend(crate::ranking::ranks_of_order(&order[..keep], m));
+    }
+    let queries: Vec<f64> = (0..50 * d).map(|_| rng.uniform() * 1.2 - 0.1).collect();
+    for y in [&complete, &mixed] {
+        let model = InstanceBasedModel::fit(
+            &FeatureMatrixView::new(&x, n, d).unwrap(),
+            &RankMatrixView::new(y, n, m).unwrap(),
+            Some(&weights),
+            InstanceBasedParams { k: Some(k), ..Default::default() },
+        )
+        .unwrap();
+        let predicted = model.predict_ranks(&FeatureMatrixView::new(&queries, 50, d).unwrap()).unwrap();
+        for (qi, query) in queries.chunks(d).enumerate() {
+            let q = model.normalised(query);
+            let mut near: Vec<(f64, usize)> =
+                (0..n).map(|i| (squared_distance(&model.x[i * d..(i + 1) * d], &q, None), i)).collect();
+            near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            near.truncate(k);
+            let (d1, dk) = (near[0].0.sqrt(), near[k - 1].0.sqrt());
+            let mut w: Vec<f64> = near
+                .iter()
+                .map(|&(dist2, i)| {
+                    let dudani = if dk > d1 { (dk - dist2.sqrt()) / (dk - d1) } else { 1.0 };
+                    dudani * n_present(&y[i * m..(i + 1) * m]) as f64 / m as f64 * weights[i]
+                })
+                .collect();
+            if w.iter().all(|&v| v == 0.0) {
+                w.iter_mut().for_each(|v| *v = 1.0);
+            }
+            let rows: Vec<i32> = near.iter().flat_map(|&(_, i)| y[i * m..(i + 1) * m].iter().copied()).collect();
+            let expected = mallows_centre(&RankMatrixView::new(&rows, k, m).unwrap(), Some(&w), model.params.max_iter).unwrap().centre;
+            assert_eq!(&predicted[qi * m..(qi + 1) * m], expected.as_slice(), "query {qi}");
+        }
+    }
 }
