@@ -65,6 +65,13 @@ impl Rng {
     pub fn uniform(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
+
+    /// Shuffles `items` uniformly (Fisher-Yates from the back).
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            items.swap(i, self.below(i + 1));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -93,5 +100,20 @@ mod tests {
         }
         let u = r.uniform();
         assert!((0.0..1.0).contains(&u));
+    }
+
+    #[test]
+    fn shuffle_gives_every_permutation_about_equally_often() {
+        let mut r = Rng::new(3);
+        let mut counts = std::collections::HashMap::new();
+        for _ in 0..60_000 {
+            let mut items = [0, 1, 2];
+            r.shuffle(&mut items);
+            *counts.entry(items).or_insert(0usize) += 1;
+        }
+        assert_eq!(counts.len(), 6, "{counts:?}");
+        assert!(counts.values().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
+        let mut empty: [u8; 0] = [];
+        r.shuffle(&mut empty);
     }
 }

@@ -14,9 +14,7 @@ fn random_rankings(rng: &mut Rng, n: usize, m: usize, p_missing: f64) -> Vec<i32
     let mut y = Vec::new();
     for _ in 0..n {
         let mut order: Vec<usize> = (0..m).collect();
-        for i in (1..m).rev() {
-            order.swap(i, rng.below(i + 1));
-        }
+        rng.shuffle(&mut order);
         let keep = (2..=m).rev().find(|_| rng.uniform() >= p_missing).unwrap_or(2);
         y.extend(crate::ranking::ranks_of_order(&order[..keep], m));
     }

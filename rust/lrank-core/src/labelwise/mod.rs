@@ -350,9 +350,7 @@ fn tune_depth(x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, weights: &[f64]
     // A seeded shuffle dealt into folds.
     let mut order: Vec<usize> = (0..n).collect();
     let mut rng = Rng::new(params.seed ^ 0x7A5E_D0C5);
-    for i in (1..n).rev() {
-        order.swap(i, rng.below(i + 1));
-    }
+    rng.shuffle(&mut order);
     let fold_of: Vec<usize> = {
         let mut f = vec![0; n];
         for (pos, &i) in order.iter().enumerate() {

@@ -43,9 +43,7 @@ fn the_sweep_picks_the_split_with_the_largest_decrease_of_squared_error() {
         let mut y = Vec::new();
         for _ in 0..n {
             let mut order: Vec<usize> = (0..m).collect();
-            for i in (1..m).rev() {
-                order.swap(i, rng.below(i + 1));
-            }
+            rng.shuffle(&mut order);
             let keep = if rng.uniform() < 0.4 { 2.max(m - 1) } else { m };
             y.extend(crate::ranking::ranks_of_order(&order[..keep], m));
         }

@@ -286,9 +286,7 @@ mod tests {
             let mut y = Vec::new();
             for _ in 0..n {
                 let mut order: Vec<usize> = (0..m).collect();
-                for i in (1..m).rev() {
-                    order.swap(i, rng.below(i + 1));
-                }
+                rng.shuffle(&mut order);
                 y.extend(crate::ranking::ranks_of_order(&order, m));
             }
             let weights: Vec<f64> = (0..n).map(|_| rng.below(4) as f64 + 0.5).collect();

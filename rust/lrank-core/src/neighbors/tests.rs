@@ -29,9 +29,7 @@ fn ranks_without_confidence_are_the_ranks_with_it() {
     let mut y = Vec::new();
     for _ in 0..n {
         let mut order: Vec<usize> = (0..m).collect();
-        for i in (1..m).rev() {
-            order.swap(i, rng.below(i + 1));
-        }
+        rng.shuffle(&mut order);
         // Every other ranking complete: neighbourhoods of complete rankings take another path.
         let keep = if y.len() % (2 * m) == 0 { m } else { 2 + rng.below(m - 1) };
         y.extend(crate::ranking::ranks_of_order(&order[..keep], m));
@@ -234,9 +232,7 @@ fn ib_pl_with_every_row_as_neighbour_sorts_the_plackett_luce_skills_of_all_rows(
     let mut y = Vec::new();
     for _ in 0..n {
         let mut order: Vec<usize> = (0..m).collect();
-        for i in (1..m).rev() {
-            order.swap(i, rng.below(i + 1));
-        }
+        rng.shuffle(&mut order);
         y.extend(crate::ranking::ranks_of_order(&order[..2 + rng.below(3)], m));
     }
     let params = InstanceBasedParams { k: Some(n), ..InstanceBasedParams::plackett_luce() };
@@ -262,9 +258,7 @@ fn predictions_follow_the_definition_with_sample_weights() {
     let mut complete = Vec::new();
     for i in 0..n {
         let mut order: Vec<usize> = (0..m).collect();
-        for j in (1..m).rev() {
-            order.swap(j, rng.below(j + 1));
-        }
+        rng.shuffle(&mut order);
         complete.extend(crate::ranking::ranks_of_order(&order, m));
         let keep = if i % 3 == 0 { 2 + rng.below(m - 1) } else { m };
         mixed.extend(crate::ranking::ranks_of_order(&order[..keep], m));

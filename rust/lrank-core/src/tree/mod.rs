@@ -973,9 +973,7 @@ mod tests {
             let features = TrainingFeatures::new(&x);
             let crit = ClassEntropy::new(&classes, 3, 1e-9);
             let mut samples: Vec<u32> = (0..n as u32).filter(|_| rng.below(10) > 0).collect();
-            for i in (1..samples.len()).rev() {
-                samples.swap(i, rng.below(i + 1));
-            }
+            rng.shuffle(&mut samples);
             let weights: Vec<f64> = samples.iter().map(|_| 1.0 + rng.below(3) as f64).collect();
             for rule in [ThresholdRule::Best, ThresholdRule::EqualFrequency] {
                 let params = GrowParams { max_depth: None, max_features: d, min_weight_split: 2.0, threshold_rule: rule };
