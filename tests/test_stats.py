@@ -23,6 +23,7 @@ from lrank.stats import (
     nemenyi_groups,
     nemenyi_q,
     rank_scores,
+    ratio_of_means_interval,
     wilcoxon_signed_rank,
 )
 from lrank.stats.distributions import (
@@ -351,3 +352,63 @@ def test_corrected_t_test_degenerate_and_bad_input():
         corrected_resampled_t_test([0.1, 0.2], -1.0)
     with pytest.raises(InvalidInputError, match="alpha"):
         corrected_resampled_t_test([0.1, 0.2], 0.1, alpha=1.5)
+
+
+def test_ratio_interval_matches_the_exact_bootstrap_distribution():
+    # Four folds have 4^4 equally likely resamples: their ratios are the exact bootstrap
+    # distribution, whose quantiles the Monte Carlo interval must approach.
+    peer = np.array([40.0, 52.0, 37.0, 61.0])
+    mine = np.array([4.1, 4.9, 3.2, 6.6])
+    exact = np.array([peer[list(p)].sum() / mine[list(p)].sum() for p in itertools.product(range(4), repeat=4)])
+    res = ratio_of_means_interval(peer, mine, level=0.9, n_resamples=200_000, seed=3)
+    assert res.ratio == pytest.approx(peer.mean() / mine.mean(), rel=1e-15)
+    assert (res.n, res.level) == (4, 0.9)
+    # The exact distribution is discrete: the interval ends must lie between its neighbouring
+    # quantiles (0.5% either side of the target, far more than the Monte Carlo error).
+    assert np.quantile(exact, 0.045) <= res.low <= np.quantile(exact, 0.055)
+    assert np.quantile(exact, 0.945) <= res.high <= np.quantile(exact, 0.955)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ratio_interval_agrees_with_scipy_paired_percentile_bootstrap(seed):
+    rng = np.random.default_rng(seed)
+    mine = rng.uniform(3.0, 6.0, size=10)
+    peer = 10.0 * mine * rng.lognormal(0.0, 0.15, size=10)
+    res = ratio_of_means_interval(peer, mine, n_resamples=50_000, seed=seed)
+    ref = sps.bootstrap(
+        (peer, mine), lambda a, b: a.mean() / b.mean(), paired=True, vectorized=False, n_resamples=50_000,
+        method="percentile", rng=np.random.default_rng(seed + 100),
+    ).confidence_interval
+    assert res.low == pytest.approx(ref.low, rel=0.01)
+    assert res.high == pytest.approx(ref.high, rel=0.01)
+    assert res.low < res.ratio < res.high
+
+
+def test_ratio_interval_is_deterministic_inverts_and_collapses():
+    peer, mine = [12.0, 15.0, 9.0, 14.0, 11.0], [1.0, 1.6, 0.8, 1.1, 1.3]
+    a = ratio_of_means_interval(peer, mine, seed=7)
+    assert a == ratio_of_means_interval(peer, mine, seed=7)
+    # The seed matters (few resamples, so that the two draws' quantiles differ).
+    assert ratio_of_means_interval(peer, mine, n_resamples=50, seed=7) != ratio_of_means_interval(peer, mine, n_resamples=50, seed=8)
+    # The same resamples give the reciprocal ratios, so the interval inverts (up to the
+    # interpolation between neighbouring resamples).
+    b = ratio_of_means_interval(mine, peer, seed=7)
+    assert (b.ratio, b.low, b.high) == (pytest.approx(1 / a.ratio), pytest.approx(1 / a.high, rel=1e-3), pytest.approx(1 / a.low, rel=1e-3))
+    # A constant ratio on every fold leaves nothing to resample.
+    c = ratio_of_means_interval([10.0, 20.0, 30.0], [1.0, 2.0, 3.0])
+    assert (c.ratio, c.low, c.high) == (pytest.approx(10.0), pytest.approx(10.0), pytest.approx(10.0))
+
+
+def test_ratio_interval_refuses_bad_input():
+    with pytest.raises(InvalidInputError, match="same length"):
+        ratio_of_means_interval([1.0, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(InvalidInputError, match="same length"):
+        ratio_of_means_interval([1.0], [1.0])
+    with pytest.raises(InvalidInputError, match="> 0 below"):
+        ratio_of_means_interval([1.0, 2.0], [1.0, 0.0])
+    with pytest.raises(InvalidInputError, match="finite"):
+        ratio_of_means_interval([1.0, float("nan")], [1.0, 2.0])
+    with pytest.raises(InvalidInputError, match="level"):
+        ratio_of_means_interval([1.0, 2.0], [1.0, 2.0], level=1.0)
+    with pytest.raises(InvalidInputError, match="n_resamples"):
+        ratio_of_means_interval([1.0, 2.0], [1.0, 2.0], n_resamples=0)

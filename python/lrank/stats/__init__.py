@@ -1,10 +1,12 @@
 """Statistics for comparing learners over several data sets (Demšar 2006) and over the folds of
-repeated cross-validation on one (Nadeau & Bengio 2003), without scipy."""
+repeated cross-validation on one (Nadeau & Bengio 2003), and ratios of means with bootstrap
+intervals, without scipy."""
 
 from lrank.stats.comparisons import (
     CorrectedTTestResult,
     FriedmanResult,
     HolmStep,
+    RatioInterval,
     WilcoxonResult,
     average_ranks,
     bonferroni_dunn_q,
@@ -15,6 +17,7 @@ from lrank.stats.comparisons import (
     nemenyi_groups,
     nemenyi_q,
     rank_scores,
+    ratio_of_means_interval,
     wilcoxon_signed_rank,
 )
 
@@ -22,6 +25,7 @@ __all__ = [
     "CorrectedTTestResult",
     "FriedmanResult",
     "HolmStep",
+    "RatioInterval",
     "WilcoxonResult",
     "average_ranks",
     "bonferroni_dunn_q",
@@ -32,5 +36,6 @@ __all__ = [
     "nemenyi_groups",
     "nemenyi_q",
     "rank_scores",
+    "ratio_of_means_interval",
     "wilcoxon_signed_rank",
 ]
