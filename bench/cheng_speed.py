@@ -237,13 +237,32 @@ def summarize(ds: dict) -> dict:
             summ[learner]["tree_depth"] = _mean([r["tree_depth"] for r in ok])
             summ[learner]["tree_leaves"] = _mean([r["tree_leaves"] for r in ok])
     g = lambda l, k: summ.get(l, {}).get(k)  # noqa: E731
-    ratios = {}
+    ratios, intervals = {}, {}
     for peer, mine in RATIO_PAIRS:
         if peer in summ and mine in summ:
-            ratios[f"fit_{peer}_over_{mine}"] = _ratio(g(peer, "fit_s"), g(mine, "fit_s"))
-            ratios[f"predict_{peer}_over_{mine}"] = _ratio(g(peer, "predict_s"), g(mine, "predict_s"))
+            for what in ("fit", "predict"):
+                key = f"{what}_{peer}_over_{mine}"
+                ratios[key] = _ratio(g(peer, f"{what}_s"), g(mine, f"{what}_s"))
+                interval = ratio_interval(ds["runs"][peer], ds["runs"][mine], f"{what}_s")
+                if interval is not None:
+                    intervals[key] = interval
     summ["ratios"] = ratios
+    summ["ratio_intervals_95"] = intervals
     return summ
+
+
+def ratio_interval(peer_runs: list, mine_runs: list, key: str):
+    """95% paired bootstrap interval (over folds) of mean(peer) / mean(mine), or None."""
+    try:
+        from lrank.stats import ratio_of_means_interval
+    except ImportError:  # an lrank older than the interval, or a peer-only run without lrank
+        return None
+    mine_by_fold = {r["fold"]: r[key] for r in mine_runs if "error" not in r}
+    pairs = [(r[key], mine_by_fold[r["fold"]]) for r in peer_runs if "error" not in r and r["fold"] in mine_by_fold]
+    if len(pairs) < 2 or any(m <= 0 for _, m in pairs):
+        return None
+    res = ratio_of_means_interval([p for p, _ in pairs], [m for _, m in pairs], level=0.95, seed=0)
+    return [res.low, res.high]
 
 
 def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
@@ -267,9 +286,19 @@ def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
         p = r.get(f"predict_{peer}_over_{mine}")
         if f is None and p is None:
             continue
-        fs = f"{f:.2f}x" if f is not None else "-"
-        ps = f"{p:.2f}x" if p is not None else "-"
-        print(f"ratio {peer}/{mine}: fit {fs}, predict {ps}")
+        ci = summ.get("ratio_intervals_95", {})
+
+        def show(value, key):
+            if value is None:
+                return "-"
+            low_high = ci.get(key)
+            return f"{value:.2f}x" + (f" [{low_high[0]:.2f}, {low_high[1]:.2f}]" if low_high else "")
+
+        print(f"ratio {peer}/{mine}: fit {show(f, f'fit_{peer}_over_{mine}')}, "
+              f"predict {show(p, f'predict_{peer}_over_{mine}')}")
+    if summ.get("ratio_intervals_95"):
+        print("([low, high]: 95% paired bootstrap interval over the folds; it does not cover slow or "
+              "fast spells of the machine that last a whole run)")
     s = summ.get("lrt_sklr", {})
     if s.get("tree_depth") is not None:
         print(f"(scikit-lr tree: mean depth {s['tree_depth']:.1f}, mean leaves {s['tree_leaves']:.0f})")
@@ -306,11 +335,30 @@ def parse_args(argv=None):
     ap.add_argument("--only", choices=("lrank", "sklr", "lrt", "iblr"), default=None,
                     help="run only the learners whose name contains this")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "cheng_speed.json"))
+    ap.add_argument("--report", metavar="JSON", default=None,
+                    help="run nothing: print the tables (with ratio intervals) of a saved --out file")
     return ap.parse_args(argv)
+
+
+def report(path: str) -> int:
+    """Prints the tables of a saved run, recomputing its summaries (and ratio intervals)."""
+    import json
+
+    try:
+        payload = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"cannot read {path}: {exc}")
+    cfg = payload["config"]
+    print(f"(saved run of {payload.get('git', {}).get('head', '?')}: {path})")
+    for name, ds in payload["datasets"].items():
+        print_table(name, ds, summarize(ds), cfg)
+    return 0
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.report:
+        return report(args.report)
     if args.folds < 2:
         raise SystemExit("--folds must be >= 2")
     if args.repeats < 1:
