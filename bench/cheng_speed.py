@@ -281,22 +281,22 @@ def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
             f"{_fmt(s['rss_before_fit_mib'], '9.1f')} {s['errors']:>6}"
         )
     r = summ["ratios"]
+    ci = summ.get("ratio_intervals_95", {})
+
+    def show(value, key):
+        if value is None:
+            return "-"
+        low_high = ci.get(key)
+        return f"{value:.2f}x" + (f" [{low_high[0]:.2f}, {low_high[1]:.2f}]" if low_high else "")
+
     for peer, mine in RATIO_PAIRS:
         f = r.get(f"fit_{peer}_over_{mine}")
         p = r.get(f"predict_{peer}_over_{mine}")
         if f is None and p is None:
             continue
-        ci = summ.get("ratio_intervals_95", {})
-
-        def show(value, key):
-            if value is None:
-                return "-"
-            low_high = ci.get(key)
-            return f"{value:.2f}x" + (f" [{low_high[0]:.2f}, {low_high[1]:.2f}]" if low_high else "")
-
         print(f"ratio {peer}/{mine}: fit {show(f, f'fit_{peer}_over_{mine}')}, "
               f"predict {show(p, f'predict_{peer}_over_{mine}')}")
-    if summ.get("ratio_intervals_95"):
+    if ci:
         print("([low, high]: 95% paired bootstrap interval over the folds; it does not cover slow or "
               "fast spells of the machine that last a whole run)")
     s = summ.get("lrt_sklr", {})
