@@ -68,7 +68,7 @@ fn the_incremental_sweep_scores_every_threshold_as_a_fresh_computation_would() {
             let (tr, _) = crit.theta_of(&samples[k..], &weights[k..]);
             let wl: f64 = weights[..k].iter().sum();
             let score = (wl * tl + (total - wl) * tr) / total;
-            if brute.is_none_or(|(_, g)| score > g + 1e-12) {
+            if brute.is_none_or(|(_, g)| score > g) {
                 brute = Some((k, score));
             }
         }
@@ -102,16 +102,57 @@ fn the_f32_sweep_is_the_f64_sweep_to_the_bit_for_integer_weights() {
             order.iter().map(|&i| SortedSample { value: values[i], sample: i as u32, weight: weights[i] }).collect();
         let node = crit.node_stats(&samples, &weights);
         assert!(node.exact_in_f32, "trial {trial}");
-        let narrow = crit.sweep::<f32>(&node, &sorted, Boundaries::All);
-        let wide = crit.sweep::<f64>(&node, &sorted, Boundaries::All);
+        let narrow = crit.sweep::<f32>(&node, &sorted, Boundaries::All, f64::NEG_INFINITY);
+        let wide = crit.sweep::<f64>(&node, &sorted, Boundaries::All, f64::NEG_INFINITY);
         assert_eq!(narrow.map(|(k, s)| (k, s.to_bits())), wide.map(|(k, s)| (k, s.to_bits())), "trial {trial}");
+        // With a floor too (the score bounds of the two sum types agree as well).
+        let floor = narrow.map_or(0.0, |(_, s)| 0.9 * s);
+        assert_eq!(crit.sweep::<f32>(&node, &sorted, Boundaries::All, floor), crit.sweep::<f64>(&node, &sorted, Boundaries::All, floor));
         assert_eq!(crit.best_boundary(&node, &sorted, Boundaries::All), narrow);
         // Fractional weights (no longer exact in f32) take the f64 sweep.
         let halves: Vec<f64> = weights.iter().map(|w| w + 0.5).collect();
         let node = crit.node_stats(&samples, &halves);
         assert!(!node.exact_in_f32);
         let sorted: Vec<SortedSample> = sorted.iter().map(|s| SortedSample { weight: halves[s.sample as usize], ..*s }).collect();
-        assert_eq!(crit.best_boundary(&node, &sorted, Boundaries::All), crit.sweep::<f64>(&node, &sorted, Boundaries::All));
+        assert_eq!(crit.best_boundary(&node, &sorted, Boundaries::All), crit.sweep::<f64>(&node, &sorted, Boundaries::All, f64::NEG_INFINITY));
+    }
+}
+
+#[test]
+fn a_floor_skips_only_boundaries_that_cannot_beat_it() {
+    // With a floor the sweep must return what it returns without one whenever that beats the
+    // floor, and otherwise nothing or a boundary scoring at most the floor. Per boundary
+    // (Boundaries::Only), a floor just below its score must not hide it: that checks the score
+    // bound at every boundary, not only at the best one.
+    let mut rng = Rng::new(31);
+    for trial in 0..120 {
+        let m = 2 + trial % 8;
+        let n = 2 + rng.below(50);
+        let y = random_rankings(&mut rng, n, m, if trial % 3 == 0 { 0.0 } else { 0.4 });
+        let v = view(&y, m);
+        let crit = MallowsSpread::new(&v);
+        let mut values: Vec<f64> = (0..n).map(|_| rng.below(n / 3 + 2) as f64).collect();
+        values.sort_by(f64::total_cmp);
+        // Integer weights (the f32 sweep) on even trials, fractional ones (f64) on odd ones.
+        let weights: Vec<f64> = (0..n).map(|_| rng.below(3) as f64 + if trial % 2 == 1 { 0.25 } else { 0.0 }).collect();
+        let samples: Vec<u32> = (0..n as u32).collect();
+        let sorted: Vec<SortedSample> =
+            (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: weights[i] }).collect();
+        let node = crit.node_stats(&samples, &weights);
+        let Some((_, best)) = crit.best_boundary(&node, &sorted, Boundaries::All) else { continue };
+        for floor in [f64::NEG_INFINITY, 0.0, best * 0.5, best - 1e-9, best, best + 1e-9, best * 2.0, rng.uniform() * 2.0 * best] {
+            let full = crit.best_boundary(&node, &sorted, Boundaries::All);
+            let above = crit.best_boundary_above(&node, &sorted, Boundaries::All, floor);
+            match full {
+                Some((_, s)) if s > floor => assert_eq!(above, full, "trial {trial} floor {floor}"),
+                _ => assert!(above.is_none_or(|(_, s)| s <= floor), "trial {trial} floor {floor}: {above:?}"),
+            }
+        }
+        for k in (1..n).filter(|&k| values[k] != values[k - 1]) {
+            let Some((_, s)) = crit.best_boundary(&node, &sorted, Boundaries::Only(k)) else { continue };
+            let just_below = s - 1e-9 * (1.0 + s);
+            assert_eq!(crit.best_boundary_above(&node, &sorted, Boundaries::Only(k), just_below), Some((k, s)), "trial {trial} k {k}");
+        }
     }
 }
 
@@ -246,10 +287,15 @@ fn models_with_infinite_spreads_survive_json_and_binary_files() {
 
 #[test]
 fn the_same_tree_for_any_number_of_threads() {
-    // Large enough for parallel subtrees and parallel feature scoring.
+    // Large enough for parallel subtrees and parallel feature scoring (where no feature's sweep
+    // has the floor of the features before it). The last feature copies the first, so exact
+    // ties between features occur at every node: the first scored must win either way.
     let mut rng = Rng::new(12);
-    let (n, d, m) = (6000, 3, 4);
-    let x: Vec<f64> = (0..n * d).map(|_| rng.below(500) as f64).collect();
+    let (n, d, m) = (6000, 4, 4);
+    let mut x: Vec<f64> = (0..n * d).map(|_| rng.below(500) as f64).collect();
+    for i in 0..n {
+        x[i * d + 3] = x[i * d];
+    }
     let y: Vec<i32> = (0..n)
         .flat_map(|i| {
             let mut r = if x[i * d] + x[i * d + 1] > 500.0 { [1, 2, 3, 4] } else { [4, 3, 2, 1] };

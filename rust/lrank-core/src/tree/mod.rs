@@ -105,6 +105,20 @@ pub trait SplitCriterion: Sync {
     /// `sorted[k]`", higher score better. With [`Boundaries::All`] only boundaries between
     /// distinct values may be returned. `None` if no boundary is valid.
     fn best_boundary(&self, node: &Self::NodeStats, sorted: &[SortedSample], boundaries: Boundaries) -> Option<(usize, f64)>;
+
+    /// [`best_boundary`](Self::best_boundary) when another feature already offers a split
+    /// scoring `floor`: the same result whenever that scores above `floor`; otherwise `None` or
+    /// a boundary scoring at most `floor` (which the node does not take). A criterion that can
+    /// bound a boundary's score cheaply skips the boundaries that cannot beat the floor.
+    fn best_boundary_above(
+        &self,
+        node: &Self::NodeStats,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        _floor: f64,
+    ) -> Option<(usize, f64)> {
+        self.best_boundary(node, sorted, boundaries)
+    }
 }
 
 /// Fits the model kept in a leaf from the samples (and weights) that reach it.
@@ -753,7 +767,7 @@ fn find_split<C: SplitCriterion>(
         let scored: Vec<Option<(f64, SplitChoice)>> = features
             .par_iter()
             .map_init(Scratch::default, |scratch, &f| {
-                score_feature(x, samples, weights, presorted, criterion, stats, params, f, scratch).flatten()
+                score_feature(x, samples, weights, presorted, criterion, stats, params, f, f64::NEG_INFINITY, scratch).flatten()
             })
             .collect();
         for (score, choice) in scored.into_iter().flatten() {
@@ -771,7 +785,11 @@ fn find_split<C: SplitCriterion>(
         // Lazy Fisher-Yates: position k receives a uniformly drawn not-yet-visited feature.
         let j = k + rng.below(d - k);
         features.swap(k, j);
-        let Some(result) = score_feature(x, samples, weights, presorted, criterion, stats, params, features[k], scratch) else {
+        // The best score so far is a floor for the later features: a split they find must beat
+        // it to be taken, so their boundaries that cannot are not scored in full. (The result
+        // is the same as without the floor, as the parallel path above computes it.)
+        let floor = best.as_ref().map_or(f64::NEG_INFINITY, |(b, _)| *b);
+        let Some(result) = score_feature(x, samples, weights, presorted, criterion, stats, params, features[k], floor, scratch) else {
             continue; // constant in this node
         };
         n_scored += 1;
@@ -785,7 +803,8 @@ fn find_split<C: SplitCriterion>(
 }
 
 /// The best split on feature `f`: `None` when the feature is constant in the node, else the
-/// best (score, split), if the criterion finds a valid one.
+/// best (score, split), if the criterion finds a valid one (or possibly none, or one scoring at
+/// most `floor`, when the best does not score above `floor`).
 #[allow(clippy::too_many_arguments)]
 fn score_feature<C: SplitCriterion>(
     x: &TrainingFeatures,
@@ -796,6 +815,7 @@ fn score_feature<C: SplitCriterion>(
     stats: &C::NodeStats,
     params: &GrowParams,
     f: usize,
+    floor: f64,
     scratch: &mut Scratch,
 ) -> Option<Option<(f64, SplitChoice)>> {
     let Scratch { keys, radix, sorted, reordered, .. } = scratch;
@@ -822,7 +842,7 @@ fn score_feature<C: SplitCriterion>(
         }));
     }
     if x.kinds[f] == FeatureKind::Nominal {
-        return Some(best_category(criterion, stats, sorted, reordered, f));
+        return Some(best_category(criterion, stats, sorted, reordered, f, floor));
     }
     // The threshold is the midpoint of the chosen boundary's values, or the fixed cut itself.
     let (boundaries, fixed_cut) = match params.threshold_rule {
@@ -837,7 +857,7 @@ fn score_feature<C: SplitCriterion>(
             (Boundaries::Only(sorted.partition_point(|s| s.value <= cut)), Some(cut))
         }
     };
-    let best = criterion.best_boundary(stats, sorted, boundaries).map(|(k, score)| {
+    let best = criterion.best_boundary_above(stats, sorted, boundaries, floor).map(|(k, score)| {
         let threshold = fixed_cut.unwrap_or_else(|| midpoint(sorted[k - 1].value, sorted[k].value));
         (score, SplitChoice::Threshold { feature: f, threshold })
     });
@@ -853,6 +873,7 @@ fn best_category<C: SplitCriterion>(
     sorted: &[SortedSample],
     reordered: &mut Vec<SortedSample>,
     f: usize,
+    floor: f64,
 ) -> Option<(f64, SplitChoice)> {
     let mut runs = Vec::new(); // (start, end) of each value's run in `sorted`
     let mut start = 0;
@@ -869,7 +890,7 @@ fn best_category<C: SplitCriterion>(
         reordered.clear();
         reordered.extend(sorted[a..b].iter().map(|s| SortedSample { value: 0.0, ..*s }));
         reordered.extend(sorted[..a].iter().chain(&sorted[b..]).map(|s| SortedSample { value: 1.0, ..*s }));
-        if let Some((_, score)) = criterion.best_boundary(stats, reordered, Boundaries::Only(b - a)) {
+        if let Some((_, score)) = criterion.best_boundary_above(stats, reordered, Boundaries::Only(b - a), floor) {
             if best.is_none_or(|(g, _)| score > g) {
                 best = Some((score, SplitChoice::Category { feature: f, value: sorted[a].value }));
             }
