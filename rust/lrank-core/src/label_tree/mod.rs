@@ -187,8 +187,15 @@ impl Side {
     /// largest mean distance m(m-1)/4.
     #[inline]
     fn theta(&self, table: &ThetaTable) -> f64 {
-        table.theta_of_share((2.0 * self.disc + 1.0) / (self.observed + 1.0))
+        smoothed_theta(table, self.disc, self.observed)
     }
+}
+
+/// θ of a side with discordance `disc` out of `observed` pairs, smoothed as [`Side::theta`]
+/// describes (the score bound must use the same formula as the score).
+#[inline]
+fn smoothed_theta(table: &ThetaTable, disc: f64, observed: f64) -> f64 {
+    table.theta_of_share((2.0 * disc + 1.0) / (observed + 1.0))
 }
 
 /// Dot product of two sign vectors. Exact (a sum of small integers), so the sum can be split
@@ -463,8 +470,9 @@ impl MallowsSpread {
         let right_observed = total_observed - left.observed;
         let left_disc = ((left.observed - sum(l_abs)) / 2.0).max(0.0);
         let right_disc = ((right_observed - sum(r_abs)) / 2.0).max(0.0);
-        let theta = |disc: f64, observed: f64| self.theta.theta_of_share((2.0 * disc + 1.0) / (observed + 1.0));
-        (left.weight * theta(left_disc, left.observed) + (total - left.weight) * theta(right_disc, right_observed)) / total
+        (left.weight * smoothed_theta(&self.theta, left_disc, left.observed)
+            + (total - left.weight) * smoothed_theta(&self.theta, right_disc, right_observed))
+            / total
     }
 
     fn sweep_in<S: SweepSum>(
