@@ -204,6 +204,49 @@ fn kd_tree_search_equals_brute_force_in_many_dimensions() {
 }
 
 #[test]
+fn block_sorting_network_sorts_every_input() {
+    use super::kdtree::{sort_block, BLOCK};
+    // 0-1 principle: a comparator network that sorts every 0/1 input sorts every input.
+    for bits in 0u32..1 << BLOCK {
+        let mut v: [f64; BLOCK] = std::array::from_fn(|l| ((bits >> l) & 1) as f64);
+        sort_block(&mut v);
+        assert!(v.windows(2).all(|w| w[0] <= w[1]), "{bits:08b} gave {v:?}");
+    }
+    let mut rng = Rng::new(3);
+    for _ in 0..200 {
+        let mut v: [f64; BLOCK] = std::array::from_fn(|_| if rng.uniform() < 0.2 { f64::INFINITY } else { rng.below(5) as f64 });
+        let mut expected = v;
+        expected.sort_by(f64::total_cmp);
+        sort_block(&mut v);
+        assert_eq!(v, expected);
+    }
+}
+
+#[test]
+fn leave_one_out_search_never_counts_the_left_out_row() {
+    // The first leaf's starting limit comes from its own rows: the left-out row is the query
+    // itself (distance 0) and must not tighten it. Coarse values make many ties.
+    use super::kdtree::{squared_distance, KdIndex};
+    let mut rng = Rng::new(5);
+    for (n, d) in [(20usize, 2usize), (300, 2), (2000, 4), (700, 3)] {
+        let pts: Vec<f64> = (0..n * d).map(|_| (rng.below(6) as f64) / 5.0).collect();
+        let tree = KdIndex::build(&pts, d, None);
+        for v in (0..n).step_by((n / 40).max(1)) {
+            let q = &pts[v * d..(v + 1) * d];
+            for k in 1..=9 {
+                let mut brute: Vec<(f64, u32)> = (0..n)
+                    .filter(|&i| i != v)
+                    .map(|i| (squared_distance(&pts[i * d..(i + 1) * d], q, None), i as u32))
+                    .collect();
+                brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                brute.truncate(k);
+                assert_eq!(found(&tree, q, k, Some(v), &pts), brute, "n={n} d={d} row={v} k={k}");
+            }
+        }
+    }
+}
+
+#[test]
 fn nominal_features_count_a_mismatch_not_a_difference_of_codes() {
     use crate::features::FeatureKind;
     // Rows (x, code): (0, 0) ranks 0>1>2, (0.3, 1) ranks 1>0>2, (1, 9) ranks 2>1>0. The query
