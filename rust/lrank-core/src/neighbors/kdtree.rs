@@ -309,12 +309,7 @@ impl KdIndex {
             let width = BLOCK.min(len - j0);
             // An infinite limit never rules a block out (None only if every distance is NaN,
             // which normalised finite values cannot give); NaN fails every comparison below.
-            let computed = if width == BLOCK {
-                full_block(block, len, j0, query, nominal, f64::INFINITY)
-            } else {
-                partial_block(block, len, j0, width, query, nominal, f64::INFINITY)
-            };
-            *acc = computed.unwrap_or([f64::NAN; BLOCK]);
+            *acc = block_distances(block, len, j0, width, query, nominal, f64::INFINITY).unwrap_or([f64::NAN; BLOCK]);
             acc[width..].fill(f64::INFINITY); // lanes past the leaf's end bound nothing
             for (minimum, &dist) in lane_minima.iter_mut().zip(acc.iter()) {
                 *minimum = if dist < *minimum { dist } else { *minimum };
@@ -332,7 +327,9 @@ impl KdIndex {
                 .fold(f64::INFINITY, |a, b| if b < a { b } else { a });
         }
         sort_block(&mut lane_minima);
-        best.limit = lane_minima[best.k - 1];
+        // A limit never grows: subtrees may already have been pruned against it (here only if an
+        // earlier first leaf had fewer than k rows within reach, when it is still infinite).
+        best.limit = best.limit.min(lane_minima[best.k - 1]);
         for (b, acc) in distances.iter().enumerate().take(len.div_ceil(BLOCK)) {
             let j0 = b * BLOCK;
             offer_block(acc, &rows[j0..j0 + BLOCK.min(len - j0)], start + j0, exclude, best);
@@ -371,12 +368,7 @@ impl KdIndex {
                 while j0 < len {
                     let width = BLOCK.min(len - j0);
                     let limit = best.limit();
-                    let acc = if width == BLOCK {
-                        full_block(block, len, j0, query, nominal, limit)
-                    } else {
-                        partial_block(block, len, j0, width, query, nominal, limit)
-                    };
-                    if let Some(acc) = acc {
+                    if let Some(acc) = block_distances(block, len, j0, width, query, nominal, limit) {
                         offer_block(&acc, &rows[j0..j0 + width], start + j0, exclude, best);
                     }
                     j0 += width;
@@ -397,6 +389,25 @@ impl KdIndex {
                 }
             }
         }
+    }
+}
+
+/// [`full_block`] or, for the last `width` < BLOCK points of a leaf, [`partial_block`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn block_distances(
+    block: &[f64],
+    len: usize,
+    j0: usize,
+    width: usize,
+    query: &[f64],
+    nominal: Option<&[bool]>,
+    limit: f64,
+) -> Option<[f64; BLOCK]> {
+    if width == BLOCK {
+        full_block(block, len, j0, query, nominal, limit)
+    } else {
+        partial_block(block, len, j0, width, query, nominal, limit)
     }
 }
 
