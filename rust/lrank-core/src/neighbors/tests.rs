@@ -204,6 +204,48 @@ fn kd_tree_search_equals_brute_force_in_many_dimensions() {
 }
 
 #[test]
+fn every_leaf_is_full_but_the_last() {
+    // Splits leave a whole number of leaves on the left, so only the rightmost leaf can be
+    // short (distinct points; equal ones may make longer leaves, see the next test).
+    use super::kdtree::{KdIndex, LEAF_SIZE};
+    let mut rng = Rng::new(12);
+    for (n, d) in [(1000usize, 3usize), (18576, 4), (2048, 2), (33, 5), (31, 2)] {
+        let pts: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+        let sizes = KdIndex::build(&pts, d, None).leaf_sizes();
+        assert_eq!(sizes.iter().sum::<usize>(), n);
+        let (last, full) = sizes.split_last().expect("a leaf");
+        assert!(full.iter().all(|&s| s == LEAF_SIZE), "n={n}: {sizes:?}");
+        assert!((1..=LEAF_SIZE).contains(last), "n={n}: last leaf {last}");
+    }
+}
+
+#[test]
+fn a_leaf_longer_than_leaf_size_is_searched_in_full() {
+    // Rows equal on every numeric feature are never split apart, so a leaf can hold more than
+    // LEAF_SIZE of them; here they differ only in a nominal feature, which the search must read
+    // for every one of them. Rows 0 to 9 lie apart; rows 10 to 149 share their numeric value.
+    use super::kdtree::{squared_distance, KdIndex};
+    let (n, d) = (150, 2);
+    let nominal = [false, true];
+    let pts: Vec<f64> = (0..n).flat_map(|i| [if i < 10 { 1.0 + i as f64 } else { 0.0 }, ((i * 7) % 5) as f64]).collect();
+    let tree = KdIndex::build(&pts, d, Some(&nominal));
+    for code in 0..5 {
+        let q = [0.0, code as f64];
+        for k in 1..=12 {
+            for exclude in [None, Some(10 + code)] {
+                let mut brute: Vec<(f64, u32)> = (0..n)
+                    .filter(|&i| Some(i) != exclude)
+                    .map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q, Some(&nominal)), i as u32))
+                    .collect();
+                brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                brute.truncate(k);
+                assert_eq!(found(&tree, &q, k, exclude, &pts), brute, "code={code} k={k}");
+            }
+        }
+    }
+}
+
+#[test]
 fn block_sorting_network_sorts_every_input() {
     use super::kdtree::{sort_block, BLOCK};
     // 0-1 principle: a comparator network that sorts every 0/1 input sorts every input.
