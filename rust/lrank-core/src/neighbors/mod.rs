@@ -163,12 +163,23 @@ impl<T> PartialEq for Cached<T> {
 }
 
 
-/// One thread's buffers while predicting (reused from row to row).
+/// Rows predicted together (see `predict_rows`).
+const PREDICT_CHUNK: usize = 64;
+
+/// One thread's buffers while predicting (reused from chunk to chunk).
 #[derive(Default)]
 struct PredictScratch {
     query: Vec<f64>,
     search: SearchScratch,
     aggregate: AggregateScratch,
+    /// The neighbours of the chunk's rows, one row after the other, nearest first.
+    neighbours: Vec<Neighbour>,
+    /// Where each row's neighbours end in `neighbours`.
+    ends: Vec<usize>,
+    /// The neighbours' weights, in the same places.
+    weights: Vec<f64>,
+    /// Per row: are all its neighbours' rankings complete?
+    complete: Vec<bool>,
 }
 
 /// Buffers of a neighbourhood's aggregation: the neighbours' rankings and weights, and the
@@ -304,16 +315,27 @@ impl InstanceBasedModel {
         scratch: &mut AggregateScratch,
         centre: &mut [i32],
     ) -> Result<f64> {
+        let near = &nearest[..k.min(nearest.len())];
+        let mut weights = std::mem::take(&mut scratch.weights);
+        weights.clear();
+        let all_complete = self.neighbour_weights(near, &mut weights);
+        let confidence = self.aggregate_weighted(near, &weights, all_complete, confidence, scratch, centre);
+        scratch.weights = weights;
+        confidence
+    }
+
+    /// Appends the weight of each of the neighbours `near` (nearest first) to `weights`: Dudani's
+    /// times the share of labels its ranking holds times its sample weight, or its sample weight
+    /// alone. Returns whether all their rankings are complete.
+    fn neighbour_weights(&self, near: &[Neighbour], weights: &mut Vec<f64>) -> bool {
         let m = self.n_labels;
         let index = self.index();
-        let AggregateScratch { ranks, weights, borda, labels } = scratch;
         let mut all_complete = true;
-        let near = &nearest[..k.min(nearest.len())];
-        if near.is_empty() {
-            return Err(crate::error::invalid("no training row to take as a neighbour"));
-        }
-        let (d1, dk) = (near[0].dist2.sqrt(), near[near.len() - 1].dist2.sqrt());
-        weights.clear();
+        let Some((first, last)) = near.first().zip(near.last()) else {
+            return all_complete;
+        };
+        let (d1, dk) = (first.dist2.sqrt(), last.dist2.sqrt());
+        let from = weights.len();
         for nb in near {
             let present = n_present(index.ranking(nb, m));
             all_complete &= present == m;
@@ -326,9 +348,31 @@ impl InstanceBasedModel {
                 NeighbourWeighting::Uniform => sample_weight,
             });
         }
+        let weights = &mut weights[from..];
         if weights.iter().all(|&w| w == 0.0) {
             // Only when every weighted neighbour has sample weight 0: fall back to equal weights.
             weights.iter_mut().for_each(|w| *w = 1.0);
+        }
+        all_complete
+    }
+
+    /// The aggregation of the neighbours `near` (nearest first) with their `weights` (from
+    /// [`neighbour_weights`](Self::neighbour_weights)) into `centre`; returns the confidence
+    /// (NaN without `confidence`).
+    fn aggregate_weighted(
+        &self,
+        near: &[Neighbour],
+        weights: &[f64],
+        all_complete: bool,
+        confidence: bool,
+        scratch: &mut AggregateScratch,
+        centre: &mut [i32],
+    ) -> Result<f64> {
+        let m = self.n_labels;
+        let index = self.index();
+        let AggregateScratch { ranks, borda, labels, .. } = scratch;
+        if near.is_empty() {
+            return Err(crate::error::invalid("no training row to take as a neighbour"));
         }
         let total_weight: f64 = weights.iter().sum();
         if matches!(self.params.model, NeighbourhoodModel::Mallows)
@@ -447,19 +491,40 @@ impl InstanceBasedModel {
 
     fn predict_rows(&self, x: &FeatureMatrixView<'_>, confidence: bool) -> Result<(Vec<i32>, Vec<f64>)> {
         check_n_features(x, self.n_features)?;
-        let m = self.n_labels;
+        let (m, k) = (self.n_labels, self.k);
         let index = self.index();
         let mut ranks = vec![0i32; x.n_rows() * m];
         let mut theta = vec![f64::NAN; x.n_rows()];
-        ranks.par_chunks_mut(m.max(1)).zip(theta.par_iter_mut()).enumerate().try_for_each_init(
-            PredictScratch::default,
-            |scratch, (i, (dst, t))| -> Result<()> {
-                self.normalise_into(x.row(i), &mut scratch.query);
-                index.kd.nearest_into(&scratch.query, self.k, None, &mut scratch.search);
-                *t = self.aggregate_nearest(&scratch.search.best, self.k, confidence, &mut scratch.aggregate, dst)?;
-                Ok(())
-            },
-        )?;
+        // Rows go in chunks: first all the chunk's searches, then its neighbours' weights, then
+        // its aggregations. Weighting reads each neighbour's ranking and sample weight, which lie
+        // anywhere in the training set; over a chunk these reads do not wait on one another, so
+        // their cache misses overlap instead of stalling every row in turn.
+        let chunks = ranks.par_chunks_mut(PREDICT_CHUNK * m.max(1)).zip(theta.par_chunks_mut(PREDICT_CHUNK));
+        chunks.enumerate().try_for_each_init(PredictScratch::default, |scratch, (c, (ranks, theta))| -> Result<()> {
+            let PredictScratch { query, search, aggregate, neighbours, ends, weights, complete } = scratch;
+            neighbours.clear();
+            ends.clear();
+            for r in 0..theta.len() {
+                self.normalise_into(x.row(c * PREDICT_CHUNK + r), query);
+                index.kd.nearest_into(query, k, None, search);
+                neighbours.extend_from_slice(&search.best[..k.min(search.best.len())]);
+                ends.push(neighbours.len());
+            }
+            weights.clear();
+            complete.clear();
+            let mut from = 0;
+            for &end in ends.iter() {
+                complete.push(self.neighbour_weights(&neighbours[from..end], weights));
+                from = end;
+            }
+            let mut from = 0;
+            for (r, (&end, t)) in ends.iter().zip(theta.iter_mut()).enumerate() {
+                let (near, w) = (&neighbours[from..end], &weights[from..end]);
+                *t = self.aggregate_weighted(near, w, complete[r], confidence, aggregate, &mut ranks[r * m..(r + 1) * m])?;
+                from = end;
+            }
+            Ok(())
+        })?;
         Ok((ranks, theta))
     }
 }

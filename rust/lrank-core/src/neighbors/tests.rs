@@ -348,7 +348,9 @@ fn predictions_follow_the_definition_with_sample_weights() {
         let keep = if i % 3 == 0 { 2 + rng.below(m - 1) } else { m };
         mixed.extend(crate::ranking::ranks_of_order(&order[..keep], m));
     }
-    let queries: Vec<f64> = (0..50 * d).map(|_| rng.uniform() * 1.2 - 0.1).collect();
+    // 150 queries: rows are predicted in chunks of 64, the last one partial.
+    let n_queries = 150;
+    let queries: Vec<f64> = (0..n_queries * d).map(|_| rng.uniform() * 1.2 - 0.1).collect();
     for y in [&complete, &mixed] {
         let model = InstanceBasedModel::fit(
             &FeatureMatrixView::new(&x, n, d).unwrap(),
@@ -357,7 +359,7 @@ fn predictions_follow_the_definition_with_sample_weights() {
             InstanceBasedParams { k: Some(k), ..Default::default() },
         )
         .unwrap();
-        let predicted = model.predict_ranks(&FeatureMatrixView::new(&queries, 50, d).unwrap()).unwrap();
+        let predicted = model.predict_ranks(&FeatureMatrixView::new(&queries, n_queries, d).unwrap()).unwrap();
         for (qi, query) in queries.chunks(d).enumerate() {
             let q = model.normalised(query);
             let mut near: Vec<(f64, usize)> =
