@@ -76,6 +76,24 @@ pub struct SearchScratch {
     pub best: Vec<Neighbour>,
 }
 
+/// What a search looks for: the rows nearest to `query`, with `nominal` marking the nominal
+/// features (None: all numeric), leaving out row `exclude` (leave-one-out).
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    query: &'a [f64],
+    nominal: Option<&'a [bool]>,
+    exclude: Option<usize>,
+}
+
+/// A leaf's points as a scan reads them: `block` holds them feature by feature, `rows` are
+/// their rows and `start` is the first one's place in tree order.
+#[derive(Clone, Copy)]
+struct LeafPoints<'a> {
+    block: &'a [f64],
+    rows: &'a [u32],
+    start: usize,
+}
+
 /// The k best rows so far, sorted by (squared distance, row) (k is small: a sorted buffer
 /// beats a heap).
 struct Best {
@@ -295,7 +313,7 @@ impl KdIndex {
             scratch.offsets.clear();
             scratch.offsets.resize(self.d, 0.0);
             let nominal = self.has_nominal().then_some(self.nominal.as_slice());
-            self.search(0, query, 0.0, &mut scratch.offsets, nominal, exclude, &mut best);
+            self.search(0, 0.0, &mut scratch.offsets, &Target { query, nominal, exclude }, &mut best);
         }
         scratch.best = best.items;
     }
@@ -308,18 +326,9 @@ impl KdIndex {
     /// best and most be pushed out again, each a hard-to-predict branch; the exact k-th of the
     /// leaf would be tighter still, but costs a selection with branches of its own (on
     /// calhousing this starting limit made predictions about 7% faster).
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn scan_first_leaf(
-        &self,
-        block: &[f64],
-        rows: &[u32],
-        start: usize,
-        query: &[f64],
-        nominal: Option<&[bool]>,
-        exclude: Option<usize>,
-        best: &mut Best,
-    ) {
+    fn scan_first_leaf(leaf: LeafPoints<'_>, target: &Target<'_>, best: &mut Best) {
+        let (LeafPoints { block, rows, start }, Target { query, nominal, exclude }) = (leaf, *target);
         let len = rows.len();
         let mut distances = [[f64::INFINITY; BLOCK]; LEAF_SIZE / BLOCK];
         let mut lane_minima = [f64::INFINITY; BLOCK];
@@ -358,64 +367,44 @@ impl KdIndex {
     /// [`scan_first_leaf`](Self::scan_first_leaf) out of line, for a leaf of fewer than
     /// LEAF_SIZE rows.
     #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn scan_first_short_leaf(
-        &self,
-        block: &[f64],
-        rows: &[u32],
-        start: usize,
-        query: &[f64],
-        nominal: Option<&[bool]>,
-        exclude: Option<usize>,
-        best: &mut Best,
-    ) {
-        self.scan_first_leaf(block, rows, start, query, nominal, exclude, best);
+    fn scan_first_short_leaf(leaf: LeafPoints<'_>, target: &Target<'_>, best: &mut Best) {
+        Self::scan_first_leaf(leaf, target, best);
     }
 
     /// `bound`: squared distance from the query to the node's cell; `offsets[dim]`: the query's
     /// offset from the cell along `dim` (0 inside the cell's slab).
-    #[allow(clippy::too_many_arguments)]
-    fn search(
-        &self,
-        node: usize,
-        query: &[f64],
-        bound: f64,
-        offsets: &mut [f64],
-        nominal: Option<&[bool]>,
-        exclude: Option<usize>,
-        best: &mut Best,
-    ) {
+    fn search(&self, node: usize, bound: f64, offsets: &mut [f64], target: &Target<'_>, best: &mut Best) {
+        let query = target.query;
         match self.nodes[node] {
             KdNode::Leaf { start, end } => {
                 if bound > 0.0 && self.box_distance(node, query) * (1.0 - 1e-12) > best.limit() {
                     return;
                 }
                 let (d, len) = (self.d, end - start);
-                let block = &self.points[start * d..end * d];
-                let rows = &self.order[start..end];
+                let leaf = LeafPoints { block: &self.points[start * d..end * d], rows: &self.order[start..end], start };
                 let first = best.items.is_empty() && best.k <= BLOCK && len <= LEAF_SIZE;
                 // Full leaves (all but the last, see `build_node`) are scanned by code inlined
                 // here in which their length is a constant: loops of fixed trip count, no
                 // partial block. The other leaves are rare and scanned out of line, which keeps
                 // this function small.
                 match (len == LEAF_SIZE, first) {
-                    (true, true) => self.scan_first_leaf(block, &rows[..LEAF_SIZE], start, query, nominal, exclude, best),
-                    (true, false) => scan_full_leaf(block, rows, start, query, nominal, exclude, best),
-                    (false, true) => self.scan_first_short_leaf(block, rows, start, query, nominal, exclude, best),
-                    (false, false) => scan_leaf(block, rows, start, query, nominal, exclude, best),
+                    (true, true) => Self::scan_first_leaf(LeafPoints { rows: &leaf.rows[..LEAF_SIZE], ..leaf }, target, best),
+                    (true, false) => scan_full_leaf(leaf, target, best),
+                    (false, true) => Self::scan_first_short_leaf(leaf, target, best),
+                    (false, false) => scan_leaf(leaf, target, best),
                 }
             }
             KdNode::Split { dim, value, left, right } => {
                 let diff = query[dim] - value;
                 let (near, far) = if diff <= 0.0 { (left, right) } else { (right, left) };
-                self.search(near, query, bound, offsets, nominal, exclude, best);
+                self.search(near, bound, offsets, target, best);
                 // The far cell lies beyond the plane: its bound replaces this dimension's offset.
                 let old = offsets[dim];
                 let far_bound = bound - old * old + diff * diff;
                 // A little slack against rounding: a row exactly at the limit may still win a tie.
                 if far_bound * (1.0 - 1e-12) <= best.limit() {
                     offsets[dim] = diff;
-                    self.search(far, query, far_bound, offsets, nominal, exclude, best);
+                    self.search(far, far_bound, offsets, target, best);
                     offsets[dim] = old;
                 }
             }
@@ -428,16 +417,8 @@ impl KdIndex {
 /// feature by feature: each point's sum runs in feature order, as brute force sums it, and the
 /// block's partial sums stay in registers across the features.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn scan_full_leaf(
-    block: &[f64],
-    rows: &[u32],
-    start: usize,
-    query: &[f64],
-    nominal: Option<&[bool]>,
-    exclude: Option<usize>,
-    best: &mut Best,
-) {
+fn scan_full_leaf(leaf: LeafPoints<'_>, target: &Target<'_>, best: &mut Best) {
+    let (LeafPoints { block, rows, start }, Target { query, nominal, exclude }) = (leaf, *target);
     for b in 0..LEAF_SIZE / BLOCK {
         let j0 = b * BLOCK;
         if let Some(acc) = full_block(block, LEAF_SIZE, j0, query, nominal, best.limit()) {
@@ -449,16 +430,8 @@ fn scan_full_leaf(
 /// [`scan_full_leaf`] for a leaf of any length (the last, or one of points equal on every
 /// numeric feature).
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn scan_leaf(
-    block: &[f64],
-    rows: &[u32],
-    start: usize,
-    query: &[f64],
-    nominal: Option<&[bool]>,
-    exclude: Option<usize>,
-    best: &mut Best,
-) {
+fn scan_leaf(leaf: LeafPoints<'_>, target: &Target<'_>, best: &mut Best) {
+    let (LeafPoints { block, rows, start }, Target { query, nominal, exclude }) = (leaf, *target);
     let len = rows.len();
     let mut j0 = 0;
     while j0 < len {
