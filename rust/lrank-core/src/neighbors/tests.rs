@@ -163,7 +163,9 @@ fn found(tree: &super::kdtree::KdIndex, q: &[f64], k: usize, exclude: Option<usi
 fn kd_tree_search_equals_brute_force_ties_included() {
     use super::kdtree::{squared_distance, KdIndex};
     let mut rng = Rng::new(21);
-    for (n, d, with_nominal) in [(1usize, 1usize, false), (40, 1, false), (300, 2, false), (500, 3, false), (200, 6, false), (2000, 9, false), (400, 4, true)] {
+    // Up to 4 features the search is compiled for the number and scans full leaves whole.
+    let cases = [(1usize, 1usize, false), (40, 1, false), (300, 2, false), (500, 3, false), (1500, 4, false), (400, 4, true)];
+    for (n, d, with_nominal) in cases.into_iter().chain([(200, 5, false), (200, 6, false), (2000, 9, false), (300, 5, true)]) {
         // Coarse grid values make many equal distances.
         let pts: Vec<f64> = (0..n * d).map(|_| (rng.below(7) as f64) / 7.0).collect();
         let nominal: Vec<bool> = (0..d).map(|f| with_nominal && f % 2 == 0).collect();
