@@ -137,6 +137,9 @@ struct NeighbourIndex {
     ranks: Vec<i32>,
     /// Sample weights in tree order.
     weights: Vec<f64>,
+    /// Every ranking is complete and every sample weight 1 (the common case): a neighbour's
+    /// weight then needs neither, and weighting reads no training data at all.
+    complete_unit_weight: bool,
 }
 
 impl NeighbourIndex {
@@ -292,7 +295,8 @@ impl InstanceBasedModel {
             let m = self.n_labels;
             let ranks = kd.order().iter().flat_map(|&r| &self.y[r as usize * m..(r as usize + 1) * m]).copied().collect();
             let weights = kd.order().iter().map(|&r| self.sample_weight[r as usize]).collect();
-            NeighbourIndex { kd, ranks, weights }
+            let complete_unit_weight = self.sample_weight.iter().all(|&w| w == 1.0) && self.y.iter().all(|&r| r > 0);
+            NeighbourIndex { kd, ranks, weights, complete_unit_weight }
         })
     }
 
@@ -337,9 +341,12 @@ impl InstanceBasedModel {
         let (d1, dk) = (first.dist2.sqrt(), last.dist2.sqrt());
         let from = weights.len();
         for nb in near {
-            let present = n_present(index.ranking(nb, m));
+            let (present, sample_weight) = if index.complete_unit_weight {
+                (m, 1.0)
+            } else {
+                (n_present(index.ranking(nb, m)), index.weights[nb.slot as usize])
+            };
             all_complete &= present == m;
-            let sample_weight = index.weights[nb.slot as usize];
             weights.push(match self.params.weighting {
                 NeighbourWeighting::Dudani => {
                     let dudani = if dk > d1 { (dk - nb.dist2.sqrt()) / (dk - d1) } else { 1.0 };

@@ -353,14 +353,17 @@ fn predictions_follow_the_definition_with_sample_weights() {
     // 150 queries: rows are predicted in chunks of 64, the last one partial.
     let n_queries = 150;
     let queries: Vec<f64> = (0..n_queries * d).map(|_| rng.uniform() * 1.2 - 0.1).collect();
-    for y in [&complete, &mixed] {
+    // Complete rankings without sample weights take the path that reads neither.
+    let unit = vec![1.0; n];
+    for (y, weights, unit_path) in [(&complete, &weights, false), (&mixed, &weights, false), (&complete, &unit, true)] {
         let model = InstanceBasedModel::fit(
             &FeatureMatrixView::new(&x, n, d).unwrap(),
             &RankMatrixView::new(y, n, m).unwrap(),
-            Some(&weights),
+            (!unit_path).then_some(weights.as_slice()),
             InstanceBasedParams { k: Some(k), ..Default::default() },
         )
         .unwrap();
+        assert_eq!(model.index().complete_unit_weight, unit_path);
         let predicted = model.predict_ranks(&FeatureMatrixView::new(&queries, n_queries, d).unwrap()).unwrap();
         for (qi, query) in queries.chunks(d).enumerate() {
             let q = model.normalised(query);
@@ -384,4 +387,51 @@ fn predictions_follow_the_definition_with_sample_weights() {
             assert_eq!(&predicted[qi * m..(qi + 1) * m], expected.as_slice(), "query {qi}");
         }
     }
+}
+
+#[test]
+fn complete_rankings_with_unit_weights_are_weighted_bit_for_bit_as_in_general() {
+    // Without reading rankings or sample weights, a neighbour's weight must still be Dudani's
+    // times present / m times 1, rounded as the general formula rounds it: with m = 3 or 5,
+    // (w * m) / m is not always w.
+    let mut rng = Rng::new(17);
+    let (n, d) = (300, 2);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+    let mut rounding_differs = 0;
+    for m in [3usize, 5] {
+        let mut y = Vec::new();
+        for _ in 0..n {
+            let mut order: Vec<usize> = (0..m).collect();
+            rng.shuffle(&mut order);
+            y.extend(crate::ranking::ranks_of_order(&order, m));
+        }
+        let mut incomplete = y.clone();
+        let last = incomplete[..m].iter().position(|&r| r == m as i32).expect("a complete row");
+        incomplete[last] = 0; // row 0 loses its last-ranked label
+        let mut weighted = vec![1.0; n];
+        weighted[7] = 2.0;
+        let yv = RankMatrixView::new(&y, n, m).unwrap();
+        let params = InstanceBasedParams { k: Some(7), ..Default::default() };
+        let fit = |y: &[i32], w: Option<&[f64]>| {
+            InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, d).unwrap(), &RankMatrixView::new(y, n, m).unwrap(), w, params.clone()).unwrap()
+        };
+        assert!(!fit(&incomplete, None).index().complete_unit_weight);
+        assert!(!fit(&y, Some(&weighted)).index().complete_unit_weight);
+        let model = InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, d).unwrap(), &yv, None, params.clone()).unwrap();
+        assert!(model.index().complete_unit_weight);
+        for _ in 0..50 {
+            let q = [rng.uniform(), rng.uniform()];
+            let near = model.index().kd.nearest(&q, 7, None);
+            let mut weights = Vec::new();
+            assert!(model.neighbour_weights(&near, &mut weights));
+            let (d1, dk) = (near[0].dist2.sqrt(), near[6].dist2.sqrt());
+            for (nb, &w) in near.iter().zip(&weights) {
+                let dudani = if dk > d1 { (dk - nb.dist2.sqrt()) / (dk - d1) } else { 1.0 };
+                let general = dudani * m as f64 / m as f64 * 1.0;
+                assert_eq!(w.to_bits(), general.to_bits(), "m={m}");
+                rounding_differs += (general != dudani) as usize;
+            }
+        }
+    }
+    assert!(rounding_differs > 0, "no case where the rounding matters: the test shows nothing");
 }
