@@ -452,18 +452,25 @@ fn leaf_distances<const D: usize>(block: &[f64], query: &[f64], nominal: Option<
     let query = &query[..dims::<D>(query.len())];
     let mut acc = [0.0f64; LEAF_SIZE];
     for (f, (&q, column)) in query.iter().zip(block.chunks_exact(LEAF_SIZE)).enumerate() {
-        let column: &[f64; LEAF_SIZE] = column.try_into().expect("a full leaf");
-        if nominal.is_some_and(|nom| nom[f]) {
-            for (a, &v) in acc.iter_mut().zip(column) {
-                *a += (v != q) as u8 as f64;
-            }
-        } else {
-            for (a, &v) in acc.iter_mut().zip(column) {
-                *a += (v - q) * (v - q);
-            }
-        }
+        add_feature(&mut acc, column.try_into().expect("a full leaf"), q, nominal.is_some_and(|nom| nom[f]));
     }
     acc
+}
+
+/// Adds one feature's terms to the squared distances `acc` of the points whose values are
+/// `column`: the squared difference from the query's value `q`, or 1 on a mismatch of a
+/// nominal feature.
+#[inline(always)]
+fn add_feature<const N: usize>(acc: &mut [f64; N], column: &[f64; N], q: f64, nominal: bool) {
+    if nominal {
+        for (a, &v) in acc.iter_mut().zip(column) {
+            *a += (v != q) as u8 as f64;
+        }
+    } else {
+        for (a, &v) in acc.iter_mut().zip(column) {
+            *a += (v - q) * (v - q);
+        }
+    }
 }
 
 /// [`scan_full_leaf`] for a leaf of any length (the last, or one of points equal on every
@@ -521,16 +528,8 @@ fn full_block<const D: usize>(
         if f % 4 == 0 && f > 0 && acc.iter().all(|&a| a > limit) {
             return None;
         }
-        let column: &[f64; BLOCK] = block[f * len + j0..f * len + j0 + BLOCK].try_into().expect("a full block");
-        if nominal.is_some_and(|nom| nom[f]) {
-            for l in 0..BLOCK {
-                acc[l] += (column[l] != q) as u8 as f64;
-            }
-        } else {
-            for l in 0..BLOCK {
-                acc[l] += (column[l] - q) * (column[l] - q);
-            }
-        }
+        let column = block[f * len + j0..f * len + j0 + BLOCK].try_into().expect("a full block");
+        add_feature(&mut acc, column, q, nominal.is_some_and(|nom| nom[f]));
     }
     // Most blocks of a scanned leaf hold no point within reach: their (vectorised) minimum
     // rules them out before any per-point work.
