@@ -19,6 +19,10 @@ quiet, see ``bench/settle.py``; with ``--repeats R`` every learner runs R times 
 interleaved, and the fold's time is the median of the R), its peak resident set
 (VmHWM) and its resident set before ``fit``, and returns the predicted
 rankings; Kendall tau (mean over the test rows) is computed in the parent.
+The predict time that counts is that of the child's first predict. Each child then predicts
+the same rows a second time; that time is reported beside it ("again", "second predict") to
+show how much of the first was the first call's own cost (caches and branch predictors still
+cold, lazy set-up), and the two predictions are checked to be identical.
 
 Learners
 --------
@@ -190,6 +194,10 @@ def run_learner(learner: str, X_tr, Y_tr, X_te, seed: int, n_neighbors: int) -> 
         t1 = time.perf_counter()
         pred = est.predict(X_te)
         t2 = time.perf_counter()
+        # The same rows again: the second call shows what of the first was the first call's own
+        # cost (cold caches and branch predictors, lazy set-up). The target is read from the first.
+        pred_again = est.predict(X_te)
+        t3 = time.perf_counter()
         n_warn = len(caught)
         warn_kinds = sorted({w.category.__name__ for w in caught})
     hwm = _rss_kib("VmHWM")
@@ -203,6 +211,8 @@ def run_learner(learner: str, X_tr, Y_tr, X_te, seed: int, n_neighbors: int) -> 
     return {
         "fit_s": t1 - t0,
         "predict_s": t2 - t1,
+        "predict2_s": t3 - t2,
+        "second_predict_identical": bool(np.array_equal(np.asarray(pred), np.asarray(pred_again))),
         "peak_mib": hwm / 1024.0,
         "rss_before_fit_mib": (rss_before / 1024.0) if rss_before is not None else None,
         "n_warnings": n_warn,
@@ -229,6 +239,7 @@ def summarize(ds: dict) -> dict:
             "errors": len(runs) - len(ok),
             "fit_s": _mean([r["fit_s"] for r in ok]),
             "predict_s": _mean([r["predict_s"] for r in ok]),
+            "predict2_s": _mean([r["predict2_s"] for r in ok if "predict2_s" in r]),
             "tau": _mean([r["tau"] for r in ok]),
             "peak_mib": _mean([r["peak_mib"] for r in ok]),
             "rss_before_fit_mib": _mean([r["rss_before_fit_mib"] for r in ok]),
@@ -240,7 +251,7 @@ def summarize(ds: dict) -> dict:
     ratios, intervals = {}, {}
     for peer, mine in RATIO_PAIRS:
         if peer in summ and mine in summ:
-            for what in ("fit", "predict"):
+            for what in ("fit", "predict", "predict2"):
                 key = f"{what}_{peer}_over_{mine}"
                 ratios[key] = _ratio(g(peer, f"{what}_s"), g(mine, f"{what}_s"))
                 interval = ratio_interval(ds["runs"][peer], ds["runs"][mine], f"{what}_s")
@@ -270,13 +281,15 @@ def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
     print(f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}, "
           f"median of {cfg['repeats']} run(s) each; "
           f"k={cfg['n_neighbors']}; lrank LRT min_samples_split=2m={2 * m}, scikit-lr 2) ==")
-    print(f"{'learner':<17} {'fit s':>9} {'predict s':>10} {'tau':>7} {'peak MiB':>9} {'base MiB':>9} {'errors':>6}")
+    print(f"{'learner':<17} {'fit s':>9} {'predict s':>10} {'again s':>10} {'tau':>7} {'peak MiB':>9} "
+          f"{'base MiB':>9} {'errors':>6}")
     for learner in cfg["learners"]:
         s = summ.get(learner)
         if not s:
             continue
         print(
             f"{learner:<17} {_fmt(s['fit_s'], '9.3f')} {_fmt(s['predict_s'], '10.4f')} "
+            f"{_fmt(s['predict2_s'], '10.4f')} "
             f"{_fmt(s['tau'], '7.4f')} {_fmt(s['peak_mib'], '9.1f')} "
             f"{_fmt(s['rss_before_fit_mib'], '9.1f')} {s['errors']:>6}"
         )
@@ -292,10 +305,12 @@ def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
     for peer, mine in RATIO_PAIRS:
         f = r.get(f"fit_{peer}_over_{mine}")
         p = r.get(f"predict_{peer}_over_{mine}")
+        p2 = r.get(f"predict2_{peer}_over_{mine}")
         if f is None and p is None:
             continue
         print(f"ratio {peer}/{mine}: fit {show(f, f'fit_{peer}_over_{mine}')}, "
-              f"predict {show(p, f'predict_{peer}_over_{mine}')}")
+              f"predict {show(p, f'predict_{peer}_over_{mine}')}, "
+              f"second predict {show(p2, f'predict2_{peer}_over_{mine}')}")
     if ci:
         print("([low, high]: 95% paired bootstrap interval over the folds; it does not cover slow or "
               "fast spells of the machine that last a whole run)")
@@ -443,7 +458,7 @@ def main(argv=None) -> int:
                     res["child_wall_s"] = time.perf_counter() - t_wall
                     trials[learner].append(res)
                     log(f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
-                        f"predict {res['predict_s']:.4f}s tau {res['tau']:.4f} peak {res['peak_mib']:.1f} MiB"
+                        f"predict {res['predict_s']:.4f}s (again {res['predict2_s']:.4f}s) tau {res['tau']:.4f} peak {res['peak_mib']:.1f} MiB"
                         + (f" warnings {res['n_warnings']} {res['warning_kinds']}" if res["n_warnings"] else ""))
             for learner in learners:
                 runs = trials[learner]
@@ -455,6 +470,10 @@ def main(argv=None) -> int:
                 res["predict_s_runs"] = [r["predict_s"] for r in runs]
                 res["fit_s"] = float(np.median(res["fit_s_runs"]))
                 res["predict_s"] = float(np.median(res["predict_s_runs"]))
+                res["predict2_s_runs"] = [r["predict2_s"] for r in runs]
+                res["predict2_s"] = float(np.median(res["predict2_s_runs"]))
+                if not all(r["second_predict_identical"] for r in runs):
+                    log(f"{name} fold {k + 1} {learner}: a second predict of the same rows differed")
                 res["tau_runs"] = [r["tau"] for r in runs]
                 if len(set(res["tau_runs"])) > 1:
                     log(f"{name} fold {k + 1} {learner}: tau differs between runs: {res['tau_runs']}")
