@@ -339,21 +339,26 @@ impl InstanceBasedModel {
             return all_complete;
         };
         let (d1, dk) = (first.dist2.sqrt(), last.dist2.sqrt());
+        let dudani = |nb: &Neighbour| if dk > d1 { (dk - nb.dist2.sqrt()) / (dk - d1) } else { 1.0 };
         let from = weights.len();
-        for nb in near {
-            let (present, sample_weight) = if index.complete_unit_weight {
-                (m, 1.0)
-            } else {
-                (n_present(index.ranking(nb, m)), index.weights[nb.slot as usize])
-            };
-            all_complete &= present == m;
-            weights.push(match self.params.weighting {
-                NeighbourWeighting::Dudani => {
-                    let dudani = if dk > d1 { (dk - nb.dist2.sqrt()) / (dk - d1) } else { 1.0 };
-                    dudani * present as f64 / m as f64 * sample_weight
-                }
-                NeighbourWeighting::Uniform => sample_weight,
-            });
+        if index.complete_unit_weight {
+            // Every share of labels is m / m = 1 and every sample weight 1: the weight is Dudani's
+            // alone, and neither ranking nor sample weight needs to be read.
+            weights.extend(near.iter().map(|nb| match self.params.weighting {
+                NeighbourWeighting::Dudani => dudani(nb),
+                NeighbourWeighting::Uniform => 1.0,
+            }));
+        } else {
+            for nb in near {
+                let present = n_present(index.ranking(nb, m));
+                let sample_weight = index.weights[nb.slot as usize];
+                all_complete &= present == m;
+                weights.push(match self.params.weighting {
+                    // The share first: exactly 1 for a complete ranking.
+                    NeighbourWeighting::Dudani => dudani(nb) * (present as f64 / m as f64) * sample_weight,
+                    NeighbourWeighting::Uniform => sample_weight,
+                });
+            }
         }
         let weights = &mut weights[from..];
         if weights.iter().all(|&w| w == 0.0) {

@@ -376,7 +376,7 @@ fn predictions_follow_the_definition_with_sample_weights() {
                 .iter()
                 .map(|&(dist2, i)| {
                     let dudani = if dk > d1 { (dk - dist2.sqrt()) / (dk - d1) } else { 1.0 };
-                    dudani * n_present(&y[i * m..(i + 1) * m]) as f64 / m as f64 * weights[i]
+                    dudani * (n_present(&y[i * m..(i + 1) * m]) as f64 / m as f64) * weights[i]
                 })
                 .collect();
             if w.iter().all(|&v| v == 0.0) {
@@ -391,13 +391,15 @@ fn predictions_follow_the_definition_with_sample_weights() {
 
 #[test]
 fn complete_rankings_with_unit_weights_are_weighted_bit_for_bit_as_in_general() {
-    // Without reading rankings or sample weights, a neighbour's weight must still be Dudani's
-    // times present / m times 1, rounded as the general formula rounds it: with m = 3 or 5,
-    // (w * m) / m is not always w.
+    // Without reading rankings or sample weights, a neighbour's weight must be exactly what the
+    // general formula gives: Dudani's times present / m (exactly 1 for a complete ranking, as
+    // the share is taken before it multiplies) times the sample weight. The general path is
+    // checked on the same data with one incomplete ranking (row 0), which also switches the
+    // shortcut off, so it must give the complete neighbours the same weights bit for bit.
     let mut rng = Rng::new(17);
     let (n, d) = (300, 2);
     let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
-    let mut rounding_differs = 0;
+    let mut incomplete_seen = 0;
     for m in [3usize, 5] {
         let mut y = Vec::new();
         for _ in 0..n {
@@ -410,28 +412,36 @@ fn complete_rankings_with_unit_weights_are_weighted_bit_for_bit_as_in_general() 
         incomplete[last] = 0; // row 0 loses its last-ranked label
         let mut weighted = vec![1.0; n];
         weighted[7] = 2.0;
-        let yv = RankMatrixView::new(&y, n, m).unwrap();
         let params = InstanceBasedParams { k: Some(7), ..Default::default() };
         let fit = |y: &[i32], w: Option<&[f64]>| {
             InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, d).unwrap(), &RankMatrixView::new(y, n, m).unwrap(), w, params.clone()).unwrap()
         };
-        assert!(!fit(&incomplete, None).index().complete_unit_weight);
+        let general = fit(&incomplete, None);
+        assert!(!general.index().complete_unit_weight);
         assert!(!fit(&y, Some(&weighted)).index().complete_unit_weight);
-        let model = InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, d).unwrap(), &yv, None, params.clone()).unwrap();
+        let model = fit(&y, None);
         assert!(model.index().complete_unit_weight);
+        // Queries near row 0, so that it is often among the neighbours.
         for _ in 0..50 {
-            let q = [rng.uniform(), rng.uniform()];
+            let q = [x[0] + 0.05 * (rng.uniform() - 0.5), x[1] + 0.05 * (rng.uniform() - 0.5)];
             let near = model.index().kd.nearest(&q, 7, None);
-            let mut weights = Vec::new();
-            assert!(model.neighbour_weights(&near, &mut weights));
+            assert_eq!(general.index().kd.nearest(&q, 7, None), near);
+            let (mut fast, mut slow) = (Vec::new(), Vec::new());
+            assert!(model.neighbour_weights(&near, &mut fast));
+            let all_complete = general.neighbour_weights(&near, &mut slow);
+            assert_eq!(all_complete, !near.iter().any(|nb| nb.row == 0));
             let (d1, dk) = (near[0].dist2.sqrt(), near[6].dist2.sqrt());
-            for (nb, &w) in near.iter().zip(&weights) {
+            for ((nb, &w), &g) in near.iter().zip(&fast).zip(&slow) {
                 let dudani = if dk > d1 { (dk - nb.dist2.sqrt()) / (dk - d1) } else { 1.0 };
-                let general = dudani * m as f64 / m as f64 * 1.0;
-                assert_eq!(w.to_bits(), general.to_bits(), "m={m}");
-                rounding_differs += (general != dudani) as usize;
+                assert_eq!(w.to_bits(), dudani.to_bits(), "m={m}");
+                if nb.row == 0 {
+                    incomplete_seen += 1;
+                    assert_eq!(g.to_bits(), (dudani * ((m - 1) as f64 / m as f64)).to_bits(), "m={m}");
+                } else {
+                    assert_eq!(g.to_bits(), w.to_bits(), "m={m}");
+                }
             }
         }
     }
-    assert!(rounding_differs > 0, "no case where the rounding matters: the test shows nothing");
+    assert!(incomplete_seen > 0, "row 0 was never a neighbour: the general path's share went untested");
 }
