@@ -270,10 +270,11 @@ impl InstanceBasedModel {
     }
 
     fn normalise_into(&self, row: &[f64], out: &mut Vec<f64>) {
+        let d = self.n_features;
+        let columns = row[..d].iter().zip(&self.fill_values[..d]).zip(&self.minimum[..d]).zip(&self.range[..d]);
         out.clear();
-        out.extend(
-            (0..self.n_features).map(|f| (value_or_fill(row[f], self.fill_values[f]) - self.minimum[f]) / self.range[f]),
-        );
+        // Zipped slices, not indices: no bounds checks, so the loop is vectorised.
+        out.extend(columns.map(|(((&v, &fill), &minimum), &range)| (value_or_fill(v, fill) - minimum) / range));
     }
 
     fn n_train(&self) -> usize {
