@@ -222,6 +222,29 @@ fn every_leaf_is_full_but_the_last() {
 }
 
 #[test]
+fn the_split_feature_has_the_largest_mean_absolute_deviation_not_variance() {
+    // Feature 0: all rows at 0.5 but two at 0.5 -+ 1.7 (variance 0.090, mean absolute
+    // deviation 0.053). Feature 1: evenly spread over [0, 1] (variance 0.083, mean absolute
+    // deviation 0.25). The variance would split feature 0, which separates two rows.
+    use super::kdtree::KdIndex;
+    let n = 64;
+    let pts: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let f0 = match i {
+                0 => 0.5 - 1.7,
+                1 => 0.5 + 1.7,
+                _ => 0.5,
+            };
+            [f0, i as f64 / (n - 1) as f64]
+        })
+        .collect();
+    assert_eq!(KdIndex::build(&pts, 2, None).root_split_feature(), Some(1));
+    // Swapped columns: the choice follows the data, not the position.
+    let swapped: Vec<f64> = pts.chunks_exact(2).flat_map(|r| [r[1], r[0]]).collect();
+    assert_eq!(KdIndex::build(&swapped, 2, None).root_split_feature(), Some(0));
+}
+
+#[test]
 fn a_leaf_longer_than_leaf_size_is_searched_in_full() {
     // Rows equal on every numeric feature are never split apart, so a leaf can hold more than
     // LEAF_SIZE of them; here they differ only in a nominal feature, which the search must read
