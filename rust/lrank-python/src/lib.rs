@@ -836,7 +836,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Load numpy's C API now: its first use costs most of a millisecond, which would
     // otherwise land in the user's first fit. Likewise the Python type that lets a numpy array
     // own a Rust vector (predictions are returned that way, without a copy): made on first use,
-    // it cost about 40 µs of the first predict (a predict of 2000 rows takes 2 to 3 ms).
+    // it cost about 35 µs of the first predict (a predict of 2000 rows takes 2 to 3 ms).
     let _ = PyArray1::<f64>::zeros(m.py(), 0, false);
     let _ = Vec::<i32>::new().into_pyarray(m.py());
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
