@@ -20,18 +20,24 @@ import time
 from datetime import date
 from pathlib import Path
 
-import numpy as np
-
 from lrank import __version__
 from lrank.data import read_dataset
 from lrank.evaluation import cross_validate
 from lrank.registry import get_learner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from published import BAGGED_FLRT, BAGGED_LRT, BAGGED_WLRT, DATASETS, IBLR, IBPL, LRRF, LRT, RPC  # noqa: E402
+from published import BAGGED_FLRT, BAGGED_LRT, BAGGED_WLRT, DATASETS, IBLR, IBPL, LRRF, LRT, RPC
 
-PUBLISHED = {"LRRF": LRRF, "IBLR": IBLR, "LRT": LRT, "RPC": RPC, "IBPL": IBPL,
-             "Bagging-LRT": BAGGED_LRT, "Bagging-WLRT": BAGGED_WLRT, "Bagging-FLRT": BAGGED_FLRT}
+PUBLISHED = {
+    "LRRF": LRRF,
+    "IBLR": IBLR,
+    "LRT": LRT,
+    "RPC": RPC,
+    "IBPL": IBPL,
+    "Bagging-LRT": BAGGED_LRT,
+    "Bagging-WLRT": BAGGED_WLRT,
+    "Bagging-FLRT": BAGGED_FLRT,
+}
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kebi-csv"
 
 
@@ -55,9 +61,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=None)
-    ap.add_argument("--published", default=None,
-                    help="key of the published values to compare with (default: the learner's name; "
-                         "Bagging-LRT, Bagging-WLRT, Bagging-FLRT for the bagged trees)")
+    ap.add_argument(
+        "--published",
+        default=None,
+        help="key of the published values to compare with (default: the learner's name; "
+        "Bagging-LRT, Bagging-WLRT, Bagging-FLRT for the bagged trees)",
+    )
     args = ap.parse_args()
 
     spec = get_learner(args.learner)
@@ -66,8 +75,13 @@ def main() -> None:
     out = Path(args.out or f"bench/results/accuracy_{args.published or spec.name}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     results: dict = {
-        "learner": spec.name, "options": options, "folds": args.folds, "repeats": args.repeats,
-        "seed": args.seed, "lrank_version": __version__, "date": date.today().isoformat(),
+        "learner": spec.name,
+        "options": options,
+        "folds": args.folds,
+        "repeats": args.repeats,
+        "seed": args.seed,
+        "lrank_version": __version__,
+        "date": date.today().isoformat(),
         "machine": {"cpu": cpu_model(), "cores": __import__("os").cpu_count(), "python": platform.python_version()},
         "runs": [],
     }
@@ -85,21 +99,38 @@ def main() -> None:
                 print(f"\r{_n} p={_p}: fold {done[0]}/{args.folds * args.repeats}", end="", file=sys.stderr, flush=True)
 
             ev = cross_validate(
-                lambda: spec.build(options, seed=args.seed), x, y, labels=list(data.labels),
-                n_folds=args.folds, repeats=args.repeats, seed=args.seed, missing=p, on_fold=on_fold,
+                lambda: spec.build(options, seed=args.seed),
+                x,
+                y,
+                labels=list(data.labels),
+                n_folds=args.folds,
+                repeats=args.repeats,
+                seed=args.seed,
+                missing=p,
+                on_fold=on_fold,
             )
             print(file=sys.stderr)
             secs = time.perf_counter() - t0
             tau, std = ev.mean("kendall_tau"), ev.std("kendall_tau")
             paper = published.get(p, {}).get(name)
             diff = "" if paper is None else f"{tau - paper:+.3f}"
-            print(f"{name:<12}{p:>5.1f}{tau:>9.3f}{std:>8.3f}{'' if paper is None else f'{paper:.3f}':>8}{diff:>8}{secs:>12.1f}",
-                  flush=True)
-            results["runs"].append({
-                "dataset": name, "missing": p, "kendall_tau": tau, "kendall_tau_std": std,
-                "spearman_rho": ev.mean("spearman_rho"), "top_label_accuracy": ev.mean("top_label_accuracy"),
-                "published": paper, "seconds": secs,
-            })
+            print(
+                f"{name:<12}{p:>5.1f}{tau:>9.3f}{std:>8.3f}"
+                f"{'' if paper is None else f'{paper:.3f}':>8}{diff:>8}{secs:>12.1f}",
+                flush=True,
+            )
+            results["runs"].append(
+                {
+                    "dataset": name,
+                    "missing": p,
+                    "kendall_tau": tau,
+                    "kendall_tau_std": std,
+                    "spearman_rho": ev.mean("spearman_rho"),
+                    "top_label_accuracy": ev.mean("top_label_accuracy"),
+                    "published": paper,
+                    "seconds": secs,
+                }
+            )
             out.write_text(json.dumps(results, indent=2))
 
 

@@ -65,7 +65,8 @@ Learners
     ``algorithm="auto"``, Minkowski p=2 (Euclidean) on the **raw, unscaled**
     attributes, ``max_iter=None`` (= 100 for Mallows), ``n_jobs=None`` (1
     thread; but scikit-learn's brute-force search runs on BLAS, which uses
-    every core: ``iblr_sklr_1t`` limits BLAS to one thread with threadpoolctl). scikit-lr also offers ``weights="dudani"`` (the paper's rule,
+    every core: ``iblr_sklr_1t`` limits BLAS to one thread with threadpoolctl). scikit-lr also
+    offers ``weights="dudani"`` (the paper's rule,
     same formula as lrank); it is *not* used for the main rows, which keep
     scikit-lr's defaults. ``--dudani`` adds a row ``iblr_sklr_dudani`` with
     ``weights="dudani"`` (still on unscaled attributes).
@@ -100,7 +101,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lrrf_speed import (  # noqa: E402
+from lrrf_speed import (
     DATA_DIR,
     REPO,
     _fmt,
@@ -115,12 +116,18 @@ from lrrf_speed import (  # noqa: E402
     machine_info,
     write_json,
 )
-from settle import settle  # noqa: E402
+from settle import settle
 
 DEFAULT_DATASETS = "stock,segment,vowel,pendigits,calhousing"
 LEARNERS_MAIN = (
-    "lrt_sklr", "lrt_lrank_j1", "lrt_lrank_j2", "lrt_lrank_full_j1",
-    "iblr_sklr", "iblr_sklr_1t", "iblr_lrank_j1", "iblr_lrank_j2",
+    "lrt_sklr",
+    "lrt_lrank_j1",
+    "lrt_lrank_j2",
+    "lrt_lrank_full_j1",
+    "iblr_sklr",
+    "iblr_sklr_1t",
+    "iblr_lrank_j1",
+    "iblr_lrank_j2",
 )
 DUDANI = "iblr_sklr_dudani"
 
@@ -149,7 +156,7 @@ def make_estimator(learner: str, seed: int, n_neighbors: int):
     if learner.startswith("iblr_lrank_j"):
         from lrank import InstanceBasedLabelRanker
 
-        n_jobs = int(learner[len("iblr_lrank_j"):])
+        n_jobs = int(learner[len("iblr_lrank_j") :])
         return InstanceBasedLabelRanker(n_neighbors=n_neighbors, random_state=seed, n_jobs=n_jobs), "lrank"
     if learner == "lrt_sklr":
         from sklr.tree import DecisionTreeLabelRanker
@@ -278,11 +285,15 @@ def ratio_interval(peer_runs: list, mine_runs: list, key: str):
 
 def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
     n, d, m = ds["n"], ds["d"], ds["m"]
-    print(f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}, "
-          f"median of {cfg['repeats']} run(s) each; "
-          f"k={cfg['n_neighbors']}; lrank LRT min_samples_split=2m={2 * m}, scikit-lr 2) ==")
-    print(f"{'learner':<17} {'fit s':>9} {'predict s':>10} {'again s':>10} {'tau':>7} {'peak MiB':>9} "
-          f"{'base MiB':>9} {'errors':>6}")
+    print(
+        f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}, "
+        f"median of {cfg['repeats']} run(s) each; "
+        f"k={cfg['n_neighbors']}; lrank LRT min_samples_split=2m={2 * m}, scikit-lr 2) =="
+    )
+    print(
+        f"{'learner':<17} {'fit s':>9} {'predict s':>10} {'again s':>10} {'tau':>7} {'peak MiB':>9} "
+        f"{'base MiB':>9} {'errors':>6}"
+    )
     for learner in cfg["learners"]:
         s = summ.get(learner)
         if not s:
@@ -308,12 +319,16 @@ def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
         p2 = r.get(f"predict2_{peer}_over_{mine}")
         if f is None and p is None:
             continue
-        print(f"ratio {peer}/{mine}: fit {show(f, f'fit_{peer}_over_{mine}')}, "
-              f"predict {show(p, f'predict_{peer}_over_{mine}')}, "
-              f"second predict {show(p2, f'predict2_{peer}_over_{mine}')}")
+        print(
+            f"ratio {peer}/{mine}: fit {show(f, f'fit_{peer}_over_{mine}')}, "
+            f"predict {show(p, f'predict_{peer}_over_{mine}')}, "
+            f"second predict {show(p2, f'predict2_{peer}_over_{mine}')}"
+        )
     if ci:
-        print("([low, high]: 95% paired bootstrap interval over the folds; it does not cover slow or "
-              "fast spells of the machine that last a whole run)")
+        print(
+            "([low, high]: 95% paired bootstrap interval over the folds; it does not cover slow or "
+            "fast spells of the machine that last a whole run)"
+        )
     s = summ.get("lrt_sklr", {})
     if s.get("tree_depth") is not None:
         print(f"(scikit-lr tree: mean depth {s['tree_depth']:.1f}, mean leaves {s['tree_leaves']:.0f})")
@@ -329,8 +344,7 @@ def git_state() -> dict:
             return None
 
     status = run("git", "status", "--porcelain")
-    return {"head": run("git", "rev-parse", "HEAD"),
-            "dirty_files": status.splitlines() if status else []}
+    return {"head": run("git", "rev-parse", "HEAD"), "dirty_files": status.splitlines() if status else []}
 
 
 # -------------------------------------------------------------------- main
@@ -341,17 +355,28 @@ def parse_args(argv=None):
     ap.add_argument("--datasets", default=DEFAULT_DATASETS)
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--max-folds", type=int, default=None, help="run only the first K folds")
-    ap.add_argument("--repeats", type=int, default=1,
-                    help="runs of each learner per fold (fresh processes, interleaved); the median time counts")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        help="runs of each learner per fold (fresh processes, interleaved); the median time counts",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-neighbors", type=int, default=5)
-    ap.add_argument("--dudani", action="store_true",
-                    help="also run scikit-lr KNeighborsLabelRanker(weights='dudani')")
-    ap.add_argument("--only", choices=("lrank", "sklr", "lrt", "iblr"), default=None,
-                    help="run only the learners whose name contains this")
+    ap.add_argument("--dudani", action="store_true", help="also run scikit-lr KNeighborsLabelRanker(weights='dudani')")
+    ap.add_argument(
+        "--only",
+        choices=("lrank", "sklr", "lrt", "iblr"),
+        default=None,
+        help="run only the learners whose name contains this",
+    )
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "cheng_speed.json"))
-    ap.add_argument("--report", metavar="JSON", default=None,
-                    help="run nothing: print the tables (with ratio intervals) of a saved --out file")
+    ap.add_argument(
+        "--report",
+        metavar="JSON",
+        default=None,
+        help="run nothing: print the tables (with ratio intervals) of a saved --out file",
+    )
     return ap.parse_args(argv)
 
 
@@ -362,7 +387,7 @@ def report(path: str) -> int:
     try:
         payload = json.loads(Path(path).read_text())
     except (OSError, ValueError) as exc:
-        raise SystemExit(f"cannot read {path}: {exc}")
+        raise SystemExit(f"cannot read {path}: {exc}") from None
     cfg = payload["config"]
     print(f"(saved run of {payload.get('git', {}).get('head', '?')}: {path})")
     for name, ds in payload["datasets"].items():
@@ -385,7 +410,7 @@ def main(argv=None) -> int:
         try:
             import lrank  # noqa: F401
         except ImportError:
-            raise SystemExit("lrank is not installed in this Python; run bench/setup_env.sh")
+            raise SystemExit("lrank is not installed in this Python; run bench/setup_env.sh") from None
     if any("sklr" in l for l in learners) and dist_version("scikit-lr") is None:
         raise SystemExit("scikit-lr is not installed in this Python; run bench/setup_env.sh")
 
@@ -400,22 +425,21 @@ def main(argv=None) -> int:
         "n_neighbors": args.n_neighbors,
         "learners": learners,
         "lrt_lrank_j1/j2": "lrank.LabelRankingTree(random_state=seed, n_jobs=1|2)  # max_depth=None, "
-                           "min_samples_split=2m, max_iter=20",
+        "min_samples_split=2m, max_iter=20",
         "lrt_lrank_full_j1": "lrank.LabelRankingTree(random_state=seed, n_jobs=1, min_samples_split=2)  "
-                             "# grown like scikit-lr's tree",
+        "# grown like scikit-lr's tree",
         "lrt_sklr": "sklr.tree.DecisionTreeLabelRanker()  # mallows, best splitter, all features, "
-                    "max_depth=None, min_samples_split=2, max_iter=100, random_state=None",
+        "max_depth=None, min_samples_split=2, max_iter=100, random_state=None",
         "iblr_lrank": "lrank.InstanceBasedLabelRanker(n_neighbors=k, random_state=seed, n_jobs=1|2)  "
-                      "# min-max scaled X, Dudani weights, max_iter=20",
+        "# min-max scaled X, Dudani weights, max_iter=20",
         "iblr_sklr": "sklr.neighbors.KNeighborsLabelRanker(n_neighbors=k)  # model='mallows', "
-                     "weights='uniform', unscaled Euclidean, max_iter=100, n_jobs=None",
+        "weights='uniform', unscaled Euclidean, max_iter=100, n_jobs=None",
         "iblr_sklr_1t": "the same with BLAS limited to 1 thread (threadpoolctl)",
         "iblr_sklr_dudani": "KNeighborsLabelRanker(n_neighbors=k, weights='dudani')",
         "process": "each learner x fold in a fresh multiprocessing 'spawn' child",
         "data_dir": str(DATA_DIR),
     }
-    payload = {"benchmark": "cheng_speed", "machine": machine_info(), "git": git_state(),
-               "config": cfg, "datasets": {}}
+    payload = {"benchmark": "cheng_speed", "machine": machine_info(), "git": git_state(), "config": cfg, "datasets": {}}
     log(f"learners={learners} datasets={args.datasets} folds={args.folds} max_folds={args.max_folds} -> {out}")
 
     for name in args.datasets.split(","):
@@ -427,8 +451,7 @@ def main(argv=None) -> int:
         m = Y.shape[1]
         folds = kfold_indices(n, args.folds, args.seed)
         k_run = len(folds) if args.max_folds is None else min(args.max_folds, len(folds))
-        ds = {"n": n, "d": d, "m": m, "n_folds": args.folds, "folds_run": 0,
-              "runs": {l: [] for l in learners}}
+        ds = {"n": n, "d": d, "m": m, "n_folds": args.folds, "folds_run": 0, "runs": {l: [] for l in learners}}
         payload["datasets"][name] = ds
         for k in range(k_run):
             tr, te = folds[k]
@@ -439,8 +462,10 @@ def main(argv=None) -> int:
                 for learner in learners:
                     if trials[learner] and "error" in trials[learner][-1]:
                         continue
-                    log(f"{name} fold {k + 1}/{k_run} run {rep + 1}/{args.repeats} {learner}: "
-                        f"fit on {len(tr)}, predict {len(te)} ...")
+                    log(
+                        f"{name} fold {k + 1}/{k_run} run {rep + 1}/{args.repeats} {learner}: "
+                        f"fit on {len(tr)}, predict {len(te)} ..."
+                    )
                     t_wall = time.perf_counter()
                     try:
                         res = run_in_child(ctx, learner, X[tr], Y[tr], X[te], args.seed, args.n_neighbors)
@@ -457,9 +482,12 @@ def main(argv=None) -> int:
                     res["tau"] = float(np.nanmean(kendall_tau_rows(Y[te], pred)))
                     res["child_wall_s"] = time.perf_counter() - t_wall
                     trials[learner].append(res)
-                    log(f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
-                        f"predict {res['predict_s']:.4f}s (again {res['predict2_s']:.4f}s) tau {res['tau']:.4f} peak {res['peak_mib']:.1f} MiB"
-                        + (f" warnings {res['n_warnings']} {res['warning_kinds']}" if res["n_warnings"] else ""))
+                    log(
+                        f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
+                        f"predict {res['predict_s']:.4f}s (again {res['predict2_s']:.4f}s) tau {res['tau']:.4f} "
+                        f"peak {res['peak_mib']:.1f} MiB"
+                        + (f" warnings {res['n_warnings']} {res['warning_kinds']}" if res["n_warnings"] else "")
+                    )
             for learner in learners:
                 runs = trials[learner]
                 if not runs or "error" in runs[-1]:
@@ -488,8 +516,7 @@ def main(argv=None) -> int:
         write_json(out, payload)
         print_table(name, ds, ds["summary"], cfg)
     log(f"wrote {out}")
-    n_err = sum(1 for ds in payload["datasets"].values() for runs in ds["runs"].values()
-                for r in runs if "error" in r)
+    n_err = sum(1 for ds in payload["datasets"].values() for runs in ds["runs"].values() for r in runs if "error" in r)
     if n_err:
         log(f"{n_err} learner run(s) failed; see 'error' entries in {out}")
         return 1

@@ -47,7 +47,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lrrf_speed import (  # noqa: E402
+from lrrf_speed import (
     DATA_DIR,
     REPO,
     dist_version,
@@ -121,9 +121,12 @@ def summarize(runs: list[dict], learners: tuple[str, ...]) -> dict:
                 diffs = np.array([r["tau"][mine] - r["tau"][peer] for r in runs])
                 test = corrected_resampled_t_test(diffs, ratio)
                 summary["pairs"][f"{mine}-{peer}"] = {
-                    "mean_difference": test.mean_difference, "ci95": [test.ci_low, test.ci_high],
-                    "p_value": test.p_value, "verdict": test.verdict,
-                    "lrank_ahead_in_folds": int(np.sum(diffs > 0)), "tied_folds": int(np.sum(diffs == 0)),
+                    "mean_difference": test.mean_difference,
+                    "ci95": [test.ci_low, test.ci_high],
+                    "p_value": test.p_value,
+                    "verdict": test.verdict,
+                    "lrank_ahead_in_folds": int(np.sum(diffs > 0)),
+                    "tied_folds": int(np.sum(diffs == 0)),
                 }
     return summary
 
@@ -134,9 +137,11 @@ def print_table(name: str, summary: dict, repeats: int, folds: int) -> None:
         print(f"  {learner:<15} mean tau {tau:.4f}")
     for pair, p in summary["pairs"].items():
         low, high = p["ci95"]
-        print(f"  {pair:<25} diff {p['mean_difference']:+.4f}  95% CI [{low:+.4f}, {high:+.4f}]  "
-              f"{p['verdict']:<6} (lrank ahead in {p['lrank_ahead_in_folds']}/{summary['folds']} folds, "
-              f"tied in {p['tied_folds']})")
+        print(
+            f"  {pair:<25} diff {p['mean_difference']:+.4f}  95% CI [{low:+.4f}, {high:+.4f}]  "
+            f"{p['verdict']:<6} (lrank ahead in {p['lrank_ahead_in_folds']}/{summary['folds']} folds, "
+            f"tied in {p['tied_folds']})"
+        )
     sys.stdout.flush()
 
 
@@ -159,17 +164,24 @@ def main(argv=None) -> int:
     try:
         import lrank  # noqa: F401
     except ImportError:
-        raise SystemExit("lrank is not installed in this Python; run bench/setup_env.sh")
+        raise SystemExit("lrank is not installed in this Python; run bench/setup_env.sh") from None
     # One thread per worker (inherited by the spawned workers, which import numpy afresh).
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS"):
         os.environ[var] = "1"
     names = [s.strip() for s in args.datasets.split(",") if s.strip()]
     out = Path(args.out)
     payload = {
-        "benchmark": "cheng_tau", "machine": machine_info(), "data_dir": str(DATA_DIR),
-        "config": {"datasets": names, "repeats": args.repeats, "folds": args.folds,
-                   "learners": list(LEARNERS), "n_neighbors": N_NEIGHBORS,
-                   "scikit-lr": dist_version("scikit-lr")},
+        "benchmark": "cheng_tau",
+        "machine": machine_info(),
+        "data_dir": str(DATA_DIR),
+        "config": {
+            "datasets": names,
+            "repeats": args.repeats,
+            "folds": args.folds,
+            "learners": list(LEARNERS),
+            "n_neighbors": N_NEIGHBORS,
+            "scikit-lr": dist_version("scikit-lr"),
+        },
         "datasets": {},
     }
     import multiprocessing as mp
@@ -177,15 +189,20 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs, mp_context=mp.get_context("spawn")) as pool:
         for name in names:
-            futures = [pool.submit(run_fold, name, r, k, args.folds, LEARNERS)
-                       for r in range(args.repeats) for k in range(args.folds)]
+            futures = [
+                pool.submit(run_fold, name, r, k, args.folds, LEARNERS)
+                for r in range(args.repeats)
+                for k in range(args.folds)
+            ]
             runs = []
             for done, fut in enumerate(as_completed(futures), 1):
                 runs.append(fut.result())
                 log(f"{name}: {done}/{len(futures)} folds done ({time.perf_counter() - started:.0f} s)")
             summary = summarize(runs, LEARNERS)
-            payload["datasets"][name] = {"runs": sorted(runs, key=lambda r: (r["repeat"], r["fold"])),
-                                         "summary": summary}
+            payload["datasets"][name] = {
+                "runs": sorted(runs, key=lambda r: (r["repeat"], r["fold"])),
+                "summary": summary,
+            }
             write_json(out, payload)
             print_table(name, summary, args.repeats, args.folds)
     log(f"wrote {out}")

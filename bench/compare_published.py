@@ -19,12 +19,17 @@ from pathlib import Path
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import published  # noqa: E402
+import published
 
 # Store label -> published table.
 PUBLISHED = {
-    "LRRF": published.LRRF, "IBLR": published.IBLR, "LRT": published.LRT, "RPC": published.RPC,
-    "IBPL": published.IBPL, "LRT-bag": published.BAGGED_LRT, "WLRT-bag": published.BAGGED_WLRT,
+    "LRRF": published.LRRF,
+    "IBLR": published.IBLR,
+    "LRT": published.LRT,
+    "RPC": published.RPC,
+    "IBPL": published.IBPL,
+    "LRT-bag": published.BAGGED_LRT,
+    "WLRT-bag": published.BAGGED_WLRT,
     "FLRT-bag": published.BAGGED_FLRT,
 }
 
@@ -39,8 +44,9 @@ def main(argv: list[str] | None = None) -> None:
     folds = int(df["folds"][0]) * int(df["repeats"][0])
     learners = args.learners.split(",") if args.learners else list(dict.fromkeys(df["learner"].to_list()))
     ps = [float(p) for p in args.p.split(",")] if args.p else sorted(set(df["missing"].to_list()))
-    means = (df.group_by("dataset", "learner", "missing")
-             .agg(pl.col("kendall_tau").mean().alias("tau"), pl.len().alias("n")))
+    means = df.group_by("dataset", "learner", "missing").agg(
+        pl.col("kendall_tau").mean().alias("tau"), pl.len().alias("n")
+    )
     cell = {(r["dataset"], r["learner"], r["missing"]): (r["tau"], r["n"]) for r in means.iter_rows(named=True)}
     datasets = sorted(set(df["dataset"].to_list()))
     for p in ps:

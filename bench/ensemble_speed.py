@@ -55,28 +55,58 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lrrf_speed import _fmt, _mean, _ratio, kendall_tau_rows, kfold_indices, load_kebi, log, machine_info, write_json  # noqa: E402
+from lrrf_speed import _fmt, _mean, _ratio, kendall_tau_rows, kfold_indices, load_kebi, log, machine_info, write_json
 
 BENCH = Path(__file__).resolve().parent
 PY313 = BENCH / ".venv313" / "bin" / "python"
 PY37 = BENCH / ".venv37" / "bin" / "python"
 
 GROUPS = {
-    "bagging": ["bag_lrt_sklr03", "bag_lrt_lrank_j1", "bag_lrt_lrank_j2", "bag_lrt_full_lrank_j1", "bag_lrt_full_lrank_j2",
-                "bag_wlrt_sklr02", "bag_wlrt_lrank_j1", "bag_wlrt_lrank_j2", "bag_wlrt_full_lrank_j1", "bag_wlrt_full_lrank_j2",
-                "bag_flrt_sklr02", "bag_flrt_lrank_j1", "bag_flrt_lrank_j2", "bag_flrt_full_lrank_j1", "bag_flrt_full_lrank_j2"],
+    "bagging": [
+        "bag_lrt_sklr03",
+        "bag_lrt_lrank_j1",
+        "bag_lrt_lrank_j2",
+        "bag_lrt_full_lrank_j1",
+        "bag_lrt_full_lrank_j2",
+        "bag_wlrt_sklr02",
+        "bag_wlrt_lrank_j1",
+        "bag_wlrt_lrank_j2",
+        "bag_wlrt_full_lrank_j1",
+        "bag_wlrt_full_lrank_j2",
+        "bag_flrt_sklr02",
+        "bag_flrt_lrank_j1",
+        "bag_flrt_lrank_j2",
+        "bag_flrt_full_lrank_j1",
+        "bag_flrt_full_lrank_j2",
+    ],
     "ibpl": ["ibpl_sklr03", "ibpl_sklr03_1t", "ibpl_lrank_j1", "ibpl_lrank_j2"],
-    "labelwise": ["lwrf_sklearn_j1", "lwrf_lrank_j1", "lwrf_sklearn_j2", "lwrf_lrank_j2", "lwdt_sklearn", "lwdt_lrank_j1"],
+    "labelwise": [
+        "lwrf_sklearn_j1",
+        "lwrf_lrank_j1",
+        "lwrf_sklearn_j2",
+        "lwrf_lrank_j2",
+        "lwdt_sklearn",
+        "lwdt_lrank_j1",
+    ],
 }
 RATIO_PAIRS = [
-    ("bag_lrt_sklr03", "bag_lrt_lrank_j1"), ("bag_lrt_sklr03", "bag_lrt_lrank_j2"), ("bag_lrt_sklr03", "bag_lrt_full_lrank_j1"),
+    ("bag_lrt_sklr03", "bag_lrt_lrank_j1"),
+    ("bag_lrt_sklr03", "bag_lrt_lrank_j2"),
+    ("bag_lrt_sklr03", "bag_lrt_full_lrank_j1"),
     ("bag_lrt_sklr03", "bag_lrt_full_lrank_j2"),
-    ("bag_wlrt_sklr02", "bag_wlrt_lrank_j1"), ("bag_wlrt_sklr02", "bag_wlrt_lrank_j2"),
-    ("bag_wlrt_sklr02", "bag_wlrt_full_lrank_j1"), ("bag_wlrt_sklr02", "bag_wlrt_full_lrank_j2"),
-    ("bag_flrt_sklr02", "bag_flrt_lrank_j1"), ("bag_flrt_sklr02", "bag_flrt_lrank_j2"),
-    ("bag_flrt_sklr02", "bag_flrt_full_lrank_j1"), ("bag_flrt_sklr02", "bag_flrt_full_lrank_j2"),
-    ("ibpl_sklr03_1t", "ibpl_lrank_j1"), ("ibpl_sklr03", "ibpl_lrank_j2"),
-    ("lwrf_sklearn_j1", "lwrf_lrank_j1"), ("lwrf_sklearn_j2", "lwrf_lrank_j2"), ("lwdt_sklearn", "lwdt_lrank_j1"),
+    ("bag_wlrt_sklr02", "bag_wlrt_lrank_j1"),
+    ("bag_wlrt_sklr02", "bag_wlrt_lrank_j2"),
+    ("bag_wlrt_sklr02", "bag_wlrt_full_lrank_j1"),
+    ("bag_wlrt_sklr02", "bag_wlrt_full_lrank_j2"),
+    ("bag_flrt_sklr02", "bag_flrt_lrank_j1"),
+    ("bag_flrt_sklr02", "bag_flrt_lrank_j2"),
+    ("bag_flrt_sklr02", "bag_flrt_full_lrank_j1"),
+    ("bag_flrt_sklr02", "bag_flrt_full_lrank_j2"),
+    ("ibpl_sklr03_1t", "ibpl_lrank_j1"),
+    ("ibpl_sklr03", "ibpl_lrank_j2"),
+    ("lwrf_sklearn_j1", "lwrf_lrank_j1"),
+    ("lwrf_sklearn_j2", "lwrf_lrank_j2"),
+    ("lwdt_sklearn", "lwdt_lrank_j1"),
 ]
 
 
@@ -88,22 +118,36 @@ def run_worker(learner: str, X_tr, Y_tr, X_te, seed: int, n_trees: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "in.npz", Path(tmp) / "out.npz"
         np.savez(src, X_tr=X_tr, Y_tr=Y_tr, X_te=X_te, seed=seed, n_trees=n_trees)
-        proc = subprocess.run([str(python_for(learner)), str(BENCH / "speed_worker.py"), learner, str(src), str(dst)],
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [str(python_for(learner)), str(BENCH / "speed_worker.py"), learner, str(src), str(dst)],
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
-            raise RuntimeError(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}")
+            raise RuntimeError(
+                proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+            )
         out = np.load(dst)
-        return {"pred": out["pred"], "fit_s": float(out["fit_s"]), "predict_s": float(out["predict_s"]),
-                "peak_mib": float(out["peak_mib"])}
+        return {
+            "pred": out["pred"],
+            "fit_s": float(out["fit_s"]),
+            "predict_s": float(out["predict_s"]),
+            "peak_mib": float(out["peak_mib"]),
+        }
 
 
 def summarize(ds: dict) -> dict:
     summ = {}
     for learner, runs in ds["runs"].items():
         ok = [r for r in runs if "error" not in r]
-        summ[learner] = {"folds": len(ok), "errors": len(runs) - len(ok), "fit_s": _mean([r["fit_s"] for r in ok]),
-                         "predict_s": _mean([r["predict_s"] for r in ok]), "tau": _mean([r["tau"] for r in ok]),
-                         "peak_mib": _mean([r["peak_mib"] for r in ok])}
+        summ[learner] = {
+            "folds": len(ok),
+            "errors": len(runs) - len(ok),
+            "fit_s": _mean([r["fit_s"] for r in ok]),
+            "predict_s": _mean([r["predict_s"] for r in ok]),
+            "tau": _mean([r["tau"] for r in ok]),
+            "peak_mib": _mean([r["peak_mib"] for r in ok]),
+        }
     ratios = {}
     for peer, mine in RATIO_PAIRS:
         if peer in summ and mine in summ:
@@ -119,8 +163,10 @@ def print_table(name: str, ds: dict, summ: dict, learners: list[str]) -> None:
     for learner in learners:
         s = summ.get(learner)
         if s:
-            print(f"{learner:<22} {_fmt(s['fit_s'], '9.3f')} {_fmt(s['predict_s'], '10.4f')} {_fmt(s['tau'], '7.4f')} "
-                  f"{_fmt(s['peak_mib'], '9.1f')} {s['errors']:>6}")
+            print(
+                f"{learner:<22} {_fmt(s['fit_s'], '9.3f')} {_fmt(s['predict_s'], '10.4f')} {_fmt(s['tau'], '7.4f')} "
+                f"{_fmt(s['peak_mib'], '9.1f')} {s['errors']:>6}"
+            )
     for peer, mine in RATIO_PAIRS:
         f, p = summ["ratios"].get(f"fit_{peer}_over_{mine}"), summ["ratios"].get(f"predict_{peer}_over_{mine}")
         if f is not None or p is not None:
@@ -148,16 +194,31 @@ def main(argv=None) -> int:
         if not py.exists():
             raise SystemExit(f"{py} not found: run bench/setup_env.sh")
     out = Path(args.out)
-    payload = {"benchmark": "ensemble_speed", "machine": machine_info(),
-               "config": {"groups": args.groups, "folds": args.folds, "max_folds": args.max_folds, "trees": args.trees,
-                          "seed": args.seed, "learners": learners},
-               "datasets": {}}
+    payload = {
+        "benchmark": "ensemble_speed",
+        "machine": machine_info(),
+        "config": {
+            "groups": args.groups,
+            "folds": args.folds,
+            "max_folds": args.max_folds,
+            "trees": args.trees,
+            "seed": args.seed,
+            "learners": learners,
+        },
+        "datasets": {},
+    }
     for name in args.datasets.split(","):
         X, Y = load_kebi(name)
         folds = kfold_indices(len(X), args.folds, args.seed)
         k_run = len(folds) if args.max_folds is None else min(args.max_folds, len(folds))
-        ds = {"n": len(X), "d": X.shape[1], "m": Y.shape[1], "n_folds": args.folds, "folds_run": 0,
-              "runs": {l: [] for l in learners}}
+        ds = {
+            "n": len(X),
+            "d": X.shape[1],
+            "m": Y.shape[1],
+            "n_folds": args.folds,
+            "folds_run": 0,
+            "runs": {l: [] for l in learners},
+        }
         payload["datasets"][name] = ds
         for k in range(k_run):
             tr, te = folds[k]
@@ -170,10 +231,14 @@ def main(argv=None) -> int:
                     ds["runs"][learner].append({"fold": k, "error": str(exc)})
                     continue
                 pred = res.pop("pred")
-                res.update(tau=float(np.nanmean(kendall_tau_rows(Y[te], pred))), fold=k, wall_s=time.perf_counter() - t0)
+                res.update(
+                    tau=float(np.nanmean(kendall_tau_rows(Y[te], pred))), fold=k, wall_s=time.perf_counter() - t0
+                )
                 ds["runs"][learner].append(res)
-                log(f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s predict {res['predict_s']:.4f}s "
-                    f"tau {res['tau']:.4f}")
+                log(
+                    f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s predict {res['predict_s']:.4f}s "
+                    f"tau {res['tau']:.4f}"
+                )
             ds["folds_run"] = k + 1
             ds["summary"] = summarize(ds)
             write_json(out, payload)

@@ -97,15 +97,22 @@ def same_process(args) -> int:
         cmd = [sys.executable, __file__, "--paired-child", order, "--dataset", args.dataset, "--fold", str(args.fold)]
         t = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1])
         rows.append((order, t["lrank"], t["sklr"]))
-        print(f"process {p + 1}/{args.processes} ({order}): lrank {t['lrank'] * 1e3:.2f} ms, "
-              f"scikit-lr {t['sklr'] * 1e3:.2f} ms, ratio {t['sklr'] / t['lrank']:.2f}x", flush=True)
+        print(
+            f"process {p + 1}/{args.processes} ({order}): lrank {t['lrank'] * 1e3:.2f} ms, "
+            f"scikit-lr {t['sklr'] * 1e3:.2f} ms, ratio {t['sklr'] / t['lrank']:.2f}x",
+            flush=True,
+        )
     print(f"\n{args.dataset}, fold {args.fold}, {args.processes} processes, both learners in each, first predicts:")
     ratios = [s / m for _, m, s in rows]
     q1, q3 = np.percentile(ratios, [25, 75])
-    print(f"  lrank median {statistics.median(m for _, m, _ in rows) * 1e3:.2f} ms, scikit-lr median "
-          f"{statistics.median(s for _, _, s in rows) * 1e3:.2f} ms")
-    print(f"  per-process ratio: median {statistics.median(ratios):.2f}x, quartiles {q1:.2f}x to {q3:.2f}x, "
-          f"range {min(ratios):.2f}x to {max(ratios):.2f}x")
+    print(
+        f"  lrank median {statistics.median(m for _, m, _ in rows) * 1e3:.2f} ms, scikit-lr median "
+        f"{statistics.median(s for _, _, s in rows) * 1e3:.2f} ms"
+    )
+    print(
+        f"  per-process ratio: median {statistics.median(ratios):.2f}x, quartiles {q1:.2f}x to {q3:.2f}x, "
+        f"range {min(ratios):.2f}x to {max(ratios):.2f}x"
+    )
     for order in ("lrank,sklr", "sklr,lrank"):
         r = [s / m for o, m, s in rows if o == order]
         if r:
@@ -136,8 +143,11 @@ def main(argv=None) -> int:
             cmd = [sys.executable, __file__, "--child", learner, "--dataset", args.dataset, "--fold", str(args.fold)]
             out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
             runs[learner].append(json.loads(out.strip().splitlines()[-1]))
-        print(f"process {p + 1}/{args.processes}: lrank {runs['lrank'][-1][0] * 1e3:.2f} ms, "
-              f"scikit-lr {runs['sklr'][-1][0] * 1e3:.2f} ms (first predict)", flush=True)
+        print(
+            f"process {p + 1}/{args.processes}: lrank {runs['lrank'][-1][0] * 1e3:.2f} ms, "
+            f"scikit-lr {runs['sklr'][-1][0] * 1e3:.2f} ms (first predict)",
+            flush=True,
+        )
     print(f"\n{args.dataset}, fold {args.fold}, {args.processes} fresh processes each, medians:")
     for call, name in ((0, "first predict"), (1, "second predict")):
         mine = statistics.median(r[call] for r in runs["lrank"])

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lrrf_speed import kfold_indices, load_kebi  # noqa: E402
+from lrrf_speed import kfold_indices, load_kebi
 
 
 def best_time(call, reps: int) -> float:
@@ -48,11 +48,10 @@ def main(argv=None) -> int:
     ap.add_argument("--reps", type=int, default=5)
     args = ap.parse_args(argv)
 
+    from lrank import InstanceBasedLabelRanker
     from sklearn.neighbors import NearestNeighbors
     from sklr.neighbors import KNeighborsLabelRanker
     from threadpoolctl import threadpool_limits
-
-    from lrank import InstanceBasedLabelRanker
 
     with threadpool_limits(limits=1):
         for name in [s.strip() for s in args.datasets.split(",") if s.strip()]:
@@ -71,10 +70,12 @@ def main(argv=None) -> int:
                 totals["sklr"] += best_time(lambda: sklr.predict(X_te), args.reps)
                 totals["lrank"] += best_time(lambda: mine.predict(X_te), args.reps)
             t = {k: v / args.folds * 1e3 for k, v in totals.items()}
-            print(f"{name} ({args.folds} folds, mean ms per fold, min of {args.reps} calls, 1 thread; "
-                  f"scikit-learn search: {method}): search {t['search']:.2f}, scikit-lr predict {t['sklr']:.2f} "
-                  f"(search = {t['search'] / t['sklr']:.0%} of it), lrank predict {t['lrank']:.2f}; "
-                  f"scikit-lr / lrank {t['sklr'] / t['lrank']:.2f}x, search alone / lrank {t['search'] / t['lrank']:.2f}x")
+            print(
+                f"{name} ({args.folds} folds, mean ms per fold, min of {args.reps} calls, 1 thread; "
+                f"scikit-learn search: {method}): search {t['search']:.2f}, scikit-lr predict {t['sklr']:.2f} "
+                f"(search = {t['search'] / t['sklr']:.0%} of it), lrank predict {t['lrank']:.2f}; "
+                f"scikit-lr / lrank {t['sklr'] / t['lrank']:.2f}x, search alone / lrank {t['search'] / t['lrank']:.2f}x"
+            )
     return 0
 
 

@@ -100,7 +100,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from settle import settle  # noqa: E402
+from settle import settle
 
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kebi-csv"
@@ -251,10 +251,8 @@ def run_learner(learner: str, X_tr, Y_tr, X_te, n_trees: int, max_depth, seed: i
     elif learner.startswith("lrank_j"):
         from lrank import LabelRankingRandomForest
 
-        n_jobs = int(learner[len("lrank_j"):])
-        est = LabelRankingRandomForest(
-            n_estimators=n_trees, max_depth=max_depth, random_state=seed, n_jobs=n_jobs
-        )
+        n_jobs = int(learner[len("lrank_j") :])
+        est = LabelRankingRandomForest(n_estimators=n_trees, max_depth=max_depth, random_state=seed, n_jobs=n_jobs)
     else:
         raise ValueError(f"unknown learner {learner!r}")
     X_tr = np.ascontiguousarray(X_tr, dtype=np.float64)
@@ -380,8 +378,10 @@ def summarize(ds: dict) -> dict:
 
 def print_table(name: str, ds: dict, summ: dict, cfg: dict) -> None:
     n, d, m = ds["n"], ds["d"], ds["m"]
-    print(f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}; "
-          f"trees={cfg['trees']}, lrank max_depth={cfg['max_depth']}, peer max_depth={cfg['peer_max_depth']}) ==")
+    print(
+        f"\n== {name}  (n={n}, d={d}, m={m}; folds run: {ds['folds_run']}/{ds['n_folds']}; "
+        f"trees={cfg['trees']}, lrank max_depth={cfg['max_depth']}, peer max_depth={cfg['peer_max_depth']}) =="
+    )
     print(f"{'learner':<10} {'fit s':>9} {'predict s':>10} {'tau':>7} {'peak MiB':>9} {'base MiB':>9} {'errors':>6}")
     for learner in LEARNERS_ALL:
         s = summ.get(learner)
@@ -426,8 +426,12 @@ def parse_args(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--trees", type=int, default=50)
     ap.add_argument("--max-depth", type=int, default=8, help="lrank max_depth; <=0 means unlimited")
-    ap.add_argument("--peer-max-depth", type=int, default=0,
-                    help="scikit-lr trees' max_depth; <=0 means None (scikit-lr default, fully grown)")
+    ap.add_argument(
+        "--peer-max-depth",
+        type=int,
+        default=0,
+        help="scikit-lr trees' max_depth; <=0 means None (scikit-lr default, fully grown)",
+    )
     ap.add_argument("--only", choices=("lrank", "peer"), default=None)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "lrrf_speed.json"))
     return ap.parse_args(argv)
@@ -444,7 +448,9 @@ def main(argv=None) -> int:
         try:
             import lrank  # noqa: F401
         except ImportError:
-            raise SystemExit("lrank is not installed in this Python; run bench/setup_env.sh or use --only peer")
+            raise SystemExit(
+                "lrank is not installed in this Python; run bench/setup_env.sh or use --only peer"
+            ) from None
     if "peer" in learners and dist_version("scikit-lr") is None:
         raise SystemExit("scikit-lr is not installed in this Python; run bench/setup_env.sh or use --only lrank")
 
@@ -470,8 +476,10 @@ def main(argv=None) -> int:
         },
         "datasets": {},
     }
-    log(f"learners={learners} datasets={args.datasets} folds={args.folds} max_folds={args.max_folds} "
-        f"trees={args.trees} max_depth={max_depth} peer_max_depth={peer_max_depth} -> {out}")
+    log(
+        f"learners={learners} datasets={args.datasets} folds={args.folds} max_folds={args.max_folds} "
+        f"trees={args.trees} max_depth={max_depth} peer_max_depth={peer_max_depth} -> {out}"
+    )
 
     for name in args.datasets.split(","):
         name = name.strip()
@@ -482,8 +490,7 @@ def main(argv=None) -> int:
         m = Y.shape[1]
         folds = kfold_indices(n, args.folds, args.seed)
         k_run = len(folds) if args.max_folds is None else min(args.max_folds, len(folds))
-        ds = {"n": n, "d": d, "m": m, "n_folds": args.folds, "folds_run": 0,
-              "runs": {l: [] for l in learners}}
+        ds = {"n": n, "d": d, "m": m, "n_folds": args.folds, "folds_run": 0, "runs": {l: [] for l in learners}}
         payload["datasets"][name] = ds
         for k in range(k_run):
             tr, te = folds[k]
@@ -509,9 +516,11 @@ def main(argv=None) -> int:
                 res["n_test"] = int(len(te))
                 res["child_wall_s"] = time.perf_counter() - t_wall
                 ds["runs"][learner].append(res)
-                log(f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
+                log(
+                    f"{name} fold {k + 1}/{k_run} {learner}: fit {res['fit_s']:.3f}s "
                     f"predict {res['predict_s']:.4f}s tau {res['tau']:.4f} peak {res['peak_mib']:.1f} MiB"
-                    + (f" warnings {res['n_warnings']}" if res["n_warnings"] else ""))
+                    + (f" warnings {res['n_warnings']}" if res["n_warnings"] else "")
+                )
             ds["folds_run"] = k + 1
             ds["summary"] = summarize(ds)
             write_json(out, payload)
@@ -519,8 +528,7 @@ def main(argv=None) -> int:
         write_json(out, payload)
         print_table(name, ds, ds["summary"], payload["config"])
     log(f"wrote {out}")
-    n_err = sum(1 for ds in payload["datasets"].values() for runs in ds["runs"].values()
-                for r in runs if "error" in r)
+    n_err = sum(1 for ds in payload["datasets"].values() for runs in ds["runs"].values() for r in runs if "error" in r)
     if n_err:
         log(f"{n_err} learner run(s) failed; see 'error' entries in {out}")
         return 1

@@ -9,15 +9,41 @@ means "not transcribed".
 from __future__ import annotations
 
 DATASETS = [
-    "authorship", "bodyfat", "calhousing", "cpu", "elevators", "fried", "glass", "housing",
-    "iris", "pendigits", "segment", "stock", "vehicle", "vowel", "wine", "wisconsin",
+    "authorship",
+    "bodyfat",
+    "calhousing",
+    "cpu",
+    "elevators",
+    "fried",
+    "glass",
+    "housing",
+    "iris",
+    "pendigits",
+    "segment",
+    "stock",
+    "vehicle",
+    "vowel",
+    "wine",
+    "wisconsin",
 ]
 
 LRRF: dict[float, dict[str, float | None]] = {
     0.0: {
-        "authorship": 0.913, "bodyfat": 0.185, "calhousing": 0.367, "cpu": 0.515, "elevators": 0.756,
-        "fried": 0.926, "glass": 0.888, "housing": 0.792, "iris": 0.966, "pendigits": 0.939,
-        "segment": 0.961, "stock": 0.922, "vehicle": 0.860, "vowel": 0.867, "wine": 0.953,
+        "authorship": 0.913,
+        "bodyfat": 0.185,
+        "calhousing": 0.367,
+        "cpu": 0.515,
+        "elevators": 0.756,
+        "fried": 0.926,
+        "glass": 0.888,
+        "housing": 0.792,
+        "iris": 0.966,
+        "pendigits": 0.939,
+        "segment": 0.961,
+        "stock": 0.922,
+        "vehicle": 0.860,
+        "vowel": 0.867,
+        "wine": 0.953,
         "wisconsin": 0.478,
     },
     0.3: {},
@@ -28,30 +54,50 @@ LRRF: dict[float, dict[str, float | None]] = {
 # the training labels deleted (only the 60% values quoted in lrank's issue tracker).
 _CHENG_COMPLETE = {
     # data set: (IBLR, LRT)
-    "authorship": (0.936, 0.882), "bodyfat": (0.248, 0.117), "calhousing": (0.351, 0.324),
-    "cpu": (0.506, 0.447), "elevators": (0.733, 0.760), "fried": (0.935, 0.890),
-    "glass": (0.865, 0.883), "housing": (0.745, 0.797), "iris": (0.966, 0.947),
-    "pendigits": (0.944, 0.935), "segment": (0.959, 0.949), "stock": (0.927, 0.895),
-    "vehicle": (0.862, 0.827), "vowel": (0.900, 0.794), "wine": (0.949, 0.882),
+    "authorship": (0.936, 0.882),
+    "bodyfat": (0.248, 0.117),
+    "calhousing": (0.351, 0.324),
+    "cpu": (0.506, 0.447),
+    "elevators": (0.733, 0.760),
+    "fried": (0.935, 0.890),
+    "glass": (0.865, 0.883),
+    "housing": (0.745, 0.797),
+    "iris": (0.966, 0.947),
+    "pendigits": (0.944, 0.935),
+    "segment": (0.959, 0.949),
+    "stock": (0.927, 0.895),
+    "vehicle": (0.862, 0.827),
+    "vowel": (0.900, 0.794),
+    "wine": (0.949, 0.882),
     "wisconsin": (0.506, 0.343),
 }
 _CHENG_60 = {
-    "iris": (0.882, 0.794), "glass": (0.771, 0.799), "housing": (0.630, 0.634),
-    "vowel": (0.722, 0.615), "wine": (0.789, 0.752),
+    "iris": (0.882, 0.794),
+    "glass": (0.771, 0.799),
+    "housing": (0.630, 0.634),
+    "vowel": (0.722, 0.615),
+    "wine": (0.789, 0.752),
 }
 IBLR: dict[float, dict[str, float | None]] = {
-    0.0: {k: v[0] for k, v in _CHENG_COMPLETE.items()}, 0.3: {}, 0.6: {k: v[0] for k, v in _CHENG_60.items()},
+    0.0: {k: v[0] for k, v in _CHENG_COMPLETE.items()},
+    0.3: {},
+    0.6: {k: v[0] for k, v in _CHENG_60.items()},
 }
 LRT: dict[float, dict[str, float | None]] = {
-    0.0: {k: v[1] for k, v in _CHENG_COMPLETE.items()}, 0.3: {}, 0.6: {k: v[1] for k, v in _CHENG_60.items()},
+    0.0: {k: v[1] for k, v in _CHENG_COMPLETE.items()},
+    0.3: {},
+    0.6: {k: v[1] for k, v in _CHENG_60.items()},
 }
 
 # Zhou & Qiu (2018), Tables 4 to 6: bagged LRT, W-LRT and F-LRT (Aledo, Gamez & Molina), the
 # complete-ranking values quoted in lrank's issue tracker.
 _BAGGED_COMPLETE = {
     # data set: (LRT+bag, W-LRT+bag, F-LRT+bag)
-    "glass": (0.856, 0.813, 0.839), "housing": (0.761, 0.715, 0.738), "iris": (0.956, 0.961, 0.956),
-    "vowel": (0.758, 0.711, 0.719), "calhousing": (0.476, 0.447, 0.429),
+    "glass": (0.856, 0.813, 0.839),
+    "housing": (0.761, 0.715, 0.738),
+    "iris": (0.956, 0.961, 0.956),
+    "vowel": (0.758, 0.711, 0.719),
+    "calhousing": (0.476, 0.447, 0.429),
 }
 BAGGED_LRT = {0.0: {k: v[0] for k, v in _BAGGED_COMPLETE.items()}, 0.3: {}, 0.6: {}}
 BAGGED_WLRT = {0.0: {k: v[1] for k, v in _BAGGED_COMPLETE.items()}, 0.3: {}, 0.6: {}}

@@ -13,7 +13,6 @@ import sys
 import time
 
 import numpy as np
-
 from settle import settle
 
 
@@ -56,10 +55,12 @@ def build(name, seed, n_trees):
     """The estimator for a learner name, and how it wants Y ("int" or "nan")."""
     match = re.search(r"_j(\d+)$", name)
     jobs = int(match.group(1)) if match else 1
-    if name.startswith("bag_") and name.endswith(tuple("_lrank_j%d" % j for j in (1, 2))):
+    if name.startswith("bag_") and name.endswith(tuple(f"_lrank_j{j}" for j in (1, 2))):
         from lrank import BaggingLabelRanker, LabelRankingTree
 
-        splitter = {"bag_lrt": "best", "bag_wlrt": "equal_width", "bag_flrt": "equal_frequency"}[name.split("_lrank")[0].replace("_full", "")]
+        splitter = {"bag_lrt": "best", "bag_wlrt": "equal_width", "bag_flrt": "equal_frequency"}[
+            name.split("_lrank")[0].replace("_full", "")
+        ]
         base = LabelRankingTree(splitter=splitter, min_samples_split=2 if "_full_" in name else None)
         return BaggingLabelRanker(base, n_estimators=n_trees, random_state=seed, n_jobs=jobs), "int"
     if name == "bag_lrt_sklr03":
@@ -72,7 +73,9 @@ def build(name, seed, n_trees):
         from sklr.tree import DecisionTreeLabelRanker
 
         splitter = {"bag_lrt": "binary", "bag_wlrt": "width", "bag_flrt": "frequency"}[name[: -len("_sklr02")]]
-        return BaggingLabelRanker(DecisionTreeLabelRanker(splitter=splitter), n_estimators=n_trees, random_state=seed), "int"
+        return BaggingLabelRanker(
+            DecisionTreeLabelRanker(splitter=splitter), n_estimators=n_trees, random_state=seed
+        ), "int"
     if name.startswith("ibpl_lrank"):
         from lrank import InstanceBasedPlackettLuce
 
@@ -88,7 +91,9 @@ def build(name, seed, n_trees):
     if name.startswith("lwrf_sklearn"):
         from sklearn.ensemble import RandomForestRegressor
 
-        return Labelwise(RandomForestRegressor(n_estimators=100, max_features=1 / 3, random_state=seed, n_jobs=jobs)), "int"
+        return Labelwise(
+            RandomForestRegressor(n_estimators=100, max_features=1 / 3, random_state=seed, n_jobs=jobs)
+        ), "int"
     if name.startswith("lwdt_lrank"):
         from lrank import LabelwiseDecisionTree
 
@@ -97,7 +102,7 @@ def build(name, seed, n_trees):
         from sklearn.tree import DecisionTreeRegressor
 
         return Labelwise(DecisionTreeRegressor(random_state=seed)), "int"
-    raise SystemExit("speed_worker: unknown learner %r" % name)
+    raise SystemExit(f"speed_worker: unknown learner {name!r}")
 
 
 def main():

@@ -12,16 +12,21 @@ from lrank.registry import LearnerOption, LearnerSpec
 
 
 class SlowRanker:
-    def __init__(self, delay: float = 0.0, fail_above: int = 0, random_state: int | None = None,
-                 n_jobs: int | None = None) -> None:
+    def __init__(
+        self, delay: float = 0.0, fail_above: int = 0, random_state: int | None = None, n_jobs: int | None = None
+    ) -> None:
         self.delay = delay
         self.fail_above = fail_above
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {"delay": self.delay, "fail_above": self.fail_above, "random_state": self.random_state,
-                "n_jobs": self.n_jobs}
+        return {
+            "delay": self.delay,
+            "fail_above": self.fail_above,
+            "random_state": self.random_state,
+            "n_jobs": self.n_jobs,
+        }
 
     def set_params(self, **params: Any) -> SlowRanker:
         for key, value in params.items():

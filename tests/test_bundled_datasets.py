@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from lrank.data import read_arff
 
 ROOT = Path(__file__).resolve().parents[1]

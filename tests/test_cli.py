@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-
 from lrank.cli import main
 from lrank.data import read_arff
 
@@ -17,7 +16,7 @@ IRIS = str(ROOT / "datasets" / "iris.xarff")
 WINE = str(ROOT / "datasets" / "wine.xarff")
 
 
-def run(*args: str) -> "CliRunner.invoke":
+def run(*args: str) -> CliRunner.invoke:
     return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
@@ -25,10 +24,19 @@ def test_main_command_prints_weka_style_sections():
     result = run("train", "-t", IRIS, "-W", "LRRF")
     assert result.exit_code == 0, result.output
     out = result.stdout
-    for section in ("=== Run information ===", "Time taken to build model:", "=== Error on training data ===",
-                    "=== Stratified cross-validation ===", "=== Ranking measures ===", "Kendall's tau",
-                    "Spearman correlation", "Spearman footrule distance", "Top-label accuracy", "Exact-match rate",
-                    "=== Pairwise correct | incorrect"):
+    for section in (
+        "=== Run information ===",
+        "Time taken to build model:",
+        "=== Error on training data ===",
+        "=== Stratified cross-validation ===",
+        "=== Ranking measures ===",
+        "Kendall's tau",
+        "Spearman correlation",
+        "Spearman footrule distance",
+        "Top-label accuracy",
+        "Exact-match rate",
+        "=== Pairwise correct | incorrect",
+    ):
         assert section in out, section
     assert out.count("=== Ranking measures ===") == 2
     assert "setosa" in out and "10-fold stratified cross-validation" in out
@@ -40,7 +48,7 @@ def test_json_output_is_the_same_report():
     report = json.loads(result.stdout)
     assert report["learner"]["params"]["n_estimators"] == 10
     assert report["learner"]["params"]["random_state"] == 3
-    train_ev, cv = report["evaluations"]
+    _train_ev, cv = report["evaluations"]
     assert cv["n_folds"] == 10 and cv["n_instances"] == 300
     tau = cv["measures"]["kendall_tau"]
     assert 0.8 < tau["mean"] <= 1.0 and tau["std"] >= 0
@@ -54,8 +62,10 @@ def test_same_seed_same_report_and_cv_differs_by_seed():
     b = json.loads(run("train", "-t", IRIS, "--format", "json", "-s", "5").stdout)
     c = json.loads(run("train", "-t", IRIS, "--format", "json", "-s", "6").stdout)
     assert a["evaluations"] == b["evaluations"]
-    assert a["evaluations"][1]["pairwise"] != c["evaluations"][1]["pairwise"] or \
-        a["evaluations"][1]["measures"] != c["evaluations"][1]["measures"]
+    assert (
+        a["evaluations"][1]["pairwise"] != c["evaluations"][1]["pairwise"]
+        or a["evaluations"][1]["measures"] != c["evaluations"][1]["measures"]
+    )
 
 
 def test_train_test_split_save_model_and_predict(tmp_path):
@@ -193,8 +203,10 @@ def test_info_describes_a_data_file(tmp_path):
     assert result.exit_code == 0
     assert "Instances:           150" in result.stdout and "Distinct rankings:" in result.stdout
     weather = tmp_path / "w.xarff"
-    weather.write_text("@relation w\n@attribute o {s,r}\n@attribute t numeric\n@attribute L RANKING {a,b,c}\n@data\n"
-                       "s,1,a>b>c\nr,?,c>a\ns,3,a>b|a>c\nr,4,b>a>c {2}\n")
+    weather.write_text(
+        "@relation w\n@attribute o {s,r}\n@attribute t numeric\n@attribute L RANKING {a,b,c}\n@data\n"
+        "s,1,a>b>c\nr,?,c>a\ns,3,a>b|a>c\nr,4,b>a>c {2}\n"
+    )
     info = json.loads(run("info", str(weather), "--format", "json").stdout)
     assert info["attributes"] == {"numeric": 1, "nominal": 1, "string": 0}
     assert (info["missing_feature_values"], info["weighted_rows"], info["partial_orders"]) == (1, 1, 1)
@@ -222,7 +234,6 @@ def test_convert_between_xarff_and_kebi_csv(tmp_path):
     assert result.exit_code == 1 and "not named L<number>" in result.output
 
 
-
 def test_nominal_attributes_split_one_value_against_the_rest(tmp_path):
     """An ARFF nominal attribute reaches the trees as a category, not as ordered codes."""
     rows = []
@@ -238,7 +249,9 @@ def test_nominal_attributes_split_one_value_against_the_rest(tmp_path):
     result = run("train", "-t", str(data), "-W", "LRT", "-d", str(model), "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(model.read_text())
-    assert doc["model"]["LabelTree"]["tree"]["nodes"][0] == {"Category": {"feature": 0, "value": 1.0, "left": 1, "right": 2}}
+    assert doc["model"]["LabelTree"]["tree"]["nodes"][0] == {
+        "Category": {"feature": 0, "value": 1.0, "left": 1, "right": 2}
+    }
     assert doc["metadata"]["params"]["categorical_features"] == [True, False]
     assert json.loads(result.stdout)["evaluations"][1]["measures"]["kendall_tau"]["mean"] == 1.0
     predicted = run("predict", "-l", str(model), "-T", str(data))
@@ -256,8 +269,27 @@ def test_unsupervised_threshold_trees_from_the_command_line(learner):
 
 def test_bagging_with_nested_learner_options_saves_and_predicts(tmp_path):
     model = tmp_path / "bag.lrm"
-    result = run("train", "-t", IRIS, "-W", "Bagging", "-d", str(model), "--format", "json",
-                 "--", "-W", "WLRT", "-I", "10", "-A", "copeland", "--", "-depth", "3")
+    result = run(
+        "train",
+        "-t",
+        IRIS,
+        "-W",
+        "Bagging",
+        "-d",
+        str(model),
+        "--format",
+        "json",
+        "--",
+        "-W",
+        "WLRT",
+        "-I",
+        "10",
+        "-A",
+        "copeland",
+        "--",
+        "-depth",
+        "3",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     params = report["learner"]["params"]
@@ -271,8 +303,12 @@ def test_bagging_with_nested_learner_options_saves_and_predicts(tmp_path):
 
 @pytest.mark.parametrize(
     ("options", "message"),
-    [(["-W", "NOPE"], "unknown learner 'NOPE'"), (["-A", "mean"], "bad value 'mean' for -A"),
-     (["--", "-depth", "x"], "LRT: bad value 'x' for -depth"), (["-P", "0"], "bad value '0' for -P")],
+    [
+        (["-W", "NOPE"], "unknown learner 'NOPE'"),
+        (["-A", "mean"], "bad value 'mean' for -A"),
+        (["--", "-depth", "x"], "LRT: bad value 'x' for -depth"),
+        (["-P", "0"], "bad value '0' for -P"),
+    ],
 )
 def test_bagging_option_errors_name_the_learner_and_option(options, message):
     result = run("train", "-t", IRIS, "-W", "Bagging", "--", *options)
@@ -291,8 +327,24 @@ def test_labelwise_learners_from_the_command_line(tmp_path, learner, options):
 
 def test_ovo_from_the_command_line(tmp_path):
     model = tmp_path / "ovo.lrm"
-    result = run("train", "-t", IRIS, "-W", "OVO", "-d", str(model), "--format", "json",
-                 "--", "-B", "forest", "-I", "10", "-V", "probability")
+    result = run(
+        "train",
+        "-t",
+        IRIS,
+        "-W",
+        "OVO",
+        "-d",
+        str(model),
+        "--format",
+        "json",
+        "--",
+        "-B",
+        "forest",
+        "-I",
+        "10",
+        "-V",
+        "probability",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["learner"]["params"]["classifier"] == "forest"

@@ -8,7 +8,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from lrank import LrankError, ModelFormatError, _core
 from lrank.errors import InvalidInputError
 
@@ -73,9 +72,10 @@ def test_model_files_round_trip_and_refuse_damage(problem):
         _core.load_model(bytes(data))
     with pytest.raises(ModelFormatError, match="not an lrank model"):
         _core.load_model(b"\x00\x01garbage")
+    current = f'"format_version":{_core.MODEL_FORMAT_VERSION}'.encode()
+    other_version = _core.save_model(model, "{}", "json").replace(current, b'"format_version":7')
     with pytest.raises(ModelFormatError, match="format version 7"):
-        current = f'"format_version":{_core.MODEL_FORMAT_VERSION}'.encode()
-        _core.load_model(_core.save_model(model, "{}", "json").replace(current, b'"format_version":7'))
+        _core.load_model(other_version)
     with pytest.raises(InvalidInputError, match="metadata is not valid JSON"):
         _core.save_model(model, "{nope", "binary")
 
@@ -85,7 +85,8 @@ def test_stub_file_matches_the_extension():
         pytest.skip("mypy is not installed (pip install -e '.[test]')")
     proc = subprocess.run(
         [sys.executable, "-m", "mypy.stubtest", "lrank._core", "--ignore-missing-stub"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

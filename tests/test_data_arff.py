@@ -7,7 +7,6 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-
 from lrank.data import (
     Attribute,
     LabelRankingDataset,
@@ -370,7 +369,9 @@ def test_error_empty_value_between_commas(tmp_path):
 
 
 def test_error_unknown_attribute_type(tmp_path):
-    p = write(tmp_path, "@relation r\n@attribute x numeric\n@attribute y floaty\n@attribute L RANKING {a}\n@data\n1,2,a\n")
+    p = write(
+        tmp_path, "@relation r\n@attribute x numeric\n@attribute y floaty\n@attribute L RANKING {a}\n@data\n1,2,a\n"
+    )
     expect_error(p, 3, "unknown attribute type 'floaty'")
 
 
@@ -454,7 +455,9 @@ def test_error_unterminated_quote(tmp_path):
 def test_error_header_problems(tmp_path):
     p = write(tmp_path, "@attribute x numeric\n@relation r\n@data\n")
     expect_error(p, 1, "@attribute before @relation")
-    p = write(tmp_path, "@relation r\n@attribute x numeric\n@attribute x numeric\n@attribute L RANKING {a}\n@data\n1,2,a\n")
+    p = write(
+        tmp_path, "@relation r\n@attribute x numeric\n@attribute x numeric\n@attribute L RANKING {a}\n@data\n1,2,a\n"
+    )
     expect_error(p, 3, "attribute 'x' declared twice")
     p = write(tmp_path, "@relation r\n@attribute L RANKING {a,b,a}\n@data\na\n")
     expect_error(p, 2, "declares label 'a' twice")
@@ -528,9 +531,7 @@ def test_write_read_round_trip_with_everything(tmp_path):
 
 
 def test_writer_weight_only_when_not_one(tmp_path):
-    ds = dataset_from_arrays(
-        np.array([[1.0], [2.0]]), np.array([[1, 2], [2, 1]]), weights=np.array([1.0, 0.5])
-    )
+    ds = dataset_from_arrays(np.array([[1.0], [2.0]]), np.array([[1, 2], [2, 1]]), weights=np.array([1.0, 0.5]))
     out = tmp_path / "w.xarff"
     write_xarff(ds, out)
     rows = out.read_text().splitlines()[-2:]
@@ -611,11 +612,35 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _FRAGMENTS = [
-    "@relation r", "@RELATION 'q r'", "@attribute x numeric", "@attribute c {u,v}",
-    "@attribute s string", "@attribute L RANKING {a,b,c}", "@attribute M ranking {a}",
-    "@attribute", "@attribute y", "@data", "% c", "", "1,2,a>b>c", "1,u,a>b",
-    "?,?,c>a", "1,'x y',b|a", "{0 1}", "1,2,a>b,{0.5}", "1,2,a>b,{", "'", "\"a", ",,,",
-    "a>b|b>a", "\t", "1\t2\ta", "}", "{}", "@data extra", "x,y,z,w",
+    "@relation r",
+    "@RELATION 'q r'",
+    "@attribute x numeric",
+    "@attribute c {u,v}",
+    "@attribute s string",
+    "@attribute L RANKING {a,b,c}",
+    "@attribute M ranking {a}",
+    "@attribute",
+    "@attribute y",
+    "@data",
+    "% c",
+    "",
+    "1,2,a>b>c",
+    "1,u,a>b",
+    "?,?,c>a",
+    "1,'x y',b|a",
+    "{0 1}",
+    "1,2,a>b,{0.5}",
+    "1,2,a>b,{",
+    "'",
+    '"a',
+    ",,,",
+    "a>b|b>a",
+    "\t",
+    "1\t2\ta",
+    "}",
+    "{}",
+    "@data extra",
+    "x,y,z,w",
 ]
 
 
@@ -633,6 +658,7 @@ def test_fuzz_only_data_format_errors(tmp_path, lines, require):
     try:
         ds = read_arff(p, require_rankings=require)
     except DataFormatError as err:
-        assert str(err).startswith(str(p))
+        message = str(err)
+        assert message.startswith(str(p)), message
     else:
         assert ds.n_rows >= 1

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from lrank.data import read_arff, read_dataset, read_kebi_csv
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"

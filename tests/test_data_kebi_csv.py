@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from lrank.data import read_dataset, read_kebi_csv
 from lrank.errors import DataFormatError
 

@@ -12,7 +12,6 @@ import polars as pl
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
-
 from lrank.cli import main
 from lrank.data import read_dataset, write_dataset, write_parquet
 from lrank.errors import DataFormatError
@@ -47,15 +46,24 @@ def test_parquet_round_trip_is_exact(ds):
 
 def test_layout_is_plain_polars_columns_with_metadata(tmp_path):
     weather = tmp_path / "w.xarff"
-    weather.write_text("@relation weather\n@attribute o {sun,rain}\n@attribute t numeric\n@attribute s string\n"
-                       "@attribute L RANKING {a,b,c}\n@data\n"
-                       "sun,1,x,a>b>c\nrain,?,y,c>a\nsun,3,z,a>b|a>c\nrain,4,w,b>a>c,{2}\n")
+    weather.write_text(
+        "@relation weather\n@attribute o {sun,rain}\n@attribute t numeric\n@attribute s string\n"
+        "@attribute L RANKING {a,b,c}\n@data\n"
+        "sun,1,x,a>b>c\nrain,?,y,c>a\nsun,3,z,a>b|a>c\nrain,4,w,b>a>c,{2}\n"
+    )
     out = tmp_path / "w.parquet"
     result = CliRunner().invoke(main, ["convert", str(weather), str(out)])
     assert result.exit_code == 0, result.output
     frame = pl.read_parquet(out)
-    assert frame.schema == pl.Schema({"o": pl.Enum(["sun", "rain"]), "t": pl.Float64, "s": pl.String,
-                                      "L": pl.List(pl.List(pl.String)), "weight": pl.Float64})
+    assert frame.schema == pl.Schema(
+        {
+            "o": pl.Enum(["sun", "rain"]),
+            "t": pl.Float64,
+            "s": pl.String,
+            "L": pl.List(pl.List(pl.String)),
+            "weight": pl.Float64,
+        }
+    )
     assert frame["L"].to_list() == [[["a", "b", "c"]], [["c", "a"]], [["a", "b"], ["a", "c"]], [["b", "a", "c"]]]
     assert frame["t"].to_list() == [1.0, None, 3.0, 4.0] and frame["weight"].to_list() == [1.0, 1.0, 1.0, 2.0]
     meta = json.loads(pl.read_parquet_metadata(out)["lrank"])
@@ -103,8 +111,9 @@ def _with_rankings(tmp_path, rankings):
     write_parquet(ds, path)
     frame = pl.read_parquet(path)
     meta = pl.read_parquet_metadata(path)
-    frame = frame.with_columns(pl.Series("L", rankings + frame["L"].to_list()[len(rankings):],
-                                         dtype=pl.List(pl.List(pl.String))))
+    frame = frame.with_columns(
+        pl.Series("L", rankings + frame["L"].to_list()[len(rankings) :], dtype=pl.List(pl.List(pl.String)))
+    )
     frame.write_parquet(path, metadata={"lrank": meta["lrank"]})
     return path
 

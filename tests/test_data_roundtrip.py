@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import tempfile
 from pathlib import Path
 
@@ -9,7 +10,6 @@ import numpy as np
 import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from lrank.data import Attribute, LabelRankingDataset, read_arff, write_xarff
 from lrank.data.dataset import rank_row_from_chains
 
@@ -55,15 +55,21 @@ def datasets(draw):
         order = list(perm[:k])
         n_chains = draw(st.integers(1, k))
         if n_chains > 1:
-            cuts = sorted(draw(st.lists(st.integers(1, k - 1), min_size=n_chains - 1, max_size=n_chains - 1, unique=True)))
+            cuts = sorted(
+                draw(st.lists(st.integers(1, k - 1), min_size=n_chains - 1, max_size=n_chains - 1, unique=True))
+            )
             bounds = [0, *cuts, k]
-            chains = tuple(tuple(order[a:b]) for a, b in zip(bounds, bounds[1:]))
+            chains = tuple(tuple(order[a:b]) for a, b in itertools.pairwise(bounds))
             partial[i] = chains
             rankings[i] = rank_row_from_chains(chains, m)
         else:
             rankings[i] = rank_row_from_chains([order], m)
     weights = np.array(
-        draw(st.lists(st.one_of(st.just(1.0), st.floats(0, 1e6), st.sampled_from([0.0, 0.5, 1e-300])), min_size=n, max_size=n)),
+        draw(
+            st.lists(
+                st.one_of(st.just(1.0), st.floats(0, 1e6), st.sampled_from([0.0, 0.5, 1e-300])), min_size=n, max_size=n
+            )
+        ),
         dtype=np.float64,
     )
     return LabelRankingDataset(

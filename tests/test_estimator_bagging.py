@@ -7,7 +7,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 from lrank import (
     BaggingLabelRanker,
     InstanceBasedLabelRanker,
@@ -27,11 +26,13 @@ class PythonOnlyTree(LabelRanker):
         self.max_depth = max_depth
         self.random_state = random_state
 
-    def fit(self, X, Y, sample_weight=None):  # noqa: N803
-        self.model_ = LabelRankingTree(max_depth=self.max_depth, random_state=self.random_state).fit(X, Y, sample_weight)
+    def fit(self, X, Y, sample_weight=None):
+        self.model_ = LabelRankingTree(max_depth=self.max_depth, random_state=self.random_state).fit(
+            X, Y, sample_weight
+        )
         return self
 
-    def predict(self, X):  # noqa: N803
+    def predict(self, X):
         return self.model_.predict(X)
 
 
@@ -51,7 +52,9 @@ def test_core_bagging_predicts_the_borda_consensus_of_its_members(problem):
 @pytest.mark.parametrize("aggregation", sorted(AGGREGATORS))
 def test_every_aggregation(problem, aggregation):
     x, y = problem
-    est = BaggingLabelRanker(LabelRankingTree(max_depth=3), n_estimators=5, aggregation=aggregation, random_state=1).fit(x, y)
+    est = BaggingLabelRanker(
+        LabelRankingTree(max_depth=3), n_estimators=5, aggregation=aggregation, random_state=1
+    ).fit(x, y)
     per, pred = est.predict_per_member(x[:10]), est.predict(x[:10])
     for i in range(10):
         np.testing.assert_array_equal(pred[i], AGGREGATORS[aggregation](per[:, i, :]))
@@ -59,16 +62,23 @@ def test_every_aggregation(problem, aggregation):
 
 def test_same_ensemble_for_any_number_of_threads(problem):
     x, y = problem
-    a = BaggingLabelRanker(LabelRankingTree(splitter="equal_frequency"), n_estimators=8, random_state=4, n_jobs=1).fit(x, y)
-    b = BaggingLabelRanker(LabelRankingTree(splitter="equal_frequency"), n_estimators=8, random_state=4, n_jobs=2).fit(x, y)
+    a = BaggingLabelRanker(LabelRankingTree(splitter="equal_frequency"), n_estimators=8, random_state=4, n_jobs=1).fit(
+        x, y
+    )
+    b = BaggingLabelRanker(LabelRankingTree(splitter="equal_frequency"), n_estimators=8, random_state=4, n_jobs=2).fit(
+        x, y
+    )
     assert a.model_ == b.model_
     np.testing.assert_array_equal(a.predict(x), b.predict(x))
 
 
 @pytest.mark.parametrize(
     "base",
-    [LabelRankingTree(max_depth=4, splitter="equal_width"), LabelRankingRandomForest(n_estimators=3, max_features=2),
-     InstanceBasedLabelRanker(n_neighbors=3)],
+    [
+        LabelRankingTree(max_depth=4, splitter="equal_width"),
+        LabelRankingRandomForest(n_estimators=3, max_features=2),
+        InstanceBasedLabelRanker(n_neighbors=3),
+    ],
 )
 def test_core_parameters_fit_the_same_model_as_the_estimator(problem, base):
     """Each estimator's ``_core_params`` (what bagging hands the core) describes the estimator."""
@@ -91,8 +101,12 @@ def test_any_label_ranker_is_bagged_in_python(problem):
 
 def test_bad_parameters(problem):
     x, y = problem
-    for kwargs, match in [({"n_estimators": 0}, "n_estimators"), ({"aggregation": "mean"}, "aggregation"),
-                          ({"max_samples": 0}, "max_samples"), ({"max_samples": 1.5}, "max_samples")]:
+    for kwargs, match in [
+        ({"n_estimators": 0}, "n_estimators"),
+        ({"aggregation": "mean"}, "aggregation"),
+        ({"max_samples": 0}, "max_samples"),
+        ({"max_samples": 1.5}, "max_samples"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             BaggingLabelRanker(**kwargs).fit(x, y)
 

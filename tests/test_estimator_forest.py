@@ -7,7 +7,6 @@ import pickle
 import numpy as np
 import polars as pl
 import pytest
-
 from conftest import make_problem
 from lrank import InvalidInputError, LabelRankingRandomForest
 from lrank.estimators import NotFittedError
@@ -42,8 +41,16 @@ def test_params_follow_sklearn_conventions():
     est = LabelRankingRandomForest(n_estimators=7, max_depth=None)
     params = est.get_params()
     assert params["n_estimators"] == 7 and params["max_depth"] is None
-    assert set(params) == {"n_estimators", "max_depth", "max_features", "class_mode", "bootstrap", "random_state", "n_jobs",
-                           "categorical_features"}
+    assert set(params) == {
+        "n_estimators",
+        "max_depth",
+        "max_features",
+        "class_mode",
+        "bootstrap",
+        "random_state",
+        "n_jobs",
+        "categorical_features",
+    }
     assert est.set_params(n_estimators=3) is est and est.n_estimators == 3
     with pytest.raises(InvalidInputError, match="invalid parameter 'depth'"):
         est.set_params(depth=3)

@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-
 from lrank import InstanceBasedPlackettLuce, InvalidInputError
 from lrank.aggregation import plackett_luce
 
@@ -48,14 +47,16 @@ def test_predictions_are_sorted_skills_of_the_nearest_rankings(problem):
 
 def test_chosen_k_errors_and_cli(problem):
     from click.testing import CliRunner
-
     from lrank.cli import main
 
     x, y = problem
     est = InstanceBasedPlackettLuce(n_neighbors=None, random_state=0).fit(x, y)
     assert est.n_neighbors_ in (5, 10, 15, 20)
-    for kwargs, match in [({"n_neighbors": 0}, "n_neighbors"), ({"weights": "distance"}, "weights"),
-                          ({"max_iter": 0}, "max_iter")]:
+    for kwargs, match in [
+        ({"n_neighbors": 0}, "n_neighbors"),
+        ({"weights": "distance"}, "weights"),
+        ({"max_iter": 0}, "max_iter"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             InstanceBasedPlackettLuce(**kwargs).fit(x, y)
     from pathlib import Path

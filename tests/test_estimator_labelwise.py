@@ -6,7 +6,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 from lrank import InvalidInputError, LabelwiseDecisionTree, LabelwiseRandomForest
 from lrank.data import read_dataset
 from lrank.evaluation import measure_predictions
@@ -30,7 +29,8 @@ def test_grown_tree_agrees_with_scikit_learn_regression_tree_used_labelwise(kebi
     train, test = np.arange(0, 800), np.arange(800, len(x))
     ours = LabelwiseDecisionTree(random_state=0).fit(x[train], y[train]).predict(x[test])
     theirs = _ranks_from_positions(
-        DecisionTreeRegressor(random_state=0).fit(x[train], y[train] / y.shape[1]).predict(x[test]))
+        DecisionTreeRegressor(random_state=0).fit(x[train], y[train] / y.shape[1]).predict(x[test])
+    )
     assert np.mean(np.all(ours == theirs, axis=1)) > 0.95
     tau_ours = measure_predictions(y[test], ours)[0]["kendall_tau"]
     tau_theirs = measure_predictions(y[test], theirs)[0]["kendall_tau"]
@@ -75,9 +75,11 @@ def test_determinism_pickle_and_errors(problem):
     b = LabelwiseRandomForest(n_estimators=12, random_state=3, n_jobs=2).fit(x, y)
     assert a.model_ == b.model_
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(a)).predict(x), a.predict(x))
-    for est, match in [(LabelwiseRandomForest(n_estimators=0), "n_estimators"),
-                       (LabelwiseRandomForest(max_features=0), "max_features"),
-                       (LabelwiseDecisionTree(max_depth=-1), "max_depth"),
-                       (LabelwiseDecisionTree(min_samples_leaf=-1), "min_samples_leaf")]:
+    for est, match in [
+        (LabelwiseRandomForest(n_estimators=0), "n_estimators"),
+        (LabelwiseRandomForest(max_features=0), "max_features"),
+        (LabelwiseDecisionTree(max_depth=-1), "max_depth"),
+        (LabelwiseDecisionTree(min_samples_leaf=-1), "min_samples_leaf"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             est.fit(x, y)

@@ -6,8 +6,6 @@ import pickle
 
 import numpy as np
 import pytest
-
-from conftest import make_problem
 from lrank import InstanceBasedLabelRanker, InvalidInputError, _core
 
 
@@ -68,8 +66,15 @@ def test_matches_the_papers_iblr_on_iris(kebi_dir):
     from lrank.evaluation import cross_validate
 
     data = read_dataset(kebi_dir / "iris.csv")
-    ev = cross_validate(lambda: InstanceBasedLabelRanker(random_state=1), data.feature_matrix(), data.rankings,
-                        labels=list(data.labels), n_folds=10, repeats=1, seed=1)
+    ev = cross_validate(
+        lambda: InstanceBasedLabelRanker(random_state=1),
+        data.feature_matrix(),
+        data.rankings,
+        labels=list(data.labels),
+        n_folds=10,
+        repeats=1,
+        seed=1,
+    )
     assert ev.mean("kendall_tau") >= 0.966 - 0.03  # Cheng et al. 2009, Table 2, IB-M on iris
 
 

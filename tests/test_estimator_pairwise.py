@@ -6,7 +6,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 from lrank import InvalidInputError, OneVsOneLabelRanker
 
 
@@ -47,8 +46,11 @@ def test_determinism_pickle_and_errors(problem):
     b = OneVsOneLabelRanker(classifier="forest", n_estimators=8, random_state=3, n_jobs=2).fit(x, y)
     assert a.model_ == b.model_
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(a)).predict(x), a.predict(x))
-    for kwargs, match in [({"classifier": "svm"}, "classifier"), ({"voting": "borda"}, "voting"),
-                          ({"classifier": "forest", "n_estimators": 0}, "n_estimators"),
-                          ({"max_depth": -2}, "max_depth")]:
+    for kwargs, match in [
+        ({"classifier": "svm"}, "classifier"),
+        ({"voting": "borda"}, "voting"),
+        ({"classifier": "forest", "n_estimators": 0}, "n_estimators"),
+        ({"max_depth": -2}, "max_depth"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             OneVsOneLabelRanker(**kwargs).fit(x, y)

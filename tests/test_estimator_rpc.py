@@ -8,7 +8,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 from lrank import InvalidInputError, RankingByPairwiseComparison
 
 
@@ -50,7 +49,15 @@ def test_nominal_features_are_one_hot_encoded():
     # and no linear model separates it; one-hot encoded it is one coefficient.
     codes = np.tile([0.0, 1.0, 2.0], 50)[:, None]
     y = np.where(codes == 1.0, [[1, 2]], [[2, 1]]).astype(np.int32)
-    assert RankingByPairwiseComparison(C=100).fit(codes, y, ).score(codes, y) < 0.5
+    assert (
+        RankingByPairwiseComparison(C=100)
+        .fit(
+            codes,
+            y,
+        )
+        .score(codes, y)
+        < 0.5
+    )
     assert RankingByPairwiseComparison(C=100, categorical_features=[0]).fit(codes, y).score(codes, y) == 1.0
 
 

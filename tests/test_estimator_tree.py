@@ -6,7 +6,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 from lrank import InvalidInputError, LabelRankingTree, _core
 
 
@@ -91,6 +90,13 @@ def test_matches_the_papers_lrt_on_iris(kebi_dir):
     from lrank.evaluation import cross_validate
 
     data = read_dataset(kebi_dir / "iris.csv")
-    ev = cross_validate(lambda: LabelRankingTree(random_state=1), data.feature_matrix(), data.rankings,
-                        labels=list(data.labels), n_folds=10, repeats=1, seed=1)
+    ev = cross_validate(
+        lambda: LabelRankingTree(random_state=1),
+        data.feature_matrix(),
+        data.rankings,
+        labels=list(data.labels),
+        n_folds=10,
+        repeats=1,
+        seed=1,
+    )
     assert ev.mean("kendall_tau") >= 0.947 - 0.03  # Cheng et al. 2009, Table 2, LRT on iris

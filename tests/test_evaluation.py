@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import make_problem
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import make_problem
 from lrank import InvalidInputError, LabelRankingRandomForest
 from lrank.evaluation import Evaluation, cross_validate, measure_predictions, stratified_folds
 from lrank.rankings import as_rank_matrix, delete_labels, format_ranking, order_of, top_labels

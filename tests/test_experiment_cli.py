@@ -10,7 +10,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 from click.testing import CliRunner
-
 from lrank.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,36 +26,79 @@ def invoke(*args: str):
 def store(tmp_path_factory) -> str:
     """Iris and wine, three learners, p = 0 and 0.3, 1 x 3-fold CV."""
     path = str(tmp_path_factory.mktemp("exp") / "exp.parquet")
-    result = invoke("experiment", "run", DATASETS, "-W", "LRRF -I 5", "-W", "K5=IBLR -K 5", "-W", "LRT -depth 2",
-                    "--missing", "0,0.3", *SMALL, "-o", path)
+    result = invoke(
+        "experiment",
+        "run",
+        DATASETS,
+        "-W",
+        "LRRF -I 5",
+        "-W",
+        "K5=IBLR -K 5",
+        "-W",
+        "LRT -depth 2",
+        "--missing",
+        "0,0.3",
+        *SMALL,
+        "-o",
+        path,
+    )
     assert result.exit_code == 0, result.output
     return path
 
 
 def test_help_texts():
-    for cmd, expected in ((["experiment"], "run"), (["experiment", "run"], "--missing"),
-                          (["experiment", "report"], "--format"), (["experiment", "plot"], "--method")):
+    for cmd, expected in (
+        (["experiment"], "run"),
+        (["experiment", "run"], "--missing"),
+        (["experiment", "report"], "--format"),
+        (["experiment", "plot"], "--method"),
+    ):
         result = invoke(*cmd, "--help")
         assert result.exit_code == 0 and "Usage:" in result.output and expected in result.output
     run_help = invoke("experiment", "run", "--help").output
-    for option in ("-W, --learner", "--sweep", "--config", "-x, --folds", "--repeats", "-s, --seed", "-j, --jobs",
-                   "--workers", "-o, --output", "[default: 10]", "[default: 5]"):
+    for option in (
+        "-W, --learner",
+        "--sweep",
+        "--config",
+        "-x, --folds",
+        "--repeats",
+        "-s, --seed",
+        "-j, --jobs",
+        "--workers",
+        "-o, --output",
+        "[default: 10]",
+        "[default: 5]",
+    ):
         assert option in run_help, option
     assert "experiment" in invoke("--help").output
 
 
 def test_run_prints_plan_summary_and_report(tmp_path):
     out = str(tmp_path / "s.parquet")
-    result = invoke("experiment", "run", IRIS, "-W", "LRRF -I 5", "-W", "IBLR -K 5", "--missing", "0,0.3", *SMALL, "-o", out)
+    result = invoke(
+        "experiment", "run", IRIS, "-W", "LRRF -I 5", "-W", "IBLR -K 5", "--missing", "0,0.3", *SMALL, "-o", out
+    )
     assert result.exit_code == 0, result.output
-    assert ("experiment: 1 data sets x 2 learners x 2 p x 1 x 3-fold CV = 12 cells; 0 stored, 12 to run"
-            in result.stderr)
+    assert "experiment: 1 data sets x 2 learners x 2 p x 1 x 3-fold CV = 12 cells; 0 stored, 12 to run" in result.stderr
     assert "done: 12 cells computed in" in result.stderr
     assert result.stdout.count("Kendall's tau at missing-label probability") == 2
     assert "iris" in result.stdout and "average rank" in result.stdout
     assert pl.read_parquet(out).height == 12
-    again = invoke("experiment", "run", IRIS, "-W", "LRRF -I 5", "-W", "IBLR -K 5", "--missing", "0,0.3", *SMALL,
-                   "-o", out, "--no-report")
+    again = invoke(
+        "experiment",
+        "run",
+        IRIS,
+        "-W",
+        "LRRF -I 5",
+        "-W",
+        "IBLR -K 5",
+        "--missing",
+        "0,0.3",
+        *SMALL,
+        "-o",
+        out,
+        "--no-report",
+    )
     assert again.exit_code == 0 and "12 stored, 0 to run" in again.stderr and "done: 0 cells computed" in again.stderr
     assert again.stdout == ""
 
@@ -82,8 +124,20 @@ def test_report_formats(store, tmp_path):
     assert csv_file.read_text().splitlines()[1].startswith("spearman_rho,0,iris,")
     tex = invoke("experiment", "report", store, "--format", "latex", "--dataset", "wine")
     assert tex.exit_code == 0 and tex.stdout.count(r"\begin{tabular}") == 2 and "iris" not in tex.stdout
-    pairs = invoke("experiment", "report", store, "--wilcoxon", "K5", "LRT -depth 2", "--control", "K5",
-                   "--measure", "top_label_accuracy", "--alpha", "0.1")
+    pairs = invoke(
+        "experiment",
+        "report",
+        store,
+        "--wilcoxon",
+        "K5",
+        "LRT -depth 2",
+        "--control",
+        "K5",
+        "--measure",
+        "top_label_accuracy",
+        "--alpha",
+        "0.1",
+    )
     assert pairs.exit_code == 0 and "Wilcoxon signed-rank, K5 vs LRT -depth 2 over 2 data sets" in pairs.stdout
     assert "Bonferroni-Dunn against K5" in pairs.stdout and "alpha = 0.1" in pairs.stdout
     bare = invoke("experiment", "report", store, "--no-stats")
@@ -110,8 +164,19 @@ def test_plots(store, tmp_path):
 
 def test_sweep_and_parameter_plot(tmp_path):
     out = str(tmp_path / "trees.parquet")
-    result = invoke("experiment", "run", DATASETS, "--sweep", "LRRF -I 2,8", "--sweep", "LRRF -depth 1,3 -I 4",
-                    *SMALL, "-o", out, "--no-report")
+    result = invoke(
+        "experiment",
+        "run",
+        DATASETS,
+        "--sweep",
+        "LRRF -I 2,8",
+        "--sweep",
+        "LRRF -depth 1,3 -I 4",
+        *SMALL,
+        "-o",
+        out,
+        "--no-report",
+    )
     assert result.exit_code == 0, result.output
     labels = pl.read_parquet(out)["learner"].unique(maintain_order=True).to_list()
     assert labels == ["LRRF -I 2", "LRRF -I 8", "LRRF -depth 1 -I 4", "LRRF -depth 3 -I 4"]
@@ -124,14 +189,27 @@ def test_sweep_and_parameter_plot(tmp_path):
 
 def test_config_file_with_command_line_overrides(tmp_path):
     config = tmp_path / "exp.toml"
-    config.write_text(f'datasets = ["{IRIS}"]\nlearners = ["LRRF -I 5"]\nfolds = 3\nrepeats = 1\n'
-                      'missing = [0, 0.3]\nseed = 3\noutput = "from-config.parquet"\n')
+    config.write_text(
+        f'datasets = ["{IRIS}"]\nlearners = ["LRRF -I 5"]\nfolds = 3\nrepeats = 1\n'
+        'missing = [0, 0.3]\nseed = 3\noutput = "from-config.parquet"\n'
+    )
     result = invoke("experiment", "run", "--config", str(config), "--no-report")
     assert result.exit_code == 0, result.output
     frame = pl.read_parquet(tmp_path / "from-config.parquet")
     assert frame.height == 6 and frame["seed"].unique().to_list() == [3]
-    result = invoke("experiment", "run", "--config", str(config), "--missing", "0", "-W", "IBLR -K 5",
-                    "-o", str(tmp_path / "override.parquet"), "--no-report")
+    result = invoke(
+        "experiment",
+        "run",
+        "--config",
+        str(config),
+        "--missing",
+        "0",
+        "-W",
+        "IBLR -K 5",
+        "-o",
+        str(tmp_path / "override.parquet"),
+        "--no-report",
+    )
     assert result.exit_code == 0, result.output
     frame = pl.read_parquet(tmp_path / "override.parquet")
     assert frame["learner"].unique().to_list() == ["IBLR -K 5"] and frame["missing"].unique().to_list() == [0.0]
@@ -167,17 +245,22 @@ def test_user_errors_are_one_line_messages(args, message, tmp_path, monkeypatch)
 
 
 def test_store_level_errors(store, tmp_path):
-    result = invoke("experiment", "run", DATASETS, "-W", "LRRF -I 5", "--missing", "0,0.3", "-x", "4", "--repeats", "1",
-                    "-o", store)
+    result = invoke(
+        "experiment", "run", DATASETS, "-W", "LRRF -I 5", "--missing", "0,0.3", "-x", "4", "--repeats", "1", "-o", store
+    )
     assert result.exit_code == 1 and "made with folds = 3, this run asks for folds = 4" in result.output
     for args, message in (
         (["experiment", "report", store, "--control", "Q"], "no learner 'Q' in the table"),
         (["experiment", "report", store, "-W", "Q"], "no learner 'Q' in the store"),
         (["experiment", "plot", "parameter", store, "-o", str(tmp_path / "x.png")], "needs --option"),
-        (["experiment", "plot", "parameter", store, "--option", "-M", "-o", str(tmp_path / "x.png")],
-         "no learner in the store sets option -M"),
-        (["experiment", "plot", "cd", store, "--dataset", "iris", "-o", str(tmp_path / "x.png")],
-         "needs at least two data sets"),
+        (
+            ["experiment", "plot", "parameter", store, "--option", "-M", "-o", str(tmp_path / "x.png")],
+            "no learner in the store sets option -M",
+        ),
+        (
+            ["experiment", "plot", "cd", store, "--dataset", "iris", "-o", str(tmp_path / "x.png")],
+            "needs at least two data sets",
+        ),
     ):
         result = invoke(*args)
         assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output, result.output
@@ -198,12 +281,30 @@ def test_progress_bar_with_eta_on_a_terminal(tmp_path):
 
     install_entry_point(str(tmp_path))  # a learner slow enough for the ETA to show
     leader, follower = pty.openpty()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT / "tests"), str(ROOT / "python"),
-                                                       os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            [str(tmp_path), str(ROOT / "tests"), str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]
+        ),
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "lrank.cli", "experiment", "run", IRIS, "-W", "SLOW -delay 0.6", *SMALL,
-         "--no-report", "-o", str(tmp_path / "s.parquet")],
-        stdout=subprocess.DEVNULL, stderr=follower, env=env,
+        [
+            sys.executable,
+            "-m",
+            "lrank.cli",
+            "experiment",
+            "run",
+            IRIS,
+            "-W",
+            "SLOW -delay 0.6",
+            *SMALL,
+            "--no-report",
+            "-o",
+            str(tmp_path / "s.parquet"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        env=env,
     )
     os.close(follower)
     seen = b""

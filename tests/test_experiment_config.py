@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from lrank.errors import ExperimentError, LrankError
 from lrank.experiment import (
     ExperimentConfig,
@@ -25,8 +24,9 @@ DATASETS = ROOT / "datasets"
 def test_learner_strings_give_name_options_and_label():
     assert parse_learner("LRRF") == LearnerSetting("LRRF", "LRRF", ())
     assert parse_learner("IBLR -K 10") == LearnerSetting("IBLR -K 10", "IBLR", ("-K", "10"))
-    assert parse_learner("  lrrf   -I 100 -depth 0 ") == LearnerSetting("lrrf -I 100 -depth 0", "LRRF",
-                                                                          ("-I", "100", "-depth", "0"))
+    assert parse_learner("  lrrf   -I 100 -depth 0 ") == LearnerSetting(
+        "lrrf -I 100 -depth 0", "LRRF", ("-I", "100", "-depth", "0")
+    )
     assert parse_learner("RF100=LRRF -I 100") == LearnerSetting("RF100", "LRRF", ("-I", "100"))
     assert parse_learner("Random forest=LRRF").label == "Random forest"
     assert parse_learner("LRRF -I 100").options_text == "-I 100"
@@ -103,8 +103,14 @@ def test_missing_probabilities():
     assert parse_missing("0,0.3, 0.6") == (0.0, 0.3, 0.6)
     assert parse_missing(0) == (0.0,)
     assert parse_missing([0.3, 0.3]) == (0.3,)
-    for bad, message in (("1", "must lie in"), ("-0.1", "must lie in"), ("x", "not a number"), ("", "not a number"),
-                         ([True], "must lie in"), ([], "at least one")):
+    for bad, message in (
+        ("1", "must lie in"),
+        ("-0.1", "must lie in"),
+        ("x", "not a number"),
+        ("", "not a number"),
+        ([True], "must lie in"),
+        ([], "at least one"),
+    ):
         with pytest.raises(ExperimentError, match=message):
             parse_missing(bad)
 
@@ -130,9 +136,11 @@ def test_config_checks_itself():
 
 def test_toml_files(tmp_path):
     config = tmp_path / "exp.toml"
-    config.write_text(f'datasets = ["{DATASETS}/iris.xarff", "wine.xarff"]\n'
-                      'learners = ["LRRF -I 10", "K5=IBLR -K 5"]\nsweep = "LRRF -depth 1,2"\n'
-                      'folds = 4\nrepeats = 2\nmissing = [0, 0.3]\nseed = 7\noutput = "out/res.parquet"\njobs = 1\n')
+    config.write_text(
+        f'datasets = ["{DATASETS}/iris.xarff", "wine.xarff"]\n'
+        'learners = ["LRRF -I 10", "K5=IBLR -K 5"]\nsweep = "LRRF -depth 1,2"\n'
+        'folds = 4\nrepeats = 2\nmissing = [0, 0.3]\nseed = 7\noutput = "out/res.parquet"\njobs = 1\n'
+    )
     (tmp_path / "wine.xarff").write_bytes((DATASETS / "wine.xarff").read_bytes())
     s = load_config_file(config)
     assert [d.name for d in s["datasets"]] == ["iris", "wine"]

@@ -11,7 +11,6 @@ from datetime import datetime, timezone
 import numpy as np
 import polars as pl
 import pytest
-
 from lrank.errors import ExperimentError
 from lrank.experiment.report import build_tables, render, table_statistics
 from lrank.experiment.store import COLUMNS, MEASURE_COLUMNS
@@ -19,10 +18,18 @@ from lrank.stats import friedman_test
 
 # (data set, learner) -> Kendall tau of each of the 2 folds (1 repeat x 2 folds)
 FOLDS = {
-    ("a", "X"): [0.85, 0.95], ("a", "Y"): [0.75, 0.85], ("a", "Z"): [0.7, 0.9],
-    ("b", "X"): [0.5, 0.5], ("b", "Y"): [0.6, 0.8], ("b", "Z"): [0.55, 0.65],
-    ("c", "X"): [0.35, 0.45], ("c", "Y"): [0.3, 0.5], ("c", "Z"): [0.1, 0.1],
-    ("d", "X"): [0.3], ("d", "Y"): [0.2, 0.4], ("d", "Z"): [0.1, 0.3],  # X lacks a fold on d
+    ("a", "X"): [0.85, 0.95],
+    ("a", "Y"): [0.75, 0.85],
+    ("a", "Z"): [0.7, 0.9],
+    ("b", "X"): [0.5, 0.5],
+    ("b", "Y"): [0.6, 0.8],
+    ("b", "Z"): [0.55, 0.65],
+    ("c", "X"): [0.35, 0.45],
+    ("c", "Y"): [0.3, 0.5],
+    ("c", "Z"): [0.1, 0.1],
+    ("d", "X"): [0.3],
+    ("d", "Y"): [0.2, 0.4],
+    ("d", "Z"): [0.1, 0.3],  # X lacks a fold on d
 }
 # ranks by hand: a 1, 2.5, 2.5 (0.8 = 0.8); b 3, 1, 2; c 1.5, 1.5, 3 (0.4 = 0.4 up to float noise)
 RANKS = [[1, 2.5, 2.5], [3, 1, 2], [1.5, 1.5, 3]]
@@ -35,11 +42,29 @@ def store_frame(folds=FOLDS, missing=(0.0,), measure="kendall_tau") -> pl.DataFr
     for p in missing:
         for (dataset, learner), values in folds.items():
             for k, v in enumerate(values):
-                row = {c: None for c in COLUMNS}
-                row.update(dataset=dataset, dataset_sha256="0" * 64, n_instances=10, n_labels=3, learner=learner,
-                           learner_name="LRRF", learner_options="", missing=p, repeat=0, fold=k, n_train=5, n_test=5,
-                           fit_seconds=0.0, predict_seconds=0.0, seed=1, folds=2, repeats=1, lrank_version="0",
-                           run_id="r", computed_at=now)
+                row = dict.fromkeys(COLUMNS)
+                row.update(
+                    dataset=dataset,
+                    dataset_sha256="0" * 64,
+                    n_instances=10,
+                    n_labels=3,
+                    learner=learner,
+                    learner_name="LRRF",
+                    learner_options="",
+                    missing=p,
+                    repeat=0,
+                    fold=k,
+                    n_train=5,
+                    n_test=5,
+                    fit_seconds=0.0,
+                    predict_seconds=0.0,
+                    seed=1,
+                    folds=2,
+                    repeats=1,
+                    lrank_version="0",
+                    run_id="r",
+                    computed_at=now,
+                )
                 for m in MEASURE_COLUMNS:
                     row[m] = v if m == measure else 0.0
                 rows.append(row)
@@ -88,7 +113,7 @@ def test_statistics_use_the_ranked_data_sets_only():
     assert s.n == 3 and s.k == 3 and s.control == "Y"
     assert s.friedman == friedman_test(AVERAGE, 3)
     assert [lab for lab, _ in s.holm] == ["Z", "X"]
-    (a, b, w), = s.wilcoxon
+    ((a, b, w),) = s.wilcoxon
     assert (a, b, w.n) == ("X", "Y", 2)  # c is a tie (zero difference, one of an odd number: dropped)
     # |d| on a = 0.1 (rank 1, X better), on b = 0.2 (rank 2, Y better): R+ = 1, R- = 2
     assert (w.r_plus, w.r_minus) == (1.0, 2.0)
@@ -150,8 +175,20 @@ def test_markdown_report_is_a_valid_pipe_table():
 def test_csv_report_parses_and_holds_the_numbers():
     tables = build_tables(store_frame(missing=(0.0, 0.3)))
     rows = list(csv.reader(io.StringIO(render(tables, "csv"))))
-    assert rows[0] == ["measure", "p", "dataset", "X", "X rank", "X folds", "Y", "Y rank", "Y folds",
-                       "Z", "Z rank", "Z folds"]
+    assert rows[0] == [
+        "measure",
+        "p",
+        "dataset",
+        "X",
+        "X rank",
+        "X folds",
+        "Y",
+        "Y rank",
+        "Y folds",
+        "Z",
+        "Z rank",
+        "Z folds",
+    ]
     assert all(len(r) == len(rows[0]) for r in rows)
     body = {(r[1], r[2]): r for r in rows[1:]}
     assert body[("0", "a")][3:] == ["0.900000", "1", "2", "0.800000", "2.5", "2", "0.800000", "2.5", "2"]
@@ -161,7 +198,9 @@ def test_csv_report_parses_and_holds_the_numbers():
 
 
 def test_latex_report_is_well_formed():
-    frame = store_frame().with_columns(pl.col("learner").replace({"X": "A&B_%"}), pl.col("dataset").replace({"a": "x_y"}))
+    frame = store_frame().with_columns(
+        pl.col("learner").replace({"X": "A&B_%"}), pl.col("dataset").replace({"a": "x_y"})
+    )
     tex = render(build_tables(frame), "latex")
     assert tex.count(r"\begin{table}") == tex.count(r"\end{table}") == 1
     assert tex.count(r"\begin{tabular}{lrrr}") == tex.count(r"\end{tabular}") == 1

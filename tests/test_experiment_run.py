@@ -10,10 +10,9 @@ import sys
 import time
 from pathlib import Path
 
+import lrank.registry
 import polars as pl
 import pytest
-
-import lrank.registry
 from experiment_plugin import SPEC as SLOW_SPEC
 from experiment_plugin import install_entry_point
 from lrank.data import read_dataset
@@ -38,8 +37,12 @@ WINE = str(ROOT / "datasets" / "wine.xarff")
 def config(*learners: str, data=(IRIS,), store="store.parquet", **kwargs) -> ExperimentConfig:
     kwargs.setdefault("folds", 3)
     kwargs.setdefault("repeats", 2)
-    return ExperimentConfig(datasets=tuple(expand_datasets(list(data))),
-                            learners=tuple(parse_learner(s) for s in learners), output=str(store), **kwargs)
+    return ExperimentConfig(
+        datasets=tuple(expand_datasets(list(data))),
+        learners=tuple(parse_learner(s) for s in learners),
+        output=str(store),
+        **kwargs,
+    )
 
 
 def run(cfg: ExperimentConfig):
@@ -63,9 +66,16 @@ def test_experiment_numbers_equal_cross_validate(tmp_path):
     for text in learners:
         setting = parse_learner(text)
         for p in (0.0, 0.3):
-            ev = cross_validate(lambda: get_learner(setting.name).build(list(setting.options), seed=1),
-                                data.feature_matrix(), data.rankings, labels=data.labels,
-                                n_folds=3, repeats=2, seed=1, missing=p)
+            ev = cross_validate(
+                lambda: get_learner(setting.name).build(list(setting.options), seed=1),
+                data.feature_matrix(),
+                data.rankings,
+                labels=data.labels,
+                n_folds=3,
+                repeats=2,
+                seed=1,
+                missing=p,
+            )
             cells = frame.filter(pl.col("learner") == text, pl.col("missing") == p).sort("repeat", "fold")
             for measure in MEASURE_COLUMNS:
                 assert cells.get_column(measure).to_list() == [f[measure] for f in ev.folds], (text, p, measure)
@@ -150,7 +160,9 @@ def test_too_many_folds_and_bad_files_fail_before_any_work(tmp_path):
 def test_a_failing_learner_names_its_cell_and_keeps_what_was_computed(tmp_path, slow_learner):
     store_path = tmp_path / "s.parquet"
     # 3 folds: iris trains on 100 rows, wine on 118 or 119, which the plug-in refuses
-    with pytest.raises(ExperimentError, match=r"wine / SLOW -fail-above 110 / p=0 / repeat 1 fold 1: refusing 11\d training rows"):
+    with pytest.raises(
+        ExperimentError, match=r"wine / SLOW -fail-above 110 / p=0 / repeat 1 fold 1: refusing 11\d training rows"
+    ):
         run(config("SLOW -fail-above 110", data=(IRIS, WINE), store=store_path))
     stored = ResultStore(store_path).read()
     assert stored.height == 6 and set(stored["dataset"]) == {"iris"}
@@ -166,10 +178,12 @@ def test_worker_processes_give_the_same_numbers(tmp_path):
 
 def test_one_writer_per_store(tmp_path):
     store = ResultStore(tmp_path / "s.parquet")
-    with store.locked():
-        with pytest.raises(ExperimentError, match="another lrank experiment is writing this store"):
-            with ResultStore(tmp_path / "s.parquet").locked():
-                pass
+    with (
+        store.locked(),
+        pytest.raises(ExperimentError, match="another lrank experiment is writing this store"),
+        ResultStore(tmp_path / "s.parquet").locked(),
+    ):
+        pass
 
 
 def test_store_writes_are_atomic_and_leave_no_temporary_files(tmp_path):
@@ -210,16 +224,36 @@ def test_a_killed_run_resumes_without_recomputing_stored_cells(tmp_path):
     plugins = tmp_path / "plugins"
     install_entry_point(str(plugins))
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(plugins), str(ROOT / "tests"), str(ROOT / "python"),
-                                         env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(plugins), str(ROOT / "tests"), str(ROOT / "python"), env.get("PYTHONPATH", "")]
+    )
     store = tmp_path / "s.parquet"
-    args = [sys.executable, "-m", "lrank.cli", "experiment", "run", IRIS, "-x", "5", "--repeats", "2",
-            "--missing", "0,0.3", "--no-report", "-j", "1"]
+    args = [
+        sys.executable,
+        "-m",
+        "lrank.cli",
+        "experiment",
+        "run",
+        IRIS,
+        "-x",
+        "5",
+        "--repeats",
+        "2",
+        "--missing",
+        "0,0.3",
+        "--no-report",
+        "-j",
+        "1",
+    ]
     total = 5 * 2 * 2
 
     env["LRANK_TEST_FIT_LOG"] = str(tmp_path / "fits-1.log")
-    proc = subprocess.Popen([*args, "-W", "S=SLOW -delay 0.15", "-o", str(store)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*args, "-W", "S=SLOW -delay 0.15", "-o", str(store)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while _rows(store) == 0:
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
@@ -231,7 +265,9 @@ def test_a_killed_run_resumes_without_recomputing_stored_cells(tmp_path):
     assert 0 < before.height < total and before["run_id"].n_unique() == 1
 
     env["LRANK_TEST_FIT_LOG"] = str(tmp_path / "fits-2.log")
-    done = subprocess.run([*args, "-W", "S=SLOW -delay 0.15", "-o", str(store)], env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [*args, "-W", "S=SLOW -delay 0.15", "-o", str(store)], env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert f"{before.height} stored, {total - before.height} to run" in done.stderr
     after = pl.read_parquet(store)
@@ -244,8 +280,12 @@ def test_a_killed_run_resumes_without_recomputing_stored_cells(tmp_path):
 
     env.pop("LRANK_TEST_FIT_LOG")
     reference = tmp_path / "ref.parquet"
-    done = subprocess.run([*args, "-W", "S=SLOW -delay 0.15", "-o", str(reference), "--workers", "2"],
-                          env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [*args, "-W", "S=SLOW -delay 0.15", "-o", str(reference), "--workers", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     measures = [*KEY, *MEASURE_COLUMNS]
     assert after.select(measures).sort(list(KEY)).equals(pl.read_parquet(reference).select(measures).sort(list(KEY)))
@@ -266,12 +306,36 @@ def test_sigterm_stops_the_workers_and_keeps_the_stored_cells(tmp_path):
     plugins = tmp_path / "plugins"
     install_entry_point(str(plugins))
     env = dict(os.environ, LRANK_TEST_FIT_LOG=str(tmp_path / "fits.log"))
-    env["PYTHONPATH"] = os.pathsep.join([str(plugins), str(ROOT / "tests"), str(ROOT / "python"),
-                                         env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(plugins), str(ROOT / "tests"), str(ROOT / "python"), env.get("PYTHONPATH", "")]
+    )
     store = tmp_path / "s.parquet"
-    proc = subprocess.Popen([sys.executable, "-m", "lrank.cli", "experiment", "run", IRIS, "-x", "5", "--repeats", "2",
-                             "--no-report", "-j", "1", "--workers", "2", "-W", "S=SLOW -delay 0.5", "-o", str(store)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lrank.cli",
+            "experiment",
+            "run",
+            IRIS,
+            "-x",
+            "5",
+            "--repeats",
+            "2",
+            "--no-report",
+            "-j",
+            "1",
+            "--workers",
+            "2",
+            "-W",
+            "S=SLOW -delay 0.5",
+            "-o",
+            str(store),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while _rows(store) == 0:
         assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
@@ -293,21 +357,37 @@ def test_parquet_and_nominal_data_sets_run_like_cross_validate(tmp_path):
     as lrank train gives it, and the numbers are cross_validate's."""
     from lrank.data import write_dataset
 
-    rows = [f"{['red', 'green', 'blue'][i % 3]},{(i * 7) % 11 / 10:.2f},"
-            f"{'a>b>c' if i % 3 == 1 else 'c>b>a' if i % 2 else 'b>c>a'}" for i in range(60)]
+    rows = [
+        f"{['red', 'green', 'blue'][i % 3]},{(i * 7) % 11 / 10:.2f},"
+        f"{'a>b>c' if i % 3 == 1 else 'c>b>a' if i % 2 else 'b>c>a'}"
+        for i in range(60)
+    ]
     source = tmp_path / "colours.xarff"
-    source.write_text("@relation colours\n@attribute colour {red,green,blue}\n@attribute x numeric\n"
-                      "@attribute L RANKING {a,b,c}\n@data\n" + "\n".join(rows) + "\n")
+    source.write_text(
+        "@relation colours\n@attribute colour {red,green,blue}\n@attribute x numeric\n"
+        "@attribute L RANKING {a,b,c}\n@data\n" + "\n".join(rows) + "\n"
+    )
     data = read_dataset(source)
     write_dataset(data, tmp_path / "colours.parquet")
-    _, frame = run(config("LRT", "LRRF -I 5", data=(str(tmp_path / "colours.parquet"),), store=tmp_path / "s.parquet",
-                          missing=(0.3,)))
+    _, frame = run(
+        config(
+            "LRT", "LRRF -I 5", data=(str(tmp_path / "colours.parquet"),), store=tmp_path / "s.parquet", missing=(0.3,)
+        )
+    )
     for text in ("LRT", "LRRF -I 5"):
         setting = parse_learner(text)
         ev = cross_validate(
-            lambda: get_learner(setting.name).build(list(setting.options), seed=1,
-                                                    categorical_features=data.nominal_features().tolist()),
-            data.feature_matrix(), data.rankings, labels=data.labels, n_folds=3, repeats=2, seed=1, missing=0.3)
+            lambda: get_learner(setting.name).build(
+                list(setting.options), seed=1, categorical_features=data.nominal_features().tolist()
+            ),
+            data.feature_matrix(),
+            data.rankings,
+            labels=data.labels,
+            n_folds=3,
+            repeats=2,
+            seed=1,
+            missing=0.3,
+        )
         got = frame.filter(pl.col("learner") == text).sort("repeat", "fold")["kendall_tau"].to_list()
         assert got == [f["kendall_tau"] for f in ev.folds]
 
@@ -318,14 +398,39 @@ def test_bench_accuracy_script_gives_the_experiment_numbers(kebi_dir, tmp_path):
 
     out = tmp_path / "acc.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "accuracy.py"), "-W", "LRRF", "--options", "-I 5", "--datasets", "iris,wine",
-         "--folds", "3", "--repeats", "2", "--missing", "0,0.3", "--out", str(out)],
-        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "python")), cwd=tmp_path,
+        [
+            sys.executable,
+            str(ROOT / "bench" / "accuracy.py"),
+            "-W",
+            "LRRF",
+            "--options",
+            "-I 5",
+            "--datasets",
+            "iris,wine",
+            "--folds",
+            "3",
+            "--repeats",
+            "2",
+            "--missing",
+            "0,0.3",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")),
+        cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr
     bench = {(r["dataset"], r["missing"]): r["kendall_tau"] for r in json.loads(out.read_text())["runs"]}
-    _, frame = run(config("LRRF -I 5", data=(str(kebi_dir / "iris.csv"), str(kebi_dir / "wine.csv")),
-                          store=tmp_path / "s.parquet", missing=(0.0, 0.3)))
+    _, frame = run(
+        config(
+            "LRRF -I 5",
+            data=(str(kebi_dir / "iris.csv"), str(kebi_dir / "wine.csv")),
+            store=tmp_path / "s.parquet",
+            missing=(0.0, 0.3),
+        )
+    )
     means = frame.group_by("dataset", "missing").agg(pl.col("kendall_tau").mean())
     assert {(d, p): t for d, p, t in means.iter_rows()} == pytest.approx(bench, rel=1e-12)
 

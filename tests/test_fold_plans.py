@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import make_problem
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conftest import make_problem
 from lrank import InvalidInputError, LabelRankingRandomForest
 from lrank.evaluation import Evaluation, cross_validate, fold_plan, fold_plans, stratified_folds
 from lrank.rankings import delete_labels
@@ -34,7 +33,7 @@ def test_cross_validate_gives_the_results_it_gave_before_fold_plans(missing):
     def make():
         return LabelRankingRandomForest(n_estimators=4, random_state=2, n_jobs=1)
 
-    kwargs = dict(labels=list("abcde"), n_folds=3, repeats=2, seed=4, missing=missing)
+    kwargs = {"labels": list("abcde"), "n_folds": 3, "repeats": 2, "seed": 4, "missing": missing}
     assert cross_validate(make, x, y, **kwargs).folds == reference_cross_validate(make, x, y, **kwargs).folds
 
 

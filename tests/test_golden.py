@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "golden"))
 
-from cases import all_cases, run_case  # noqa: E402
+from cases import all_cases, run_case
 
 GOLDEN = json.loads((Path(__file__).resolve().parent / "golden" / "golden.json").read_text())
 

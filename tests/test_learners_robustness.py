@@ -7,13 +7,18 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from lrank.errors import LrankError
 from lrank.registry import available_learners
 
 # Small settings so that a hypothesis run stays quick; the learners' code paths are the same.
-FAST_OPTIONS = {"LRRF": ["-I", "3"], "LWRF": ["-I", "3"], "OVO": ["-B", "forest", "-I", "3"],
-                "Bagging": ["-I", "3"], "IBLR": ["-K", "3"], "IBPL": ["-K", "3"]}
+FAST_OPTIONS = {
+    "LRRF": ["-I", "3"],
+    "LWRF": ["-I", "3"],
+    "OVO": ["-B", "forest", "-I", "3"],
+    "Bagging": ["-I", "3"],
+    "IBLR": ["-K", "3"],
+    "IBPL": ["-K", "3"],
+}
 
 
 @st.composite
@@ -37,8 +42,12 @@ def awkward_problem(draw):
 def test_valid_rankings_or_an_lrank_error(name, problem):
     x, y, nominal = problem
     spec = available_learners()[name]
-    est = spec.build(FAST_OPTIONS.get(name, []), seed=0, n_jobs=1,
-                     categorical_features=[True] + [False] * (x.shape[1] - 1) if nominal else None)
+    est = spec.build(
+        FAST_OPTIONS.get(name, []),
+        seed=0,
+        n_jobs=1,
+        categorical_features=[True] + [False] * (x.shape[1] - 1) if nominal else None,
+    )
     try:
         est.fit(x, y)
     except LrankError:

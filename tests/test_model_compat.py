@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from lrank.data import read_dataset
 from lrank.model_file import load_model
 

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from lrank import _core
 from lrank.errors import InvalidInputError, ModelFormatError
 from lrank.registry import available_learners

@@ -27,12 +27,11 @@ def test_command_line_examples_run_as_printed(tmp_path, monkeypatch):
     import shlex
 
     from click.testing import CliRunner
-
     from lrank.cli import main
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Command line")[1].split("### Learners")[0]
-    (examples,) = [b for b in bash_blocks(section)]
+    (examples,) = list(bash_blocks(section))
     monkeypatch.chdir(ROOT)
     commands = []
     for line in examples.splitlines():

@@ -7,7 +7,6 @@ import sys
 import types
 
 import pytest
-
 from lrank import LabelRankingRandomForest, LrankError
 from lrank.registry import (
     ENTRY_POINT_GROUP,
@@ -22,8 +21,13 @@ from lrank.registry import (
 def test_lrrf_options_map_to_estimator_parameters():
     spec = get_learner("LRRF")
     params = spec.parse_options(["-I", "100", "-depth", "0", "-K", "sqrt", "-class-mode", "ranking", "-no-bootstrap"])
-    assert params == {"n_estimators": 100, "max_depth": None, "max_features": "sqrt",
-                      "class_mode": "ranking", "bootstrap": False}
+    assert params == {
+        "n_estimators": 100,
+        "max_depth": None,
+        "max_features": "sqrt",
+        "class_mode": "ranking",
+        "bootstrap": False,
+    }
     assert spec.parse_options(["--n-estimators", "7", "-K", "0.5"]) == {"n_estimators": 7, "max_features": 0.5}
     est = spec.build(["-I", "3"], seed=11, n_jobs=1)
     assert isinstance(est, LabelRankingRandomForest)
@@ -55,8 +59,9 @@ class _Majority:
         return self
 
 
-PLUGIN = LearnerSpec("MAJ", _Majority, "always the Borda consensus",
-                     options=(LearnerOption("-F", "flip", "flip it", None, ""),))
+PLUGIN = LearnerSpec(
+    "MAJ", _Majority, "always the Borda consensus", options=(LearnerOption("-F", "flip", "flip it", None, ""),)
+)
 
 
 def _install_fake_entry_point(monkeypatch, value: str, name: str = "MAJ"):
@@ -100,7 +105,6 @@ def test_plugins_cannot_shadow_builtins(monkeypatch):
     module.SPEC = clash
     monkeypatch.setitem(sys.modules, "fake_clash", module)
     ep = importlib.metadata.EntryPoint(name="LRRF", value="fake_clash:SPEC", group=ENTRY_POINT_GROUP)
-    monkeypatch.setattr(importlib.metadata, "entry_points",
-                        lambda **kw: importlib.metadata.EntryPoints([ep]))
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **kw: importlib.metadata.EntryPoints([ep]))
     with pytest.raises(LrankError, match="clashes with a built-in"):
         available_learners()

@@ -11,21 +11,26 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from lrank import LabelRankingRandomForest
 from lrank.data import read_dataset
 from lrank.evaluation import cross_validate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from published import LRRF  # noqa: E402
+from published import LRRF
 
 
 def kebi_tau(kebi_dir: Path, name: str, missing: float = 0.0, **params: object) -> float:
     """Mean Kendall tau of LR-RF over one 10-fold cross-validation of a KEBI set."""
     data = read_dataset(kebi_dir / f"{name}.csv")
     ev = cross_validate(
-        lambda: LabelRankingRandomForest(random_state=1, **params), data.feature_matrix(), data.rankings,
-        labels=list(data.labels), n_folds=10, repeats=1, seed=1, missing=missing,
+        lambda: LabelRankingRandomForest(random_state=1, **params),
+        data.feature_matrix(),
+        data.rankings,
+        labels=list(data.labels),
+        n_folds=10,
+        repeats=1,
+        seed=1,
+        missing=missing,
     )
     return ev.mean("kendall_tau")
 

@@ -11,7 +11,6 @@ import pytest
 import scipy.stats as sps
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from lrank.errors import InvalidInputError
 from lrank.stats import (
     average_ranks,
@@ -116,8 +115,17 @@ def test_twelve_learners_on_fifteen_sets_published_q_and_standard_values():
 @pytest.mark.parametrize(
     ("k", "q05", "q10"),
     # Demšar (2006), Table 5(a): Nemenyi critical values for 2..10 classifiers.
-    [(2, 1.960, 1.645), (3, 2.343, 2.052), (4, 2.569, 2.291), (5, 2.728, 2.459), (6, 2.850, 2.589),
-     (7, 2.949, 2.693), (8, 3.031, 2.780), (9, 3.102, 2.855), (10, 3.164, 2.920)],
+    [
+        (2, 1.960, 1.645),
+        (3, 2.343, 2.052),
+        (4, 2.569, 2.291),
+        (5, 2.728, 2.459),
+        (6, 2.850, 2.589),
+        (7, 2.949, 2.693),
+        (8, 3.031, 2.780),
+        (9, 3.102, 2.855),
+        (10, 3.164, 2.920),
+    ],
 )
 def test_nemenyi_table(k, q05, q10):
     # the table's last digit is not always rounded (k = 3: 3.3145 / sqrt 2 = 2.3437 is printed 2.343)
@@ -129,8 +137,17 @@ def test_nemenyi_table(k, q05, q10):
     # Demšar (2006), Table 5(b): Bonferroni-Dunn critical values for 2..10 classifiers.
     # For k = 9 and alpha = 0.05 the table prints 2.724, but z(1 - 0.05/16) = 2.734 (a misprint:
     # the quantile must lie between the neighbours' 2.690 and 2.773 either way).
-    [(2, 1.960, 1.645), (3, 2.241, 1.960), (4, 2.394, 2.128), (5, 2.498, 2.241), (6, 2.576, 2.326),
-     (7, 2.638, 2.394), (8, 2.690, 2.450), (9, 2.734, 2.498), (10, 2.773, 2.539)],
+    [
+        (2, 1.960, 1.645),
+        (3, 2.241, 1.960),
+        (4, 2.394, 2.128),
+        (5, 2.498, 2.241),
+        (6, 2.576, 2.326),
+        (7, 2.638, 2.394),
+        (8, 2.690, 2.450),
+        (9, 2.734, 2.498),
+        (10, 2.773, 2.539),
+    ],
 )
 def test_bonferroni_dunn_table(k, q05, q10):
     assert abs(bonferroni_dunn_q(k, 0.05) - q05) <= 0.0015 and abs(bonferroni_dunn_q(k, 0.10) - q10) <= 0.0015
@@ -140,9 +157,11 @@ def test_bonferroni_dunn_table(k, q05, q10):
 
 
 def test_ranks_with_ties_by_hand():
-    scores = [[0.9, 0.8, 0.8, 0.7],   # 1, 2.5, 2.5, 4
-              [0.5, 0.5, 0.5, 0.5],   # all tied: 2.5 each
-              [0.1, 0.3, 0.2, 0.3]]   # 4, 1.5, 3, 1.5
+    scores = [
+        [0.9, 0.8, 0.8, 0.7],  # 1, 2.5, 2.5, 4
+        [0.5, 0.5, 0.5, 0.5],  # all tied: 2.5 each
+        [0.1, 0.3, 0.2, 0.3],
+    ]  # 4, 1.5, 3, 1.5
     np.testing.assert_array_equal(rank_scores(scores), [[1, 2.5, 2.5, 4], [2.5] * 4, [4, 1.5, 3, 1.5]])
     np.testing.assert_array_equal(rank_scores(scores, higher_is_better=False)[0], [4, 2.5, 2.5, 1])
     np.testing.assert_allclose(average_ranks(scores), [7.5 / 3, 6.5 / 3, 8 / 3, 8 / 3])
@@ -251,8 +270,25 @@ def test_normal_functions_against_scipy():
     for x in np.linspace(-12, 12, 97):
         assert norm_cdf(x) == pytest.approx(sps.norm.cdf(x), rel=1e-12, abs=1e-300)
         assert norm_sf(x) == pytest.approx(sps.norm.sf(x), rel=1e-12, abs=1e-300)
-    for p in [1e-300, 1e-100, 1e-20, 1e-10, 1e-5, 0.001, 0.01, 0.025, 0.1, 0.3, 0.5, 0.7, 0.9, 0.975, 0.999,
-              1 - 1e-10, 0.999999]:
+    for p in [
+        1e-300,
+        1e-100,
+        1e-20,
+        1e-10,
+        1e-5,
+        0.001,
+        0.01,
+        0.025,
+        0.1,
+        0.3,
+        0.5,
+        0.7,
+        0.9,
+        0.975,
+        0.999,
+        1 - 1e-10,
+        0.999999,
+    ]:
         assert norm_ppf(p) == pytest.approx(sps.norm.ppf(p), rel=1e-12, abs=1e-14)
     assert norm_ppf(0.0) == -math.inf and norm_ppf(1.0) == math.inf
 
@@ -376,8 +412,13 @@ def test_ratio_interval_agrees_with_scipy_paired_percentile_bootstrap(seed):
     peer = 10.0 * mine * rng.lognormal(0.0, 0.15, size=10)
     res = ratio_of_means_interval(peer, mine, n_resamples=50_000, seed=seed)
     ref = sps.bootstrap(
-        (peer, mine), lambda a, b: a.mean() / b.mean(), paired=True, vectorized=False, n_resamples=50_000,
-        method="percentile", rng=np.random.default_rng(seed + 100),
+        (peer, mine),
+        lambda a, b: a.mean() / b.mean(),
+        paired=True,
+        vectorized=False,
+        n_resamples=50_000,
+        method="percentile",
+        rng=np.random.default_rng(seed + 100),
     ).confidence_interval
     assert res.low == pytest.approx(ref.low, rel=0.01)
     assert res.high == pytest.approx(ref.high, rel=0.01)
@@ -389,11 +430,17 @@ def test_ratio_interval_is_deterministic_inverts_and_collapses():
     a = ratio_of_means_interval(peer, mine, seed=7)
     assert a == ratio_of_means_interval(peer, mine, seed=7)
     # The seed matters (few resamples, so that the two draws' quantiles differ).
-    assert ratio_of_means_interval(peer, mine, n_resamples=50, seed=7) != ratio_of_means_interval(peer, mine, n_resamples=50, seed=8)
+    assert ratio_of_means_interval(peer, mine, n_resamples=50, seed=7) != ratio_of_means_interval(
+        peer, mine, n_resamples=50, seed=8
+    )
     # The same resamples give the reciprocal ratios, so the interval inverts (up to the
     # interpolation between neighbouring resamples).
     b = ratio_of_means_interval(mine, peer, seed=7)
-    assert (b.ratio, b.low, b.high) == (pytest.approx(1 / a.ratio), pytest.approx(1 / a.high, rel=1e-3), pytest.approx(1 / a.low, rel=1e-3))
+    assert (b.ratio, b.low, b.high) == (
+        pytest.approx(1 / a.ratio),
+        pytest.approx(1 / a.high, rel=1e-3),
+        pytest.approx(1 / a.low, rel=1e-3),
+    )
     # A constant ratio on every fold leaves nothing to resample.
     c = ratio_of_means_interval([10.0, 20.0, 30.0], [1.0, 2.0, 3.0])
     assert (c.ratio, c.low, c.high) == (pytest.approx(10.0), pytest.approx(10.0), pytest.approx(10.0))

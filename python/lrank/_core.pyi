@@ -6,10 +6,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "MODEL_FORMAT_VERSION",
     "InstanceBasedModel",
     "LabelTreeModel",
     "LearnerModel",
-    "MODEL_FORMAT_VERSION",
     "RandomForestModel",
     "__version__",
     "_model_from_bytes",

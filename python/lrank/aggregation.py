@@ -56,16 +56,23 @@ class PlackettLuceFit(NamedTuple):
     converged: bool
 
 
-def plackett_luce(rankings: ArrayLike, weights: ArrayLike | None = None, max_iter: int = 1000,
-                  tol: float = 1e-9) -> PlackettLuceFit:
+def plackett_luce(
+    rankings: ArrayLike, weights: ArrayLike | None = None, max_iter: int = 1000, tol: float = 1e-9
+) -> PlackettLuceFit:
     """Plackett-Luce skills (summing to 1) by Hunter's MM algorithm; an incomplete ranking is a
     ranking of the labels it holds. A label never picked before last place gets 0, a label no
     ranking holds the geometric mean of the positive skills. Sort the skills for the ranking."""
-    return PlackettLuceFit(*_core.fit_plackett_luce(as_rank_matrix(rankings), _weights(weights), int(max_iter), float(tol)))
+    return PlackettLuceFit(
+        *_core.fit_plackett_luce(as_rank_matrix(rankings), _weights(weights), int(max_iter), float(tol))
+    )
 
 
-AGGREGATORS = {"borda": borda, "copeland": copeland, "kemeny": kemeny,
-               "mallows": lambda r, w=None: mallows(r, w).centre}
+AGGREGATORS = {
+    "borda": borda,
+    "copeland": copeland,
+    "kemeny": kemeny,
+    "mallows": lambda r, w=None: mallows(r, w).centre,
+}
 
 
 __all__ = ["AGGREGATORS", "MallowsFit", "PlackettLuceFit", "borda", "copeland", "kemeny", "mallows", "plackett_luce"]

@@ -47,7 +47,9 @@ def save_model(
         "learner_options": list(learner_options),
         "params": _json_params(estimator.get_params()),
         "labels": list(labels),
-        "attributes": [{"name": a.name, "kind": a.kind, "values": list(a.values) if a.values else None} for a in attributes],
+        "attributes": [
+            {"name": a.name, "kind": a.kind, "values": list(a.values) if a.values else None} for a in attributes
+        ],
         "relation": relation,
     }
     data = _core.save_model(estimator.model_, json.dumps(meta), fmt)
@@ -76,8 +78,9 @@ def _learner_name_of(estimator: Any) -> str:
         factory = getattr(spec.factory, "func", spec.factory)  # functools.partial or a class
         if factory is type(estimator):
             return name
-    raise ModelFormatError(f"cannot save a model whose parameters hold a {type(estimator).__name__}: "
-                           "it is not a registered lrank learner")
+    raise ModelFormatError(
+        f"cannot save a model whose parameters hold a {type(estimator).__name__}: it is not a registered lrank learner"
+    )
 
 
 def _restored_params(params: dict[str, Any]) -> dict[str, Any]:
@@ -109,6 +112,8 @@ def load_model(path: str | os.PathLike[str]) -> LoadedModel:
             Attribute(a["name"], a["kind"], tuple(a["values"]) if a["values"] is not None else None)
             for a in meta["attributes"]
         ]
-        return LoadedModel(estimator, meta["learner"], list(meta["learner_options"]), list(meta["labels"]), attributes, meta)
+        return LoadedModel(
+            estimator, meta["learner"], list(meta["learner_options"]), list(meta["labels"]), attributes, meta
+        )
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelFormatError(f"{os.fspath(path)}: model file lacks lrank metadata ({exc})") from None

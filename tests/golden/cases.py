@@ -64,7 +64,7 @@ def split(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 def estimators() -> dict[str, Callable[[], Any]]:
     """name -> factory of a fresh estimator (seeded)."""
-    import lrank as L
+    import lrank as L  # noqa: N812 - short, the table below is long
 
     s = 3
     return {
@@ -88,8 +88,11 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "FLRT": lambda: L.LabelRankingTree(splitter="equal_frequency", random_state=s),
         "Bagging_LRT": lambda: L.BaggingLabelRanker(n_estimators=5, random_state=s),
         "Bagging_FLRT_copeland": lambda: L.BaggingLabelRanker(
-            L.LabelRankingTree(splitter="equal_frequency"), n_estimators=4, aggregation="copeland",
-            max_samples=0.7, random_state=s,
+            L.LabelRankingTree(splitter="equal_frequency"),
+            n_estimators=4,
+            aggregation="copeland",
+            max_samples=0.7,
+            random_state=s,
         ),
         "Bagging_IBLR_mallows": lambda: L.BaggingLabelRanker(
             L.InstanceBasedLabelRanker(n_neighbors=5), n_estimators=3, aggregation="mallows", random_state=s

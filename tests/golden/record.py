@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cases import all_cases, run_case  # noqa: E402
+from cases import all_cases, run_case
 
 if __name__ == "__main__":
     out = {f"{p}/{e}": run_case(p, e) for p, e in all_cases()}

@@ -29,8 +29,10 @@ def info_command(file: str, fmt: str) -> None:
     click.echo(f"Weighted rows:       {s['weighted_rows']}")
     click.echo(f"Labels:              {len(s['labels'])} ({', '.join(s['labels'])})")
     if "distinct_rankings" in s:
-        click.echo(f"Incomplete rankings: {s['incomplete_rankings']} ({100 * s['incomplete_share']:.1f}%), "
-                   f"{s['mean_labels_per_ranking']:.2f} labels per ranking on average")
+        click.echo(
+            f"Incomplete rankings: {s['incomplete_rankings']} ({100 * s['incomplete_share']:.1f}%), "
+            f"{s['mean_labels_per_ranking']:.2f} labels per ranking on average"
+        )
         click.echo(f"Partial orders:      {s['partial_orders']}")
         click.echo(f"Distinct rankings:   {s['distinct_rankings']}")
         click.echo("Top-label distribution:")

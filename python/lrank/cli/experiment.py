@@ -1,8 +1,8 @@
 """``lrank experiment``: run the papers' protocol over many data sets and learners, report, plot.
 
-    lrank experiment run DATA... -W LRRF -W "IBLR -K 10" [-x 10] [--repeats 5] [--missing 0,0.3]
-    lrank experiment report STORE [--format text|markdown|csv|latex] [--measure M] [-o FILE]
-    lrank experiment plot cd|missing|parameter STORE -o FIGURE.png|svg
+lrank experiment run DATA... -W LRRF -W "IBLR -K 10" [-x 10] [--repeats 5] [--missing 0,0.3]
+lrank experiment report STORE [--format text|markdown|csv|latex] [--measure M] [-o FILE]
+lrank experiment plot cd|missing|parameter STORE -o FIGURE.png|svg
 """
 
 from __future__ import annotations
@@ -62,29 +62,66 @@ def _format_seconds(seconds: float) -> str:
 
 @experiment_group.command("run", context_settings=CONTEXT)
 @click.argument("data", nargs=-1, metavar="[DATA]...")
-@click.option("-W", "--learner", "learners", multiple=True, metavar="LEARNER",
-              help="A learner with its options, repeatable: -W LRRF -W 'IBLR -K 10'; "
-                   "name a column with LABEL=: -W 'RF100=LRRF -I 100'.")
-@click.option("--sweep", "sweeps", multiple=True, metavar="LEARNER",
-              help="A learner with one option given a comma-separated list, one learner per value: "
-                   "--sweep 'LRRF -I 10,20,50,100'.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False),
-              help="TOML file with datasets, learners, sweep, folds, repeats, missing, seed, output, jobs, "
-                   "workers; options given here override it.")
-@click.option("-x", "--folds", type=int, default=None, help="Cross-validation folds, stratified by top label. [default: 10]")
+@click.option(
+    "-W",
+    "--learner",
+    "learners",
+    multiple=True,
+    metavar="LEARNER",
+    help="A learner with its options, repeatable: -W LRRF -W 'IBLR -K 10'; "
+    "name a column with LABEL=: -W 'RF100=LRRF -I 100'.",
+)
+@click.option(
+    "--sweep",
+    "sweeps",
+    multiple=True,
+    metavar="LEARNER",
+    help="A learner with one option given a comma-separated list, one learner per value: "
+    "--sweep 'LRRF -I 10,20,50,100'.",
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False),
+    help="TOML file with datasets, learners, sweep, folds, repeats, missing, seed, output, jobs, "
+    "workers; options given here override it.",
+)
+@click.option(
+    "-x", "--folds", type=int, default=None, help="Cross-validation folds, stratified by top label. [default: 10]"
+)
 @click.option("--repeats", type=int, default=None, help="Repeats of cross-validation, seeds s..s+R-1. [default: 5]")
-@click.option("--missing", default=None, metavar="P[,P...]",
-              help="Missing-label probabilities for the training rankings, e.g. 0,0.3,0.6. [default: 0]")
+@click.option(
+    "--missing",
+    default=None,
+    metavar="P[,P...]",
+    help="Missing-label probabilities for the training rankings, e.g. 0,0.3,0.6. [default: 0]",
+)
 @click.option("-s", "--seed", type=int, default=None, help="Seed of folds, label deletion and learners. [default: 1]")
-@click.option("-j", "--jobs", type=int, default=None,
-              help="Threads per learner. [default: all cores; 1 with --workers > 1]")
+@click.option(
+    "-j", "--jobs", type=int, default=None, help="Threads per learner. [default: all cores; 1 with --workers > 1]"
+)
 @click.option("--workers", type=int, default=None, help="Cells computed in parallel processes. [default: 1]")
-@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
-              help=f"The result store (Parquet); an existing one is resumed. [default: {DEFAULT_OUTPUT}]")
-@click.option("--measure", type=MEASURE_CHOICE, default="kendall_tau", show_default=True,
-              help="Measure of the report printed at the end.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="Significance level of the statistics in that report.")
+@click.option(
+    "-o",
+    "--output",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help=f"The result store (Parquet); an existing one is resumed. [default: {DEFAULT_OUTPUT}]",
+)
+@click.option(
+    "--measure",
+    type=MEASURE_CHOICE,
+    default="kendall_tau",
+    show_default=True,
+    help="Measure of the report printed at the end.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Significance level of the statistics in that report.",
+)
 @click.option("--no-report", is_flag=True, help="Do not print the report at the end.")
 @click.option("--dry-run", is_flag=True, help="Check everything and say what would run, without running it.")
 @click.pass_context
@@ -128,7 +165,11 @@ def run_command(
             "datasets": expand_datasets(data) if data else None,
             "learners": [parse_learner(s) for s in learners] or None,
             "sweep": list(sweeps) or None,
-            "folds": folds, "repeats": repeats, "seed": seed, "jobs": jobs, "workers": workers,
+            "folds": folds,
+            "repeats": repeats,
+            "seed": seed,
+            "jobs": jobs,
+            "workers": workers,
             "missing": parse_missing(missing) if missing is not None else None,
             "output": output,
         }
@@ -137,9 +178,14 @@ def run_command(
         for sweep in s.get("sweep", []):
             all_learners += expand_sweep(sweep)
         config = ExperimentConfig(
-            datasets=tuple(s.get("datasets", ())), learners=tuple(all_learners),
-            folds=s.get("folds", 10), repeats=s.get("repeats", 5), missing=tuple(s.get("missing", (0.0,))),
-            seed=s.get("seed", 1), output=s.get("output", DEFAULT_OUTPUT), jobs=s.get("jobs"),
+            datasets=tuple(s.get("datasets", ())),
+            learners=tuple(all_learners),
+            folds=s.get("folds", 10),
+            repeats=s.get("repeats", 5),
+            missing=tuple(s.get("missing", (0.0,))),
+            seed=s.get("seed", 1),
+            output=s.get("output", DEFAULT_OUTPUT),
+            jobs=s.get("jobs"),
             workers=s.get("workers", 1),
         )
         store = ResultStore(config.output)
@@ -152,8 +198,11 @@ def run_command(
                 err=True,
             )
             if plan.other_versions:
-                click.echo(f"note: the store holds cells computed by lrank {', '.join(plan.other_versions)}; "
-                           f"new cells are computed by lrank {__version__}", err=True)
+                click.echo(
+                    f"note: the store holds cells computed by lrank {', '.join(plan.other_versions)}; "
+                    f"new cells are computed by lrank {__version__}",
+                    err=True,
+                )
             if dry_run:
                 return
             summary = _run_with_progress(plan, store)
@@ -163,9 +212,14 @@ def run_command(
             err=True,
         )
         if not no_report:
-            _print_report(store, measure=measure, alpha=alpha, missing=config.missing,
-                          learners=[lr.label for lr in config.learners],
-                          datasets=[d.name for d in config.datasets])
+            _print_report(
+                store,
+                measure=measure,
+                alpha=alpha,
+                missing=config.missing,
+                learners=[lr.label for lr in config.learners],
+                datasets=[d.name for d in config.datasets],
+            )
 
 
 def _stderr_is_terminal() -> bool:
@@ -184,21 +238,30 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
     try:
         if not _stderr_is_terminal() or total == 0:  # no bar in logs and pipes
             return run_experiment(plan, store)
-        with click.progressbar(length=total, label="cells", file=sys.stderr, show_eta=True, show_pos=True,
-                               show_percent=True,
-                               item_show_func=lambda row: row and f"{row['dataset']} / {row['learner']}") as bar:
+        with click.progressbar(
+            length=total,
+            label="cells",
+            file=sys.stderr,
+            show_eta=True,
+            show_pos=True,
+            show_percent=True,
+            item_show_func=lambda row: row and f"{row['dataset']} / {row['learner']}",
+        ) as bar:
             return run_experiment(plan, store, on_cell=lambda row: bar.update(1, row))
     except KeyboardInterrupt:
         stored = store.read().height
-        click.echo(f"\ninterrupted: {stored} cells are stored in {store.path}; "
-                   "run the same command again to compute the rest", err=True)
+        click.echo(
+            f"\ninterrupted: {stored} cells are stored in {store.path}; run the same command again to compute the rest",
+            err=True,
+        )
         raise click.exceptions.Exit(130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _print_report(store: ResultStore, *, measure: str, alpha: float, missing: Any, learners: list[str],
-                  datasets: list[str]) -> None:
+def _print_report(
+    store: ResultStore, *, measure: str, alpha: float, missing: Any, learners: list[str], datasets: list[str]
+) -> None:
     tables = build_tables(store.read(), measure=measure, missing=missing, learners=learners, datasets=datasets)
     stats = [table_statistics(t, alpha=alpha) for t in tables]
     click.echo(render(tables, "text", stats=stats), nl=False)
@@ -207,27 +270,72 @@ def _print_report(store: ResultStore, *, measure: str, alpha: float, missing: An
 @experiment_group.command("report", context_settings=CONTEXT)
 @click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
 @click.option("--measure", type=MEASURE_CHOICE, default="kendall_tau", show_default=True, help="Measure in the tables.")
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="text", show_default=True,
-              help="Terminal text, Markdown, CSV or LaTeX (statistics only in text and Markdown).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(list(FORMATS)),
+    default="text",
+    show_default=True,
+    help="Terminal text, Markdown, CSV or LaTeX (statistics only in text and Markdown).",
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the report here (default: stdout).")
-@click.option("--p", "--missing", "missing", type=float, multiple=True, metavar="P",
-              help="Only this missing-label probability (repeatable; default: all in the store).")
-@click.option("-W", "--learner", "learners", multiple=True, metavar="LABEL",
-              help="Only these learners, in this column order (repeatable; default: all, in store order).")
-@click.option("--dataset", "datasets", multiple=True, metavar="NAME",
-              help="Only these data sets, in this order (repeatable; default: all, alphabetically).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="Significance level of the statistics.")
-@click.option("--control", metavar="LABEL",
-              help="Control learner of Bonferroni-Dunn and Holm. [default: best average rank]")
-@click.option("--wilcoxon", "pairs", type=(str, str), multiple=True, metavar="A B",
-              help="Wilcoxon signed-rank test of learners A and B (repeatable; automatic for two learners).")
+@click.option(
+    "--p",
+    "--missing",
+    "missing",
+    type=float,
+    multiple=True,
+    metavar="P",
+    help="Only this missing-label probability (repeatable; default: all in the store).",
+)
+@click.option(
+    "-W",
+    "--learner",
+    "learners",
+    multiple=True,
+    metavar="LABEL",
+    help="Only these learners, in this column order (repeatable; default: all, in store order).",
+)
+@click.option(
+    "--dataset",
+    "datasets",
+    multiple=True,
+    metavar="NAME",
+    help="Only these data sets, in this order (repeatable; default: all, alphabetically).",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="Significance level of the statistics.",
+)
+@click.option(
+    "--control", metavar="LABEL", help="Control learner of Bonferroni-Dunn and Holm. [default: best average rank]"
+)
+@click.option(
+    "--wilcoxon",
+    "pairs",
+    type=(str, str),
+    multiple=True,
+    metavar="A B",
+    help="Wilcoxon signed-rank test of learners A and B (repeatable; automatic for two learners).",
+)
 @click.option("--digits", type=click.IntRange(0, 12), default=3, show_default=True, help="Decimals of the means.")
 @click.option("--no-stats", is_flag=True, help="Tables only, without the statistics.")
 def report_command(
-    store_path: str, measure: str, fmt: str, output: str | None, missing: tuple[float, ...],
-    learners: tuple[str, ...], datasets: tuple[str, ...], alpha: float, control: str | None,
-    pairs: tuple[tuple[str, str], ...], digits: int, no_stats: bool,
+    store_path: str,
+    measure: str,
+    fmt: str,
+    output: str | None,
+    missing: tuple[float, ...],
+    learners: tuple[str, ...],
+    datasets: tuple[str, ...],
+    alpha: float,
+    control: str | None,
+    pairs: tuple[tuple[str, str], ...],
+    digits: int,
+    no_stats: bool,
 ) -> None:
     """Tables and statistics from a result store, as in Zhou & Qiu (2018), Tables 3 to 6.
 
@@ -244,8 +352,13 @@ def report_command(
         store = ResultStore(store_path)
         if not store.exists():
             raise ExperimentError(f"{store_path}: no such store (write one with `lrank experiment run`)")
-        tables = build_tables(store.read(), measure=measure, missing=list(missing) or None,
-                              learners=list(learners) or None, datasets=list(datasets) or None)
+        tables = build_tables(
+            store.read(),
+            measure=measure,
+            missing=list(missing) or None,
+            learners=list(learners) or None,
+            datasets=list(datasets) or None,
+        )
         stats = [] if no_stats else [table_statistics(t, alpha=alpha, control=control, pairs=pairs) for t in tables]
         text = render(tables, fmt, digits=digits, stats=stats)
         if output:
@@ -259,26 +372,61 @@ def report_command(
 @experiment_group.command("plot", context_settings=CONTEXT)
 @click.argument("kind", type=click.Choice(["cd", "missing", "parameter"]))
 @click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="Figure file: .png, .svg or .pdf.")
-@click.option("--measure", type=MEASURE_CHOICE, default="kendall_tau", show_default=True, help="Measure plotted or ranked.")
-@click.option("--p", "--missing", "missing", type=float, default=None, metavar="P",
-              help="Missing-label probability of cd and parameter plots. [default: the smallest in the store]")
-@click.option("--method", type=click.Choice(["nemenyi", "bonferroni-dunn"]), default="nemenyi", show_default=True,
-              help="cd: bars joining groups Nemenyi does not separate, or the Bonferroni-Dunn interval around the control.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
-              help="cd: significance level.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Figure file: .png, .svg or .pdf.")
+@click.option(
+    "--measure", type=MEASURE_CHOICE, default="kendall_tau", show_default=True, help="Measure plotted or ranked."
+)
+@click.option(
+    "--p",
+    "--missing",
+    "missing",
+    type=float,
+    default=None,
+    metavar="P",
+    help="Missing-label probability of cd and parameter plots. [default: the smallest in the store]",
+)
+@click.option(
+    "--method",
+    type=click.Choice(["nemenyi", "bonferroni-dunn"]),
+    default="nemenyi",
+    show_default=True,
+    help="cd: bars joining groups Nemenyi does not separate, or the Bonferroni-Dunn interval around the control.",
+)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.05,
+    show_default=True,
+    help="cd: significance level.",
+)
 @click.option("--control", metavar="LABEL", help="cd with bonferroni-dunn: the control. [default: best average rank]")
-@click.option("--option", "option", metavar="FLAG",
-              help="parameter: the swept learner option, e.g. -I (trees) or -depth.")
+@click.option(
+    "--option", "option", metavar="FLAG", help="parameter: the swept learner option, e.g. -I (trees) or -depth."
+)
 @click.option("--mean", is_flag=True, help="missing and parameter: one panel, the mean over data sets.")
-@click.option("-W", "--learner", "learners", multiple=True, metavar="LABEL",
-              help="cd and missing: only these learners (repeatable).")
+@click.option(
+    "-W",
+    "--learner",
+    "learners",
+    multiple=True,
+    metavar="LABEL",
+    help="cd and missing: only these learners (repeatable).",
+)
 @click.option("--dataset", "datasets", multiple=True, metavar="NAME", help="Only these data sets (repeatable).")
 @click.option("--title", help="Figure title.")
 def plot_command(
-    kind: str, store_path: str, output: str, measure: str, missing: float | None, method: str, alpha: float,
-    control: str | None, option: str | None, mean: bool, learners: tuple[str, ...], datasets: tuple[str, ...],
+    kind: str,
+    store_path: str,
+    output: str,
+    measure: str,
+    missing: float | None,
+    method: str,
+    alpha: float,
+    control: str | None,
+    option: str | None,
+    mean: bool,
+    learners: tuple[str, ...],
+    datasets: tuple[str, ...],
     title: str | None,
 ) -> None:
     """Figures from a result store (needs matplotlib: pip install 'lrank[plot]').
@@ -305,25 +453,53 @@ def plot_command(
             raise ExperimentError(f"{store_path}: no such store (write one with `lrank experiment run`)")
         frame = store.read()
         if kind == "cd":
-            (table,) = build_tables(frame, measure=measure, missing=[_smallest_p(frame) if missing is None else missing],
-                                    learners=list(learners) or None, datasets=list(datasets) or None)
+            (table,) = build_tables(
+                frame,
+                measure=measure,
+                missing=[_smallest_p(frame) if missing is None else missing],
+                learners=list(learners) or None,
+                datasets=list(datasets) or None,
+            )
             if table.n_ranked < 2:
                 raise ExperimentError(
                     f"a critical-difference diagram needs at least two data sets with complete results "
                     f"for every learner at p = {table.missing:g} (have {table.n_ranked})"
                 )
-            cd = plots.cd_diagram(list(table.learners), list(table.average_ranks), table.n_ranked, output,
-                                  alpha=alpha, method=method, control=control, title=title)
+            cd = plots.cd_diagram(
+                list(table.learners),
+                list(table.average_ranks),
+                table.n_ranked,
+                output,
+                alpha=alpha,
+                method=method,
+                control=control,
+                title=title,
+            )
             click.echo(f"wrote {output} ({method} CD = {cd:.2f} over {table.n_ranked} data sets)", err=True)
         elif kind == "missing":
-            plots.missing_curve(frame, output, measure=measure, learners=list(learners) or None,
-                                datasets=list(datasets) or None, mean=mean, title=title)
+            plots.missing_curve(
+                frame,
+                output,
+                measure=measure,
+                learners=list(learners) or None,
+                datasets=list(datasets) or None,
+                mean=mean,
+                title=title,
+            )
             click.echo(f"wrote {output}", err=True)
         else:
             if not option:
                 raise ExperimentError("plot parameter needs --option FLAG, e.g. --option -I")
-            plots.parameter_curve(frame, output, option=option, measure=measure, missing=missing,
-                                  datasets=list(datasets) or None, mean=mean, title=title)
+            plots.parameter_curve(
+                frame,
+                output,
+                option=option,
+                measure=measure,
+                missing=missing,
+                datasets=list(datasets) or None,
+                mean=mean,
+                title=title,
+            )
             click.echo(f"wrote {output}", err=True)
 
 

@@ -12,14 +12,21 @@ from lrank.rankings import format_ranking
 
 
 @click.command("predict", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("-l", "model_file", required=True, type=click.Path(dir_okay=False),
-              help="Model file written by `lrank train -d`.")
-@click.option("-T", "data_file", required=True, type=click.Path(dir_okay=False),
-              help="Data to rank: XARFF/ARFF (a RANKING attribute is optional) or KEBI CSV.")
+@click.option(
+    "-l", "model_file", required=True, type=click.Path(dir_okay=False), help="Model file written by `lrank train -d`."
+)
+@click.option(
+    "-T",
+    "data_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Data to rank: XARFF/ARFF (a RANKING attribute is optional) or KEBI CSV.",
+)
 @click.option("-o", "out", type=click.Path(dir_okay=False), help="Write rankings here (default: stdout).")
 @click.option("-j", "--jobs", type=int, default=None, help="Threads (default: all cores).")
-@click.option("--confidence", is_flag=True,
-              help="Append each row's confidence after a tab (IBLR: the Mallows spread theta).")
+@click.option(
+    "--confidence", is_flag=True, help="Append each row's confidence after a tab (IBLR: the Mallows spread theta)."
+)
 def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None, confidence: bool) -> None:
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first)."""
     with user_errors():

@@ -35,8 +35,11 @@ def text_report(r: dict[str, Any]) -> str:
     if "test_time_seconds" in r:
         lines.append(f"Time taken to test model on test data: {r['test_time_seconds']:.3f} seconds")
     for ev in r["evaluations"]:
-        title = {"training data": "Error on training data", "test data": "Error on test data",
-                 "cross-validation": "Stratified cross-validation"}.get(ev["name"], ev["name"])
+        title = {
+            "training data": "Error on training data",
+            "test data": "Error on test data",
+            "cross-validation": "Stratified cross-validation",
+        }.get(ev["name"], ev["name"])
         lines += ["", f"=== {title} ===", "", "=== Ranking measures ===", ""]
         lines.append(f"{'':<30}{'mean':>10}{'std':>10}")
         for key, (display, _) in MEASURES.items():

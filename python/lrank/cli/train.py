@@ -22,25 +22,61 @@ from lrank.registry import get_learner
 
 
 @click.command("train", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("-t", "train_file", required=True, type=click.Path(dir_okay=False),
-              help="Training data: XARFF/ARFF, or the KEBI CSV layout (.csv).")
-@click.option("-T", "test_file", type=click.Path(dir_okay=False),
-              help="Test data. Without it: evaluate on the training data and by cross-validation.")
-@click.option("-x", "folds", type=click.IntRange(min=2), default=10, show_default=True,
-              help="Number of cross-validation folds (stratified by top label).")
-@click.option("-s", "seed", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Random seed: folds, label deletion and the learner.")
+@click.option(
+    "-t",
+    "train_file",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Training data: XARFF/ARFF, or the KEBI CSV layout (.csv).",
+)
+@click.option(
+    "-T",
+    "test_file",
+    type=click.Path(dir_okay=False),
+    help="Test data. Without it: evaluate on the training data and by cross-validation.",
+)
+@click.option(
+    "-x",
+    "folds",
+    type=click.IntRange(min=2),
+    default=10,
+    show_default=True,
+    help="Number of cross-validation folds (stratified by top label).",
+)
+@click.option(
+    "-s",
+    "seed",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Random seed: folds, label deletion and the learner.",
+)
 @click.option("-W", "learner", default="LRRF", show_default=True, help="Learner name (see `lrank learners`).")
-@click.option("-d", "model_out", type=click.Path(dir_okay=False),
-              help="Save the model built on all training data here (.json: JSON, else binary).")
-@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Repeat cross-validation with seeds s, s+1, ..., s+R-1.")
-@click.option("--missing", type=click.FloatRange(0.0, 1.0, max_open=True), default=0.0, show_default=True,
-              help="Delete each training label with this probability (at least two kept per ranking).")
+@click.option(
+    "-d",
+    "model_out",
+    type=click.Path(dir_okay=False),
+    help="Save the model built on all training data here (.json: JSON, else binary).",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Repeat cross-validation with seeds s, s+1, ..., s+R-1.",
+)
+@click.option(
+    "--missing",
+    type=click.FloatRange(0.0, 1.0, max_open=True),
+    default=0.0,
+    show_default=True,
+    help="Delete each training label with this probability (at least two kept per ranking).",
+)
 @click.option("--no-cv", is_flag=True, help="Skip cross-validation (only with -t).")
 @click.option("-j", "--jobs", type=int, default=None, help="Threads for the learner (default: all cores).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="Output format.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
+)
 @click.argument("learner_options", nargs=-1, type=click.UNPROCESSED, metavar="[-- LEARNER OPTIONS]")
 def train_command(
     train_file: str,
@@ -88,8 +124,15 @@ def train_command(
         estimator.fit(x, y_fit, sample_weight=weights)
         build_time = time.perf_counter() - start
         if model_out:
-            save_model(model_out, estimator, learner=spec.name, learner_options=options, labels=labels,
-                       attributes=train.attributes, relation=train.relation)
+            save_model(
+                model_out,
+                estimator,
+                learner=spec.name,
+                learner_options=options,
+                labels=labels,
+                attributes=train.attributes,
+                relation=train.relation,
+            )
 
         evaluations: list[Evaluation] = []
         test_info: dict[str, Any] = {}
@@ -98,8 +141,11 @@ def train_command(
             xt, yt = aligned_features(train.attributes, test), aligned_rankings(labels, test)
             start = time.perf_counter()
             pred = estimator.predict(xt)
-            test_info = {"test_file": test_file, "test_instances": test.n_rows,
-                         "test_time_seconds": time.perf_counter() - start}
+            test_info = {
+                "test_file": test_file,
+                "test_instances": test.n_rows,
+                "test_time_seconds": time.perf_counter() - start,
+            }
             ev = Evaluation("test data", labels)
             ev.add(yt, pred)
             evaluations.append(ev)
@@ -131,16 +177,31 @@ def train_command(
 
 
 def _cross_validate(
-    make: Callable[[], Any], x: np.ndarray, y: np.ndarray, weights: np.ndarray | None, labels: list[str],
-    folds: int, repeats: int, seed: int, missing: float,
+    make: Callable[[], Any],
+    x: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray | None,
+    labels: list[str],
+    folds: int,
+    repeats: int,
+    seed: int,
+    missing: float,
 ) -> Evaluation:
     total = folds * repeats
-    kwargs: dict[str, Any] = dict(labels=labels, n_folds=folds, repeats=repeats, seed=seed, missing=missing, sample_weight=weights)
+    kwargs: dict[str, Any] = {
+        "labels": labels,
+        "n_folds": folds,
+        "repeats": repeats,
+        "seed": seed,
+        "missing": missing,
+        "sample_weight": weights,
+    }
     if not sys.stderr.isatty():  # no bar in logs and pipes
         return cross_validate(make, x, y, **kwargs)
     # The bar goes to stderr so that stdout stays a clean report (and clean JSON).
-    with click.progressbar(length=total, label=f"{folds}-fold cross-validation x {repeats}",
-                           file=sys.stderr, show_eta=True) as bar:
+    with click.progressbar(
+        length=total, label=f"{folds}-fold cross-validation x {repeats}", file=sys.stderr, show_eta=True
+    ) as bar:
         return cross_validate(make, x, y, **kwargs, on_fold=lambda r, k, m: bar.update(1))
 
 

@@ -54,7 +54,9 @@ def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True)
     if suffix == ".parquet":
         return read_parquet(path, require_rankings=require_rankings)
     raise DataFormatError(
-        os.fspath(path), None, f"unknown data file suffix {suffix or '(none)'!r}: expected .xarff, .arff, .csv or .parquet"
+        os.fspath(path),
+        None,
+        f"unknown data file suffix {suffix or '(none)'!r}: expected .xarff, .arff, .csv or .parquet",
     )
 
 
@@ -70,5 +72,7 @@ def write_dataset(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
         write_parquet(dataset, path)
     else:
         raise DataFormatError(
-            os.fspath(path), None, f"unknown data file suffix {suffix or '(none)'!r}: expected .xarff, .arff, .csv or .parquet"
+            os.fspath(path),
+            None,
+            f"unknown data file suffix {suffix or '(none)'!r}: expected .xarff, .arff, .csv or .parquet",
         )

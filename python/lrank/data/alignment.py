@@ -23,7 +23,9 @@ def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDa
     if [(a.name, a.kind) for a in used] != [(a.name, a.kind) for a in used_train]:
         want = ", ".join(f"{a.name} ({a.kind})" for a in used_train)
         have = ", ".join(f"{a.name} ({a.kind})" for a in used)
-        raise DataFormatError(data.source, None, f"attributes do not match the training data: expected [{want}], found [{have}]")
+        raise DataFormatError(
+            data.source, None, f"attributes do not match the training data: expected [{want}], found [{have}]"
+        )
     out = np.empty((data.n_rows, len(used)), dtype=np.float64)
     for j, (a_train, a) in enumerate(zip(used_train, used)):
         col = data.features.get_column(a.name)
@@ -32,7 +34,9 @@ def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDa
             values = col.cast(pl.Utf8).to_list()
             unknown = sorted({v for v in values if v is not None and v not in codes})
             if unknown:
-                raise DataFormatError(data.source, None, f"attribute {a.name}: value(s) {unknown} not seen in the training declaration")
+                raise DataFormatError(
+                    data.source, None, f"attribute {a.name}: value(s) {unknown} not seen in the training declaration"
+                )
             out[:, j] = [np.nan if v is None else codes[v] for v in values]
         elif a.kind == "nominal":
             out[:, j] = col.to_physical().cast(pl.Float64).to_numpy(allow_copy=True)

@@ -30,6 +30,7 @@ file and the 1-based line.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
@@ -42,7 +43,7 @@ import polars as pl
 from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
 from lrank.errors import DataFormatError, InvalidInputError
 
-__all__ = ["read_arff", "write_xarff", "read_text_lines"]
+__all__ = ["read_arff", "read_text_lines", "write_xarff"]
 
 _FAST_SPLIT = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 _SLOW_CHARS = re.compile(r"['\"%{}]")
@@ -69,9 +70,7 @@ def read_text_lines(path: str | os.PathLike[str]) -> tuple[str, list[str]]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise DataFormatError(
-            spath, line, f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})"
-        ) from None
+        raise DataFormatError(spath, line, f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -308,7 +307,7 @@ def _check_acyclic(chains: list[tuple[int, ...]], raw: str, m: int) -> None:
     nodes: set[int] = set()
     for chain in chains:
         nodes.update(chain)
-        for a, b in zip(chain, chain[1:]):
+        for a, b in itertools.pairwise(chain):
             s = succ.setdefault(a, set())
             if b not in s:
                 s.add(b)
@@ -386,9 +385,7 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
                 if not name and not quoted:
                     raise _LexError("@attribute needs a name")
                 if name in names_seen:
-                    raise _LexError(
-                        f"attribute {name!r} declared twice (first on line {names_seen[name]})"
-                    )
+                    raise _LexError(f"attribute {name!r} declared twice (first on line {names_seen[name]})")
                 i = _skip_blanks(s, i)
                 if i < len(s) and s[i] == "{":
                     values, i = _split_brace_list(s, i)
@@ -414,9 +411,7 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
                             dup = next(v for v in values if values.count(v) > 1)
                             raise _LexError(f"RANKING attribute {name!r} declares label {dup!r} twice")
                         if rank_col is not None:
-                            raise _LexError(
-                                f"more than one RANKING attribute ({ranking_name!r} and {name!r})"
-                            )
+                            raise _LexError(f"more than one RANKING attribute ({ranking_name!r} and {name!r})")
                         kind, decl = "ranking", tuple(values)
                     elif t in ("date", "relational"):
                         raise _LexError(f"attribute {name!r}: type {tname!r} is not supported")
@@ -449,7 +444,10 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
     if data_line is None:
         raise fail(nlines if nlines else None, "missing @data section (end of file reached in the header)")
     if rank_col is None and require_rankings:
-        raise fail(data_line, "no RANKING attribute declared (a label-ranking file needs '@attribute NAME RANKING {l1,l2,...}')")
+        raise fail(
+            data_line,
+            "no RANKING attribute declared (a label-ranking file needs '@attribute NAME RANKING {l1,l2,...}')",
+        )
     assert relation is not None
 
     # -- data --
@@ -592,13 +590,7 @@ def _quote(s: str) -> str:
     """Quote ``s`` for ARFF if it would not read back as itself unquoted."""
     if s and _QUOTE_TRIGGER.search(s) is None:
         return s
-    out = (
-        s.replace("\\", "\\\\")
-        .replace("'", "\\'")
-        .replace("\n", "\\n")
-        .replace("\r", "\\r")
-        .replace("\t", "\\t")
-    )
+    out = s.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     return f"'{out}'"
 
 
@@ -636,9 +628,7 @@ def write_xarff(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> N
             t = "{" + ",".join(_quote(v) for v in a.values or ()) + "}"
         out.append(f"@attribute {_quote(a.name)} {t}")
     if ds.rankings is not None:
-        out.append(
-            f"@attribute {_quote(ds.ranking_name)} RANKING {{{','.join(_quote(l) for l in ds.labels)}}}"
-        )
+        out.append(f"@attribute {_quote(ds.ranking_name)} RANKING {{{','.join(_quote(l) for l in ds.labels)}}}")
     out += ["", "@data"]
 
     text_cols: list[list[str]] = []

@@ -56,8 +56,8 @@ __all__ = [
     "Attribute",
     "LabelRankingDataset",
     "dataset_from_arrays",
-    "rank_row_from_chains",
     "first_invalid_rank_row",
+    "rank_row_from_chains",
 ]
 
 AttributeKind = Literal["numeric", "nominal", "string"]
@@ -159,21 +159,15 @@ class LabelRankingDataset:
         if len(set(names)) != len(names):
             raise InvalidInputError("attribute names must be unique")
         if self.features.columns != names:
-            raise InvalidInputError(
-                f"features columns {self.features.columns} do not match attributes {names}"
-            )
+            raise InvalidInputError(f"features columns {self.features.columns} do not match attributes {names}")
         if self.attributes and self.features.height != n:
-            raise InvalidInputError(
-                f"features has {self.features.height} rows but weights has {n}"
-            )
+            raise InvalidInputError(f"features has {self.features.height} rows but weights has {n}")
         if len(set(self.labels)) != len(self.labels):
             raise InvalidInputError("label names must be unique")
         if self.rankings is not None:
             self.rankings = np.ascontiguousarray(self.rankings, dtype=np.int32)
             if self.rankings.shape != (n, len(self.labels)):
-                raise InvalidInputError(
-                    f"rankings has shape {self.rankings.shape}, expected {(n, len(self.labels))}"
-                )
+                raise InvalidInputError(f"rankings has shape {self.rankings.shape}, expected {(n, len(self.labels))}")
         for row in self.partial_orders:
             if not 0 <= row < n:
                 raise InvalidInputError(f"partial order given for row {row} of {n}")
@@ -272,9 +266,12 @@ def dataset_from_arrays(
         Y_arr = np.asarray(Y)
         if Y_arr.ndim != 2 or Y_arr.shape[0] != n:
             raise InvalidInputError(f"Y must have shape (n={n}, m), got {Y_arr.shape}")
-        if Y_arr.size and not np.issubdtype(Y_arr.dtype, np.integer):
-            if not np.all(np.isfinite(Y_arr)) or not np.all(Y_arr == np.round(Y_arr)):
-                raise InvalidInputError("Y must hold integer positions")
+        if (
+            Y_arr.size
+            and not np.issubdtype(Y_arr.dtype, np.integer)
+            and (not np.all(np.isfinite(Y_arr)) or not np.all(Y_arr == np.round(Y_arr)))
+        ):
+            raise InvalidInputError("Y must hold integer positions")
         rankings = np.ascontiguousarray(Y_arr, dtype=np.int32)
         bad = first_invalid_rank_row(rankings)
         if bad is not None:
@@ -303,10 +300,7 @@ def dataset_from_arrays(
         raise InvalidInputError("feature names must be unique")
     # a dict keeps empty column names (a list of Series would rename them)
     features = pl.DataFrame(
-        {
-            name: pl.Series(name, X[:, j], dtype=pl.Float64).fill_nan(None)
-            for j, name in enumerate(feature_names)
-        }
+        {name: pl.Series(name, X[:, j], dtype=pl.Float64).fill_nan(None) for j, name in enumerate(feature_names)}
     )
     return LabelRankingDataset(
         relation=str(relation),

@@ -73,10 +73,7 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         s = lines[idx].strip()
         if not s:
             continue
-        if '"' in s or " " in s or "\t" in s:
-            cells = _split(s)
-        else:
-            cells = s.split(",")
+        cells = _split(s) if '"' in s or " " in s or "\t" in s else s.split(",")
         if len(cells) != ncol:
             raise fail(idx + 1, f"wrong number of values: expected {ncol}, got {len(cells)}")
         rows.append(cells)
@@ -127,10 +124,7 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         if present[i] == 0:
             problem = "empty ranking: no label has a position (a ranking needs at least one label)"
         else:
-            problem = (
-                f"label positions {shown} are not distinct 1..{int(present[i])} "
-                f"(0 or empty = label missing)"
-            )
+            problem = f"label positions {shown} are not distinct 1..{int(present[i])} (0 or empty = label missing)"
         raise fail(row_lines[i], problem)
 
     return LabelRankingDataset(

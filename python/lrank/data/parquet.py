@@ -30,7 +30,7 @@ from lrank.data.arff import _check_acyclic, _LexError
 from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
 from lrank.errors import DataFormatError, InvalidInputError
 
-__all__ = ["read_parquet", "write_parquet", "METADATA_KEY", "FORMAT_NAME", "FORMAT_VERSION"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "METADATA_KEY", "read_parquet", "write_parquet"]
 
 METADATA_KEY = "lrank"
 FORMAT_NAME = "lrank-dataset"
@@ -68,7 +68,9 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
         if bad is not None:
             raise InvalidInputError(f"row {bad} of the rank matrix is not a valid ranking")
     taken = {a.name for a in ds.attributes}
-    columns: dict[str, pl.Series] = {a.name: ds.features.get_column(a.name).cast(a.polars_dtype()) for a in ds.attributes}
+    columns: dict[str, pl.Series] = {
+        a.name: ds.features.get_column(a.name).cast(a.polars_dtype()) for a in ds.attributes
+    }
     ranking_column: str | None = None
     if ds.rankings is not None:
         if ds.ranking_name in taken:
@@ -85,8 +87,10 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
         "version": FORMAT_VERSION,
         "relation": ds.relation,
         "labels": list(ds.labels),
-        "attributes": [{"name": a.name, "kind": a.kind, "values": None if a.values is None else list(a.values)}
-                       for a in ds.attributes],
+        "attributes": [
+            {"name": a.name, "kind": a.kind, "values": None if a.values is None else list(a.values)}
+            for a in ds.attributes
+        ],
         "ranking_column": ranking_column,
         "weight_column": weight_column,
         "rows": ds.n_rows,
@@ -113,11 +117,15 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
         raw_meta = pl.read_parquet_metadata(spath)
         frame = pl.read_parquet(spath)
     except Exception as exc:  # polars raises several error types for a damaged or foreign file
-        raise fail(f"not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+        raise fail(
+            f"not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+        ) from None
     text = raw_meta.get(METADATA_KEY)
     if text is None:
-        raise fail(f"Parquet file without lrank metadata (key {METADATA_KEY!r}); "
-                   "write it with `lrank convert` from XARFF or the KEBI CSV layout")
+        raise fail(
+            f"Parquet file without lrank metadata (key {METADATA_KEY!r}); "
+            "write it with `lrank convert` from XARFF or the KEBI CSV layout"
+        )
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -127,8 +135,10 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
     if meta.get("version") != FORMAT_VERSION:
         raise fail(f"data set format version {meta.get('version')!r} is not supported (expected {FORMAT_VERSION})")
     try:
-        attributes = [Attribute(str(a["name"]), a["kind"], None if a["values"] is None else tuple(a["values"]))
-                      for a in meta["attributes"]]
+        attributes = [
+            Attribute(str(a["name"]), a["kind"], None if a["values"] is None else tuple(a["values"]))
+            for a in meta["attributes"]
+        ]
         labels = tuple(str(lab) for lab in meta["labels"])
         ranking_column = meta["ranking_column"]
         weight_column = meta["weight_column"]
@@ -148,7 +158,9 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
             try:
                 col = col.cast(want, strict=True)
             except Exception:
-                raise fail(f"column {a.name!r} has type {col.dtype}, expected {want} for a {a.kind} attribute") from None
+                raise fail(
+                    f"column {a.name!r} has type {col.dtype}, expected {want} for a {a.kind} attribute"
+                ) from None
         series.append(col.fill_nan(None) if a.kind == "numeric" else col)
     features = pl.DataFrame({s.name: s for s in series})
 

@@ -18,8 +18,11 @@ def summarize(data: LabelRankingDataset) -> dict[str, Any]:
         "relation": data.relation,
         "source": data.source,
         "instances": data.n_rows,
-        "attributes": {"numeric": kinds.get("numeric", 0), "nominal": kinds.get("nominal", 0),
-                       "string": kinds.get("string", 0)},
+        "attributes": {
+            "numeric": kinds.get("numeric", 0),
+            "nominal": kinds.get("nominal", 0),
+            "string": kinds.get("string", 0),
+        },
         "missing_feature_values": missing_values,
         "weighted_rows": int(np.count_nonzero(data.weights != 1.0)),
         "labels": list(data.labels),
@@ -29,12 +32,14 @@ def summarize(data: LabelRankingDataset) -> dict[str, Any]:
         present = (y > 0).sum(axis=1)
         tops = np.where((y == 1).any(axis=1), np.argmax(y == 1, axis=1), -1)
         counts = Counter(int(t) for t in tops if t >= 0)
-        out.update({
-            "incomplete_rankings": int(np.count_nonzero(present < y.shape[1])),
-            "incomplete_share": float(np.mean(present < y.shape[1])) if y.shape[0] else 0.0,
-            "mean_labels_per_ranking": float(present.mean()) if y.shape[0] else 0.0,
-            "partial_orders": len(data.partial_orders),
-            "distinct_rankings": int(np.unique(y, axis=0).shape[0]) if y.shape[0] else 0,
-            "top_label_distribution": {data.labels[j]: counts.get(j, 0) for j in range(len(data.labels))},
-        })
+        out.update(
+            {
+                "incomplete_rankings": int(np.count_nonzero(present < y.shape[1])),
+                "incomplete_share": float(np.mean(present < y.shape[1])) if y.shape[0] else 0.0,
+                "mean_labels_per_ranking": float(present.mean()) if y.shape[0] else 0.0,
+                "partial_orders": len(data.partial_orders),
+                "distinct_rankings": int(np.unique(y, axis=0).shape[0]) if y.shape[0] else 0,
+                "top_label_distribution": {data.labels[j]: counts.get(j, 0) for j in range(len(data.labels))},
+            }
+        )
     return out

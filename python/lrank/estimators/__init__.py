@@ -9,6 +9,16 @@ from lrank.estimators.pairwise import OneVsOneLabelRanker
 from lrank.estimators.rpc import RankingByPairwiseComparison
 from lrank.estimators.tree import LabelRankingTree
 
-__all__ = ["BaggingLabelRanker", "InstanceBasedLabelRanker", "InstanceBasedPlackettLuce", "LabelRanker", "LabelRankingRandomForest", "LabelRankingTree",
-           "LabelwiseDecisionTree", "LabelwiseRandomForest", "NotFittedError",
-           "OneVsOneLabelRanker", "RankingByPairwiseComparison"]
+__all__ = [
+    "BaggingLabelRanker",
+    "InstanceBasedLabelRanker",
+    "InstanceBasedPlackettLuce",
+    "LabelRanker",
+    "LabelRankingRandomForest",
+    "LabelRankingTree",
+    "LabelwiseDecisionTree",
+    "LabelwiseRandomForest",
+    "NotFittedError",
+    "OneVsOneLabelRanker",
+    "RankingByPairwiseComparison",
+]

@@ -131,7 +131,11 @@ class CoreLearnerRanker(LabelRanker):
             self.seed_ = resolve_seed(names["random_state"])
             params[self._core_kind]["seed"] = self.seed_
         self.model_ = _core.LearnerModel.fit(
-            json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(names.get("n_jobs")),
+            json.dumps(params),
+            x,
+            y,
+            w,
+            n_jobs=resolve_n_jobs(names.get("n_jobs")),
             nominal=resolve_categorical(names.get("categorical_features"), x.shape[1]),
         )
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)

@@ -80,9 +80,15 @@ class BaggingLabelRanker(LabelRanker):
         inner = base._core_params()
         if inner is None:
             return None
-        return {"Bagging": {"base": inner, "n_estimators": int(self.n_estimators),
-                            "aggregator": _CORE_AGGREGATORS[self.aggregation],
-                            "max_samples": float(self.max_samples), "seed": seed}}
+        return {
+            "Bagging": {
+                "base": inner,
+                "n_estimators": int(self.n_estimators),
+                "aggregator": _CORE_AGGREGATORS[self.aggregation],
+                "max_samples": float(self.max_samples),
+                "seed": seed,
+            }
+        }
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> BaggingLabelRanker:
         """Fits the ensemble on features ``X`` (n, d) and rank matrix ``Y`` (n, m)."""
@@ -93,7 +99,11 @@ class BaggingLabelRanker(LabelRanker):
         self.model_: _core.LearnerModel | None
         if params is not None:
             self.model_ = _core.LearnerModel.fit(
-                json.dumps(params), x, y, w, n_jobs=resolve_n_jobs(self.n_jobs),
+                json.dumps(params),
+                x,
+                y,
+                w,
+                n_jobs=resolve_n_jobs(self.n_jobs),
                 nominal=resolve_categorical(self.categorical_features, x.shape[1]),
             )
             self.estimators_ = None

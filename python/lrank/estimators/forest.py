@@ -24,7 +24,9 @@ def core_max_features(mf: Any) -> Any:
         return {"Count": int(mf)}
     if isinstance(mf, (float, np.floating)) and 0 < mf <= 1:
         return {"Fraction": float(mf)}
-    raise InvalidInputError(f"max_features must be 'log2+1', 'sqrt', 'all', None, an int >= 1 or a float in (0, 1], got {mf!r}")
+    raise InvalidInputError(
+        f"max_features must be 'log2+1', 'sqrt', 'all', None, an int >= 1 or a float in (0, 1], got {mf!r}"
+    )
 
 
 class LabelRankingRandomForest(LabelRanker):
@@ -42,9 +44,10 @@ class LabelRankingRandomForest(LabelRanker):
     label pair a ranking contains a binary class and sums the gain over pairs: with incomplete
     training rankings, nearly every ranking is distinct and per-ranking classes carry no
     information, while pairwise classes keep working (iris with 60% of the labels deleted:
-    .92 instead of .75); on complete rankings it scores like ``"ranking"``. ``x <= threshold`` goes left both when growing and
-    when predicting. A node becomes a leaf at ``max_depth`` splits, when its class entropy is
-    (almost) zero, or when no feature separates it. A leaf predicts the generalized Borda
+    .92 instead of .75); on complete rankings it scores like ``"ranking"``. ``x <= threshold``
+    goes left both when growing and when predicting. A node becomes a leaf at ``max_depth``
+    splits, when its class entropy is (almost) zero, or when no feature separates it. A leaf
+    predicts the generalized Borda
     consensus of the training rankings that reach it (with bootstrap multiplicity); the forest
     predicts the Borda consensus of its trees. Ties go to the lower label index.
 
@@ -85,7 +88,11 @@ class LabelRankingRandomForest(LabelRanker):
         self.categorical_features = categorical_features
 
     def _validate_params(self) -> None:
-        if isinstance(self.n_estimators, bool) or not isinstance(self.n_estimators, (int, np.integer)) or self.n_estimators < 1:
+        if (
+            isinstance(self.n_estimators, bool)
+            or not isinstance(self.n_estimators, (int, np.integer))
+            or self.n_estimators < 1
+        ):
             raise InvalidInputError(f"n_estimators must be a positive int, got {self.n_estimators!r}")
         if self.max_depth is not None and (
             isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0
@@ -99,12 +106,17 @@ class LabelRankingRandomForest(LabelRanker):
         modes = {"ranking": "Ranking", "top_label": "TopLabel", "pairwise": "Pairwise"}
         if self.class_mode not in modes:
             raise InvalidInputError(f"class_mode must be 'ranking', 'top_label' or 'pairwise', got {self.class_mode!r}")
-        return {"RandomForest": {
-            "n_estimators": int(self.n_estimators),
-            "max_depth": None if self.max_depth is None else int(self.max_depth),
-            "max_features": max_features, "class_mode": modes[self.class_mode],
-            "bootstrap": bool(self.bootstrap), "seed": seed, "entropy_epsilon": 1e-6,
-        }}
+        return {
+            "RandomForest": {
+                "n_estimators": int(self.n_estimators),
+                "max_depth": None if self.max_depth is None else int(self.max_depth),
+                "max_features": max_features,
+                "class_mode": modes[self.class_mode],
+                "bootstrap": bool(self.bootstrap),
+                "seed": seed,
+                "entropy_epsilon": 1e-6,
+            }
+        }
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingRandomForest:
         """Fits the forest on features ``X`` (n, d) and rank matrix ``Y`` (n, m)."""

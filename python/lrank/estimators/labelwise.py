@@ -42,13 +42,15 @@ class _Labelwise(CoreLearnerRanker):
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
         self._validate_common()
         p = self._params()
-        p.update({
-            "max_depth": None if self.max_depth is None else int(self.max_depth),  # type: ignore[attr-defined]
-            "min_samples_split": float(self.min_samples_split),  # type: ignore[attr-defined]
-            "min_samples_leaf": float(self.min_samples_leaf),  # type: ignore[attr-defined]
-            "tune_depth": bool(self.tune_depth),  # type: ignore[attr-defined]
-            "seed": seed,
-        })
+        p.update(
+            {
+                "max_depth": None if self.max_depth is None else int(self.max_depth),  # type: ignore[attr-defined]
+                "min_samples_split": float(self.min_samples_split),  # type: ignore[attr-defined]
+                "min_samples_leaf": float(self.min_samples_leaf),  # type: ignore[attr-defined]
+                "tune_depth": bool(self.tune_depth),  # type: ignore[attr-defined]
+                "seed": seed,
+            }
+        )
         return {"Labelwise": p}
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
@@ -62,8 +64,11 @@ class _Labelwise(CoreLearnerRanker):
 
 
 class LabelwiseDecisionTree(_Labelwise):
-    __doc__ = """Labelwise decision tree (LWDT): one multi-output regression tree.
-""" + _DOC_MODEL + """
+    __doc__ = (
+        """Labelwise decision tree (LWDT): one multi-output regression tree.
+"""
+        + _DOC_MODEL
+        + """
     Parameters
     ----------
     max_depth : maximum splits from root to leaf; None: unlimited (a fully grown tree).
@@ -74,6 +79,7 @@ class LabelwiseDecisionTree(_Labelwise):
     n_jobs : threads (None or -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
+    )
 
     def __init__(
         self,
@@ -98,10 +104,13 @@ class LabelwiseDecisionTree(_Labelwise):
 
 
 class LabelwiseRandomForest(_Labelwise):
-    __doc__ = """Labelwise random forest (LWRF): multi-output regression trees on bootstrap samples
+    __doc__ = (
+        """Labelwise random forest (LWRF): multi-output regression trees on bootstrap samples
     with a random share of the features per node; the forest averages the trees' predicted
     positions.
-""" + _DOC_MODEL + """
+"""
+        + _DOC_MODEL
+        + """
     Parameters
     ----------
     n_estimators : number of trees (default 100).
@@ -113,6 +122,7 @@ class LabelwiseRandomForest(_Labelwise):
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
+    )
 
     def __init__(
         self,
@@ -142,4 +152,8 @@ class LabelwiseRandomForest(_Labelwise):
         n = self.n_estimators
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise InvalidInputError(f"n_estimators must be a positive int, got {n!r}")
-        return {"n_estimators": int(n), "bootstrap": bool(self.bootstrap), "max_features": core_max_features(self.max_features)}
+        return {
+            "n_estimators": int(n),
+            "bootstrap": bool(self.bootstrap),
+            "max_features": core_max_features(self.max_features),
+        }

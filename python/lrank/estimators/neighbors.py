@@ -58,8 +58,15 @@ class InstanceBasedLabelRanker(LabelRanker):
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
         self._validate_params()
         k = self.n_neighbors
-        return {"InstanceBased": {"k": None if k is None else int(k), "max_iter": int(self.max_iter), "seed": seed,
-                                  "model": "Mallows", "weighting": "Dudani"}}
+        return {
+            "InstanceBased": {
+                "k": None if k is None else int(k),
+                "max_iter": int(self.max_iter),
+                "seed": seed,
+                "model": "Mallows",
+                "weighting": "Dudani",
+            }
+        }
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> InstanceBasedLabelRanker:
         self._validate_params()
@@ -67,8 +74,14 @@ class InstanceBasedLabelRanker(LabelRanker):
         x, y, w = self._check_xy(X, Y, sample_weight)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = _core.InstanceBasedModel.fit(
-            x, y, w, k=None if k is None else int(k), max_iter=int(self.max_iter), seed=self.seed_,
-            n_jobs=resolve_n_jobs(self.n_jobs), nominal=resolve_categorical(self.categorical_features, x.shape[1]),
+            x,
+            y,
+            w,
+            k=None if k is None else int(k),
+            max_iter=int(self.max_iter),
+            seed=self.seed_,
+            n_jobs=resolve_n_jobs(self.n_jobs),
+            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
         )
         self.n_neighbors_ = self.model_.k
         return self
@@ -148,9 +161,15 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
             raise InvalidInputError(f"max_iter must be a positive int, got {self.max_iter!r}")
         if not isinstance(self.tol, (int, float, np.number)) or not self.tol >= 0:
             raise InvalidInputError(f"tol must be >= 0, got {self.tol!r}")
-        return {"InstanceBased": {"k": None if k is None else int(k), "max_iter": int(self.max_iter), "seed": seed,
-                                  "model": {"PlackettLuce": {"tol": float(self.tol)}},
-                                  "weighting": "Uniform" if self.weights == "uniform" else "Dudani"}}
+        return {
+            "InstanceBased": {
+                "k": None if k is None else int(k),
+                "max_iter": int(self.max_iter),
+                "seed": seed,
+                "model": {"PlackettLuce": {"tol": float(self.tol)}},
+                "weighting": "Uniform" if self.weights == "uniform" else "Dudani",
+            }
+        }
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.n_neighbors_ = summary["k"]

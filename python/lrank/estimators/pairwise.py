@@ -82,12 +82,22 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
             n = self.n_estimators
             if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
                 raise InvalidInputError(f"n_estimators must be a positive int, got {n!r}")
-            trees: dict[str, Any] = {"n_estimators": int(n), "bootstrap": bool(self.bootstrap),
-                                     "max_features": core_max_features(self.max_features)}
+            trees: dict[str, Any] = {
+                "n_estimators": int(n),
+                "bootstrap": bool(self.bootstrap),
+                "max_features": core_max_features(self.max_features),
+            }
         else:
             trees = {"n_estimators": 1, "bootstrap": False, "max_features": "All"}
-        return {"Pairwise": {**trees, "max_depth": None if md is None else int(md), "min_samples_split": float(mss),
-                             "voting": _VOTING[self.voting], "seed": seed}}
+        return {
+            "Pairwise": {
+                **trees,
+                "max_depth": None if md is None else int(md),
+                "min_samples_split": float(mss),
+                "voting": _VOTING[self.voting],
+                "seed": seed,
+            }
+        }
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's votes (Copeland wins or summed probabilities; higher preferred), (n, m)."""

@@ -38,7 +38,7 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
 
     def __init__(
         self,
-        C: float = 1.0,  # noqa: N803 - scikit-learn's name
+        C: float = 1.0,
         voting: str = "soft",
         max_iter: int = 100,
         tol: float = 1e-8,
@@ -62,14 +62,25 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
             raise InvalidInputError(f"max_iter must be a positive int, got {self.max_iter!r}")
         if not isinstance(self.tol, (int, float, np.number)) or not self.tol > 0:
             raise InvalidInputError(f"tol must be positive, got {self.tol!r}")
-        return {"Rpc": {"c": float(self.C), "voting": _VOTING[self.voting], "max_iter": int(self.max_iter),
-                        "tol": float(self.tol), "seed": seed}}
+        return {
+            "Rpc": {
+                "c": float(self.C),
+                "voting": _VOTING[self.voting],
+                "max_iter": int(self.max_iter),
+                "tol": float(self.tol),
+                "seed": seed,
+            }
+        }
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.n_iter_ = summary["max_iterations"]
         if fitting and summary["not_converged"]:
-            warnings.warn(f"RPC: {summary['not_converged']} of {summary['n_pairs']} pairwise models did not converge "
-                          f"in {self.max_iter} Newton steps; raise max_iter or tol", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"RPC: {summary['not_converged']} of {summary['n_pairs']} pairwise models did not converge "
+                f"in {self.max_iter} Newton steps; raise max_iter or tol",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's votes (summed probabilities or wins; higher preferred), shape (n, m)."""

@@ -79,23 +79,33 @@ class LabelRankingTree(LabelRanker):
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
         self._validate_params()
-        return {"LabelTree": {
-            "max_depth": None if self.max_depth is None else int(self.max_depth),
-            "min_weight_split": None if self.min_samples_split is None else float(self.min_samples_split),
-            "max_iter": int(self.max_iter), "seed": seed,
-            "threshold_rule": {"best": "Best", "equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}[self.splitter],
-        }}
+        return {
+            "LabelTree": {
+                "max_depth": None if self.max_depth is None else int(self.max_depth),
+                "min_weight_split": None if self.min_samples_split is None else float(self.min_samples_split),
+                "max_iter": int(self.max_iter),
+                "seed": seed,
+                "threshold_rule": {"best": "Best", "equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}[
+                    self.splitter
+                ],
+            }
+        }
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingTree:
         self._validate_params()
         x, y, w = self._check_xy(X, Y, sample_weight)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = _core.LabelTreeModel.fit(
-            x, y, w,
+            x,
+            y,
+            w,
             max_depth=None if self.max_depth is None else int(self.max_depth),
             min_weight_split=None if self.min_samples_split is None else float(self.min_samples_split),
-            max_iter=int(self.max_iter), seed=self.seed_, threshold_rule=self.splitter,
-            n_jobs=resolve_n_jobs(self.n_jobs), nominal=resolve_categorical(self.categorical_features, x.shape[1]),
+            max_iter=int(self.max_iter),
+            seed=self.seed_,
+            threshold_rule=self.splitter,
+            n_jobs=resolve_n_jobs(self.n_jobs),
+            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
         )
         return self
 

@@ -92,16 +92,13 @@ def fold_plans(
                 yield FoldPlan(repeat=r, fold=k, train=train, test=test, y_train=y_train)
 
 
-def fold_plan(
-    y: NDArray[np.int32], *, n_folds: int, seed: int, missing: float, repeat: int, fold: int
-) -> FoldPlan:
+def fold_plan(y: NDArray[np.int32], *, n_folds: int, seed: int, missing: float, repeat: int, fold: int) -> FoldPlan:
     """Fold ``fold`` of repeat ``repeat`` alone, identical to the one :func:`fold_plans` yields."""
     if not 0 <= fold < n_folds:
         raise InvalidInputError(f"fold {fold} does not exist with {n_folds} folds")
     if repeat < 0:
         raise InvalidInputError(f"repeat must be >= 0, got {repeat}")
-    return next(fold_plans(y, n_folds=n_folds, repeats=repeat + 1, seed=seed, missing=missing,
-                           only={(repeat, fold)}))
+    return next(fold_plans(y, n_folds=n_folds, repeats=repeat + 1, seed=seed, missing=missing, only={(repeat, fold)}))
 
 
 def cross_validate(

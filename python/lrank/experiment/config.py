@@ -163,8 +163,9 @@ def expand_datasets(specs: Sequence[str], base_dir: str | os.PathLike[str] | Non
             files += found
         elif full.is_file():
             if full.suffix.lower() not in DATA_SUFFIXES:
-                raise ExperimentError(f"{spec}: unknown data file suffix {full.suffix or '(none)'!r}: "
-                                      f"expected {', '.join(DATA_SUFFIXES)}")
+                raise ExperimentError(
+                    f"{spec}: unknown data file suffix {full.suffix or '(none)'!r}: expected {', '.join(DATA_SUFFIXES)}"
+                )
             files.append(full)
         else:
             raise ExperimentError(f"{spec}: no such file or directory")
@@ -185,7 +186,7 @@ def expand_datasets(specs: Sequence[str], base_dir: str | os.PathLike[str] | Non
 def parse_missing(value: str | float | Sequence[Any]) -> tuple[float, ...]:
     """Missing-label probabilities from ``"0,0.3,0.6"``, a number, or a list; each in [0, 1)."""
     if isinstance(value, str):
-        parts: list[Any] = [v for v in value.split(",")]
+        parts: list[Any] = list(value.split(","))
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         parts = [value]
     elif isinstance(value, Sequence):

@@ -121,8 +121,16 @@ def cd_diagram(
         x_edge = 1 - 0.04 * (k - 1) if left else k + 0.04 * (k - 1)
         ax.plot([ranks[j], ranks[j], x_edge], [0, y, y], color="black", lw=0.8, clip_on=False)
         weight = "bold" if method == "bonferroni-dunn" and j == c else "normal"
-        ax.text(x_edge + (-0.02 if left else 0.02) * (k - 1), y, f"{labels[j]} ({ranks[j]:.2f})",
-                ha="right" if left else "left", va="center", fontsize=9, fontweight=weight, clip_on=False)
+        ax.text(
+            x_edge + (-0.02 if left else 0.02) * (k - 1),
+            y,
+            f"{labels[j]} ({ranks[j]:.2f})",
+            ha="right" if left else "left",
+            va="center",
+            fontsize=9,
+            fontweight=weight,
+            clip_on=False,
+        )
     if method == "nemenyi":
         for g, group in enumerate(groups):
             lo, hi = ranks[list(group)].min(), ranks[list(group)].max()
@@ -131,8 +139,11 @@ def cd_diagram(
     else:
         start, stop = max(1.0, float(ranks[c]) - cd), min(float(k), float(ranks[c]) + cd)
         ax.plot([start, stop], [0.18, 0.18], color="black", lw=3.5, solid_capstyle="butt")
-    heading = title or (f"Nemenyi, alpha = {alpha:g}, N = {n_datasets}" if method == "nemenyi"
-                        else f"Bonferroni-Dunn against {labels[c]}, alpha = {alpha:g}, N = {n_datasets}")
+    heading = title or (
+        f"Nemenyi, alpha = {alpha:g}, N = {n_datasets}"
+        if method == "nemenyi"
+        else f"Bonferroni-Dunn against {labels[c]}, alpha = {alpha:g}, N = {n_datasets}"
+    )
     ax.set_title(heading, fontsize=10, pad=4)
     _save(fig, spath)
     return cd
@@ -145,8 +156,12 @@ _LINESTYLES = ("-", "--", ":", "-.")
 def _series_style(j: int, **extra: Any) -> dict[str, Any]:
     """A colour, marker and line style for series j: distinct for dozens of series (the default
     cycle repeats its ten colours, which made twelve learners ambiguous)."""
-    return {"color": f"C{j % 10}", "marker": _MARKERS[j % len(_MARKERS)],
-            "linestyle": _LINESTYLES[(j // 10) % len(_LINESTYLES)], **extra}
+    return {
+        "color": f"C{j % 10}",
+        "marker": _MARKERS[j % len(_MARKERS)],
+        "linestyle": _LINESTYLES[(j // 10) % len(_LINESTYLES)],
+        **extra,
+    }
 
 
 def _panel_grid(fig: Any, n: int) -> list[Any]:
@@ -205,8 +220,7 @@ def missing_curve(
             ax.set_xlabel("p", fontsize=8)
         axes[0].set_ylabel(name, fontsize=8)
         handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8,
-                   bbox_to_anchor=(0.5, 1.0))
+        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8, bbox_to_anchor=(0.5, 1.0))
         if title:
             fig.suptitle(title, y=1.08)
         fig.tight_layout()
@@ -224,9 +238,9 @@ def sweep_groups(frame: pl.DataFrame, flag: str) -> dict[str, list[tuple[str, st
     """Learners that set option ``flag``, grouped by their name and other options:
     group label -> [(option value, learner label)], in store order."""
     groups: dict[str, list[tuple[str, str]]] = {}
-    for label, name, options_text in frame.select("learner", "learner_name", "learner_options").unique(
-        maintain_order=True
-    ).iter_rows():
+    for label, name, options_text in (
+        frame.select("learner", "learner_name", "learner_options").unique(maintain_order=True).iter_rows()
+    ):
         options = shlex.split(options_text)
         value = _option_value(options, flag)
         if value is None:
@@ -254,7 +268,9 @@ def parameter_curve(
     spath = check_plot_path(path)
     groups = sweep_groups(frame, option)
     if not groups:
-        raise ExperimentError(f"no learner in the store sets option {option}; sweep it, e.g. --sweep 'LRRF {option} 10,20,50'")
+        raise ExperimentError(
+            f"no learner in the store sets option {option}; sweep it, e.g. --sweep 'LRRF {option} 10,20,50'"
+        )
     ps = sorted(frame.get_column("missing").unique().to_list())
     p = ps[0] if missing is None else missing
     learners = [lab for members in groups.values() for _, lab in members]
@@ -299,8 +315,7 @@ def parameter_curve(
             ax.set_xlabel(option, fontsize=8)
         axes[0].set_ylabel(table.display_name, fontsize=8)
         handles, labels = axes[0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8,
-                   bbox_to_anchor=(0.5, 1.0))
+        fig.legend(handles, labels, loc="lower center", ncol=min(4, len(labels)), fontsize=8, bbox_to_anchor=(0.5, 1.0))
         if title:
             fig.suptitle(title, y=1.08)
         fig.tight_layout()

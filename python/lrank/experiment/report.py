@@ -114,8 +114,10 @@ class ResultTable:
         return self.best.sum(axis=0).astype(np.int64)  # type: ignore[no-any-return]
 
     def title(self) -> str:
-        return (f"{self.display_name} at missing-label probability p = {self.missing:g} "
-                f"({self.repeats} x {self.folds}-fold cross-validation, seed {self.seed})")
+        return (
+            f"{self.display_name} at missing-label probability p = {self.missing:g} "
+            f"({self.repeats} x {self.folds}-fold cross-validation, seed {self.seed})"
+        )
 
     def left_out(self) -> list[str]:
         """Why each unranked data set is left out, e.g. ``glass (LRT: 12 of 50 folds)``."""
@@ -178,9 +180,19 @@ def build_tables(
                 i, j = d_index[dataset], l_index[learner]
                 means[i, j] = np.nan if mean is None else mean
                 counts[i, j] = count
-        tables.append(ResultTable(measure=measure, missing=float(p), datasets=tuple(chosen_datasets),
-                                  learners=tuple(chosen_learners), means=means, counts=counts,
-                                  folds=int(folds), repeats=int(repeats), seed=int(seed)))
+        tables.append(
+            ResultTable(
+                measure=measure,
+                missing=float(p),
+                datasets=tuple(chosen_datasets),
+                learners=tuple(chosen_learners),
+                means=means,
+                counts=counts,
+                folds=int(folds),
+                repeats=int(repeats),
+                seed=int(seed),
+            )
+        )
     return tables
 
 
@@ -250,10 +262,13 @@ def table_statistics(
     bcd = critical_difference(k, n, alpha, method="bonferroni-dunn")
     significant = tuple(
         (labels[a], labels[b], float(abs(ranks[a] - ranks[b])))
-        for a in range(k) for b in range(a + 1, k) if abs(ranks[a] - ranks[b]) >= ncd
+        for a in range(k)
+        for b in range(a + 1, k)
+        if abs(ranks[a] - ranks[b]) >= ncd
     )
-    differ = tuple((labels[j], float(ranks[j] - ranks[c])) for j in range(k)
-                   if j != c and abs(ranks[j] - ranks[c]) >= bcd)
+    differ = tuple(
+        (labels[j], float(ranks[j] - ranks[c])) for j in range(k) if j != c and abs(ranks[j] - ranks[c]) >= bcd
+    )
     scores = table.means[table.ranked]
     wanted_pairs = list(pairs) or ([(labels[0], labels[1])] if k == 2 else [])
     wilcoxon = []
@@ -262,12 +277,20 @@ def table_statistics(
         sign = 1.0 if table.higher_is_better else -1.0  # R+ counts the data sets where a is better
         wilcoxon.append((a_label, b_label, wilcoxon_signed_rank(sign * scores[:, a], sign * scores[:, b])))
     return TableStatistics(
-        n=n, k=k, alpha=alpha, learners=labels, average_ranks=tuple(float(r) for r in ranks),
+        n=n,
+        k=k,
+        alpha=alpha,
+        learners=labels,
+        average_ranks=tuple(float(r) for r in ranks),
         friedman=friedman_test(ranks, n),
-        nemenyi_q=nq, nemenyi_cd=ncd,
+        nemenyi_q=nq,
+        nemenyi_cd=ncd,
         nemenyi_groups=tuple(tuple(labels[j] for j in g) for g in nemenyi_groups(ranks, ncd)),
         nemenyi_pairs=significant,
-        control=labels[c], bonferroni_dunn_q=bq, bonferroni_dunn_cd=bcd, bonferroni_dunn_differ=differ,
+        control=labels[c],
+        bonferroni_dunn_q=bq,
+        bonferroni_dunn_cd=bcd,
+        bonferroni_dunn_differ=differ,
         holm=tuple((labels[s.learner], s) for s in holm_test(ranks, n, control=c, alpha=alpha)),
         wilcoxon=tuple(wilcoxon),
     )
@@ -280,8 +303,9 @@ def _p(p: float) -> str:
 def statistics_lines(s: TableStatistics, *, markdown: bool = False) -> list[str]:
     """The statistics as text lines (a bullet list in Markdown)."""
     f = s.friedman
-    verdict = ("the learners differ significantly" if f.ff_p < s.alpha
-               else "no significant difference between the learners")
+    verdict = (
+        "the learners differ significantly" if f.ff_p < s.alpha else "no significant difference between the learners"
+    )
     ff = "inf" if math.isinf(f.ff) else f"{f.ff:.2f}"
     bullet = "- " if markdown else "  "
     lines = [
@@ -290,20 +314,34 @@ def statistics_lines(s: TableStatistics, *, markdown: bool = False) -> list[str]
         f"{bullet}Iman-Davenport: F_F = {ff} (df {f.ff_df[0]}, {f.ff_df[1]}), p = {_p(f.ff_p)}: {verdict}",
     ]
     if f.ff_p >= s.alpha:
-        lines.append(f"{bullet}(the Friedman test keeps the null hypothesis; the post-hoc tests below are for information)")
+        lines.append(
+            f"{bullet}(the Friedman test keeps the null hypothesis; the post-hoc tests below are for information)"
+        )
     pairs = ", ".join(f"{a} - {b} ({d:.2f})" for a, b, d in s.nemenyi_pairs) or "none"
-    lines.append(f"{bullet}Nemenyi: q = {s.nemenyi_q:.3f}, CD = {s.nemenyi_cd:.2f}; "
-                 f"significantly different pairs: {pairs}")
+    lines.append(
+        f"{bullet}Nemenyi: q = {s.nemenyi_q:.3f}, CD = {s.nemenyi_cd:.2f}; significantly different pairs: {pairs}"
+    )
     if s.nemenyi_groups:
         groups = "; ".join("{" + ", ".join(g) + "}" for g in s.nemenyi_groups)
         lines.append(f"{bullet}Nemenyi groups with no significant difference inside: {groups}")
     differ = ", ".join(f"{lab} ({d:+.2f})" for lab, d in s.bonferroni_dunn_differ) or "none"
-    lines.append(f"{bullet}Bonferroni-Dunn against {s.control}: q = {s.bonferroni_dunn_q:.3f}, "
-                 f"CD = {s.bonferroni_dunn_cd:.2f}; significantly different from {s.control}: {differ}")
+    lines.append(
+        f"{bullet}Bonferroni-Dunn against {s.control}: q = {s.bonferroni_dunn_q:.3f}, "
+        f"CD = {s.bonferroni_dunn_cd:.2f}; significantly different from {s.control}: {differ}"
+    )
     lines.append(f"{bullet}Holm's step-down procedure against {s.control}:")
     head = ("learner", "rank diff", "z", "p", "alpha/(k-i)", "hypothesis")
-    rows = [(lab, f"{st.rank_difference:+.3f}", f"{st.z:.3f}", _p(st.p), f"{st.threshold:.4f}",
-             "rejected" if st.rejected else "kept") for lab, st in s.holm]
+    rows = [
+        (
+            lab,
+            f"{st.rank_difference:+.3f}",
+            f"{st.z:.3f}",
+            _p(st.p),
+            f"{st.threshold:.4f}",
+            "rejected" if st.rejected else "kept",
+        )
+        for lab, st in s.holm
+    ]
     if markdown:
         lines.append("")
         lines += _markdown_rows(list(head), [list(r) for r in rows], align=["l"] + ["r"] * 5)
@@ -311,12 +349,16 @@ def statistics_lines(s: TableStatistics, *, markdown: bool = False) -> list[str]
     else:
         widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
         for r in [head, *rows]:
-            lines.append("    " + "  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w)
-                                           for i, (v, w) in enumerate(zip(r, widths))))
+            lines.append(
+                "    "
+                + "  ".join(str(v).ljust(w) if i == 0 else str(v).rjust(w) for i, (v, w) in enumerate(zip(r, widths)))
+            )
     for a, b, w in s.wilcoxon:
         exact = f", {_p(w.p_exact)} (exact)" if w.p_exact is not None else ""
-        lines.append(f"{bullet}Wilcoxon signed-rank, {a} vs {b} over {w.n} data sets: R+ = {w.r_plus:g}, "
-                     f"R- = {w.r_minus:g}, T = {w.t:g}, z = {w.z:.2f}, p = {_p(w.p_normal)} (normal){exact}")
+        lines.append(
+            f"{bullet}Wilcoxon signed-rank, {a} vs {b} over {w.n} data sets: R+ = {w.r_plus:g}, "
+            f"R- = {w.r_minus:g}, T = {w.t:g}, z = {w.z:.2f}, p = {_p(w.p_normal)} (normal){exact}"
+        )
     return lines
 
 
@@ -358,8 +400,10 @@ def _notes(t: ResultTable) -> list[str]:
     notes = []
     left = t.left_out()
     if left:
-        notes.append(f"Left out of ranks, average ranks, wins and statistics ({len(left)} of "
-                     f"{len(t.datasets)} data sets): " + "; ".join(left) + ".")
+        notes.append(
+            f"Left out of ranks, average ranks, wins and statistics ({len(left)} of "
+            f"{len(t.datasets)} data sets): " + "; ".join(left) + "."
+        )
     if any(int(c) not in (0, t.expected) for c in t.counts.ravel()):
         notes.append(f"[c/{t.expected}]: mean over the c of {t.expected} folds stored so far.")
     return notes
@@ -373,12 +417,18 @@ def render_text(tables: Sequence[ResultTable], *, digits: int = 3, stats: Sequen
         summary = _summary_rows(t)
         widths = [max(len(r[c]) for r in [head, *body, *summary]) for c in range(len(head))]
 
-        def line(r: list[str]) -> str:
+        def line(r: list[str], widths: list[int] = widths) -> str:
             return "  ".join(v.ljust(w) if c == 0 else v.rjust(w) for c, (v, w) in enumerate(zip(r, widths))).rstrip()
 
         rule = "-" * len(line(head))
-        out += [t.title(), "(mean over folds; the learner's rank on the data set in parentheses)", "",
-                line(head), rule, *[line(r) for r in body]]
+        out += [
+            t.title(),
+            "(mean over folds; the learner's rank on the data set in parentheses)",
+            "",
+            line(head),
+            rule,
+            *[line(r) for r in body],
+        ]
         if summary:
             out += [rule, *[line(r) for r in summary]]
         notes = _notes(t)
@@ -400,29 +450,38 @@ def _markdown_rows(head: list[str], rows: list[list[str]], *, align: list[str]) 
     return ["| " + " | ".join(r) + " |" for r in [head, sep, *rows]]
 
 
-def render_markdown(tables: Sequence[ResultTable], *, digits: int = 3,
-                    stats: Sequence[TableStatistics | str] = ()) -> str:
+def render_markdown(
+    tables: Sequence[ResultTable], *, digits: int = 3, stats: Sequence[TableStatistics | str] = ()
+) -> str:
     out: list[str] = []
     for i, t in enumerate(tables):
         best = t.best
         body = []
         for d, cells in enumerate(_cells(t, digits)):
             # the best value of a ranked data set in bold, as the papers print it
-            row = [f"**{c.split(' ')[0]}** {' '.join(c.split(' ')[1:])}".rstrip() if best[d, j] else c
-                   for j, c in enumerate(cells)]
+            row = [
+                f"**{c.split(' ')[0]}** {' '.join(c.split(' ')[1:])}".rstrip() if best[d, j] else c
+                for j, c in enumerate(cells)
+            ]
             body.append([_md_escape(t.datasets[d]), *row])
         summary = [[f"*{r[0]}*", *r[1:]] for r in _summary_rows(t)]
-        out += [f"### {_md_escape(t.title())}", "",
-                "Mean over folds; the learner's rank on the data set in parentheses, the best in bold.", ""]
-        out += _markdown_rows(["data set", *[_md_escape(x) for x in t.learners]], body + summary,
-                              align=["l"] + ["r"] * len(t.learners))
+        out += [
+            f"### {_md_escape(t.title())}",
+            "",
+            "Mean over folds; the learner's rank on the data set in parentheses, the best in bold.",
+            "",
+        ]
+        out += _markdown_rows(
+            ["data set", *[_md_escape(x) for x in t.learners]], body + summary, align=["l"] + ["r"] * len(t.learners)
+        )
         notes = _notes(t)
         if notes:
             out += ["", *[_md_escape(n) for n in notes]]
         if i < len(stats):
             s = stats[i]
-            out += [""] + (statistics_lines(s, markdown=True) if isinstance(s, TableStatistics)
-                           else [f"Statistics: {s}."])
+            out += [""] + (
+                statistics_lines(s, markdown=True) if isinstance(s, TableStatistics) else [f"Statistics: {s}."]
+            )
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
@@ -441,18 +500,37 @@ def render_csv(tables: Sequence[ResultTable], *, digits: int = 6) -> str:
             row: list[str] = [t.measure, f"{t.missing:g}", name]
             for j in range(len(t.learners)):
                 mean = t.means[d, j]
-                row += ["" if not np.isfinite(mean) else f"{mean:.{digits}f}",
-                        _rank(t.ranks[d, j]) if t.ranked[d] else "", str(int(t.counts[d, j]))]
+                row += [
+                    "" if not np.isfinite(mean) else f"{mean:.{digits}f}",
+                    _rank(t.ranks[d, j]) if t.ranked[d] else "",
+                    str(int(t.counts[d, j])),
+                ]
             writer.writerow(row)
         if t.n_ranked:
-            writer.writerow([t.measure, f"{t.missing:g}", "average rank",
-                             *[x for r in t.average_ranks for x in (f"{r:.4f}", "", "")]])
+            writer.writerow(
+                [
+                    t.measure,
+                    f"{t.missing:g}",
+                    "average rank",
+                    *[x for r in t.average_ranks for x in (f"{r:.4f}", "", "")],
+                ]
+            )
             writer.writerow([t.measure, f"{t.missing:g}", "wins", *[x for w in t.wins for x in (str(w), "", "")]])
     return buf.getvalue()
 
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def _tex(text: str) -> str:
@@ -464,11 +542,16 @@ def render_latex(tables: Sequence[ResultTable], *, digits: int = 3) -> str:
     out: list[str] = []
     for t in tables:
         best = t.best
-        out += [r"\begin{table}[ht]", r"\centering",
-                r"\caption{" + _tex(t.title()) + r"; mean over folds, rank on the data set in parentheses, "
-                r"best in bold.}",
-                r"\begin{tabular}{l" + "r" * len(t.learners) + "}", r"\hline",
-                " & ".join(["Data set", *[_tex(x) for x in t.learners]]) + r" \\", r"\hline"]
+        out += [
+            r"\begin{table}[ht]",
+            r"\centering",
+            r"\caption{" + _tex(t.title()) + r"; mean over folds, rank on the data set in parentheses, "
+            r"best in bold.}",
+            r"\begin{tabular}{l" + "r" * len(t.learners) + "}",
+            r"\hline",
+            " & ".join(["Data set", *[_tex(x) for x in t.learners]]) + r" \\",
+            r"\hline",
+        ]
         for d, cells in enumerate(_cells(t, digits)):
             texed = []
             for j, c in enumerate(cells):

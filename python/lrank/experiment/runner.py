@@ -65,8 +65,10 @@ class CellTask:
         return (self.dataset.source.name, self.learner.label, self.missing, self.repeat, self.fold)
 
     def describe(self) -> str:
-        return (f"{self.dataset.source.name} / {self.learner.label} / p={self.missing:g} / "
-                f"repeat {self.repeat + 1} fold {self.fold + 1}")
+        return (
+            f"{self.dataset.source.name} / {self.learner.label} / p={self.missing:g} / "
+            f"repeat {self.repeat + 1} fold {self.fold + 1}"
+        )
 
 
 @dataclass(frozen=True)
@@ -131,8 +133,16 @@ def _plan(task: CellTask, y: NDArray[np.int32]) -> FoldPlan:
     plans = _PLANS.get(key)
     if plans is None:
         # the whole repeat at once: its folds share one deletion generator, consumed in order
-        plans = list(fold_plans(y, n_folds=task.folds, repeats=task.repeat + 1, seed=task.seed,
-                                missing=task.missing, only={(task.repeat, k) for k in range(task.folds)}))
+        plans = list(
+            fold_plans(
+                y,
+                n_folds=task.folds,
+                repeats=task.repeat + 1,
+                seed=task.seed,
+                missing=task.missing,
+                only={(task.repeat, k) for k in range(task.folds)},
+            )
+        )
         _remember(_PLANS, key, plans, size=4)
     return plans[task.fold]
 
@@ -217,8 +227,9 @@ def describe_datasets(config: ExperimentConfig) -> list[DatasetInfo]:
         assert data.rankings is not None
         if config.folds > data.n_rows:
             raise ExperimentError(f"{source.path}: cannot make {config.folds} folds from {data.n_rows} instances")
-        out.append(DatasetInfo(source=source, sha256=file_sha256(source.path), n_instances=data.n_rows,
-                               n_labels=data.n_labels))
+        out.append(
+            DatasetInfo(source=source, sha256=file_sha256(source.path), n_instances=data.n_rows, n_labels=data.n_labels)
+        )
     return out
 
 
@@ -269,8 +280,17 @@ def plan_experiment(config: ExperimentConfig, store: ResultStore) -> ExperimentP
             for r in range(config.repeats):
                 for k in range(config.folds):
                     for learner in config.learners:
-                        task = CellTask(dataset=info, learner=learner, missing=p, repeat=r, fold=k,
-                                        folds=config.folds, repeats=config.repeats, seed=config.seed, jobs=jobs)
+                        task = CellTask(
+                            dataset=info,
+                            learner=learner,
+                            missing=p,
+                            repeat=r,
+                            fold=k,
+                            folds=config.folds,
+                            repeats=config.repeats,
+                            seed=config.seed,
+                            jobs=jobs,
+                        )
                         if task.key not in done:
                             pending.append(task)
     return ExperimentPlan(config=config, datasets=tuple(datasets), stored=stored, pending=tuple(pending))
@@ -338,5 +358,10 @@ def run_experiment(
                 on_cell(result)
     finally:
         writer.close()
-    return RunSummary(run_id=run_id, cells=plan.n_cells, already_stored=plan.n_cells - len(plan.pending),
-                      computed=writer.written, seconds=time.monotonic() - start)
+    return RunSummary(
+        run_id=run_id,
+        cells=plan.n_cells,
+        already_stored=plan.n_cells - len(plan.pending),
+        computed=writer.written,
+        seconds=time.monotonic() - start,
+    )

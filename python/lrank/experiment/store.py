@@ -80,9 +80,7 @@ class ResultStore:
             raise ExperimentError(f"{self.path}: not a readable Parquet file ({first})") from None
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
-            raise ExperimentError(
-                f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})"
-            )
+            raise ExperimentError(f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})")
         try:
             frame = frame.select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
         except Exception as exc:

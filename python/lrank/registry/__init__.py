@@ -96,7 +96,7 @@ class LearnerSpec:
         nested: list[str] = []
         if self.nested_param is not None and "--" in tokens:
             cut = tokens.index("--")
-            tokens, nested = tokens[:cut], tokens[cut + 1:]
+            tokens, nested = tokens[:cut], tokens[cut + 1 :]
         params = self._parse_own(tokens)
         if self.nested_param is not None:
             name = params.pop(self.nested_param, self.nested_default)
@@ -143,9 +143,19 @@ class LearnerSpec:
         params = self.parse_options(args)
         est = self.factory(**params)
         names = est.get_params() if hasattr(est, "get_params") else {}
-        if seed is not None and self.seed_param is not None and self.seed_param in names and self.seed_param not in params:
+        if (
+            seed is not None
+            and self.seed_param is not None
+            and self.seed_param in names
+            and self.seed_param not in params
+        ):
             est.set_params(**{self.seed_param: seed})
-        if n_jobs is not None and self.jobs_param is not None and self.jobs_param in names and self.jobs_param not in params:
+        if (
+            n_jobs is not None
+            and self.jobs_param is not None
+            and self.jobs_param in names
+            and self.jobs_param not in params
+        ):
             est.set_params(**{self.jobs_param: n_jobs})
         if categorical_features is not None and "categorical_features" in names:
             est.set_params(categorical_features=categorical_features)
@@ -190,17 +200,31 @@ def _builtin_specs() -> list[LearnerSpec]:
             reference="Zhou & Qiu 2018, Random forest for label ranking",
             options=(
                 LearnerOption("-I", "n_estimators", "number of trees (default 50)"),
-                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 8)", _parse_depth),
                 LearnerOption(
-                    "-K", "max_features", "features drawn per node: log2+1, sqrt, all, N or a share (default log2+1)",
-                    _parse_max_features, "K",
+                    "-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 8)", _parse_depth
                 ),
                 LearnerOption(
-                    "-class-mode", "class_mode", "class for information gain: ranking, top_label or pairwise (default ranking)",
-                    _parse_choice("ranking", "top_label", "pairwise"), "MODE",
+                    "-K",
+                    "max_features",
+                    "features drawn per node: log2+1, sqrt, all, N or a share (default log2+1)",
+                    _parse_max_features,
+                    "K",
                 ),
-                LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",
-                              switch_value=False),
+                LearnerOption(
+                    "-class-mode",
+                    "class_mode",
+                    "class for information gain: ranking, top_label or pairwise (default ranking)",
+                    _parse_choice("ranking", "top_label", "pairwise"),
+                    "MODE",
+                ),
+                LearnerOption(
+                    "-no-bootstrap",
+                    "bootstrap",
+                    "grow every tree on the whole training set",
+                    None,
+                    "",
+                    switch_value=False,
+                ),
             ),
         ),
         LearnerSpec(
@@ -209,8 +233,12 @@ def _builtin_specs() -> list[LearnerSpec]:
             summary="Instance-based label ranking: k nearest neighbours aggregated by a Mallows model",
             reference="Cheng, Huehn & Huellermeier 2009, Decision tree and instance-based learning for label ranking",
             options=(
-                LearnerOption("-K", "n_neighbors", "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 0)",
-                              _parse_optional_count),
+                LearnerOption(
+                    "-K",
+                    "n_neighbors",
+                    "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 0)",
+                    _parse_optional_count,
+                ),
                 LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
             ),
         ),
@@ -225,14 +253,16 @@ def _builtin_specs() -> list[LearnerSpec]:
             name="WLRT",
             factory=functools.partial(LabelRankingTree, splitter="equal_width"),
             summary="LRT with equal-width thresholds (midpoint of the node's range); bag it with -W Bagging",
-            reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak learners",
+            reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak "
+            "learners",
             options=_label_tree_options(),
         ),
         LearnerSpec(
             name="FLRT",
             factory=functools.partial(LabelRankingTree, splitter="equal_frequency"),
             summary="LRT with equal-frequency thresholds (the node's median); bag it with -W Bagging",
-            reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak learners",
+            reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak "
+            "learners",
             options=_label_tree_options(),
         ),
         LearnerSpec(
@@ -241,13 +271,28 @@ def _builtin_specs() -> list[LearnerSpec]:
             summary="Bagging of any learner: bootstrap members combined by a consensus ranking",
             reference="Breiman 1996; Aledo, Gamez & Molina 2017 (bagged LRT, W-LRT, F-LRT)",
             options=(
-                LearnerOption("-W", "base_estimator", "learner to bag (default LRT); its options follow a second --",
-                              _parse_learner_name, "NAME"),
+                LearnerOption(
+                    "-W",
+                    "base_estimator",
+                    "learner to bag (default LRT); its options follow a second --",
+                    _parse_learner_name,
+                    "NAME",
+                ),
                 LearnerOption("-I", "n_estimators", "number of members (default 50)"),
-                LearnerOption("-P", "max_samples", "bootstrap size as a percentage of the training rows (default 100)",
-                              _parse_share_percent, "PCT"),
-                LearnerOption("-A", "aggregation", "consensus: borda, copeland, mallows or kemeny (default borda)",
-                              _parse_choice("borda", "copeland", "mallows", "kemeny"), "AGG"),
+                LearnerOption(
+                    "-P",
+                    "max_samples",
+                    "bootstrap size as a percentage of the training rows (default 100)",
+                    _parse_share_percent,
+                    "PCT",
+                ),
+                LearnerOption(
+                    "-A",
+                    "aggregation",
+                    "consensus: borda, copeland, mallows or kemeny (default borda)",
+                    _parse_choice("borda", "copeland", "mallows", "kemeny"),
+                    "AGG",
+                ),
             ),
             nested_param="base_estimator",
             nested_default="LRT",
@@ -266,10 +311,21 @@ def _builtin_specs() -> list[LearnerSpec]:
             reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
             options=(
                 LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
-                LearnerOption("-K", "max_features", "features drawn per node: a share, N, sqrt, log2+1 or all (default 0.333)",
-                              _parse_max_features, "K"),
-                LearnerOption("-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "",
-                              switch_value=False),
+                LearnerOption(
+                    "-K",
+                    "max_features",
+                    "features drawn per node: a share, N, sqrt, log2+1 or all (default 0.333)",
+                    _parse_max_features,
+                    "K",
+                ),
+                LearnerOption(
+                    "-no-bootstrap",
+                    "bootstrap",
+                    "grow every tree on the whole training set",
+                    None,
+                    "",
+                    switch_value=False,
+                ),
                 *_labelwise_options(),
             ),
         ),
@@ -279,15 +335,32 @@ def _builtin_specs() -> list[LearnerSpec]:
             summary="One-versus-one: a tree or forest classifier per label pair, combined by Copeland or probabilities",
             reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
             options=(
-                LearnerOption("-B", "classifier", "classifier per pair: tree or forest (default tree)",
-                              _parse_choice("tree", "forest"), "BASE"),
+                LearnerOption(
+                    "-B",
+                    "classifier",
+                    "classifier per pair: tree or forest (default tree)",
+                    _parse_choice("tree", "forest"),
+                    "BASE",
+                ),
                 LearnerOption("-I", "n_estimators", "trees per pair of a forest (default 100)"),
-                LearnerOption("-K", "max_features", "features per node of a forest: sqrt, log2+1, all, N or a share (default sqrt)",
-                              _parse_max_features, "K"),
-                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
+                LearnerOption(
+                    "-K",
+                    "max_features",
+                    "features per node of a forest: sqrt, log2+1, all, N or a share (default sqrt)",
+                    _parse_max_features,
+                    "K",
+                ),
+                LearnerOption(
+                    "-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth
+                ),
                 LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
-                LearnerOption("-V", "voting", "copeland or probability (default copeland)",
-                              _parse_choice("copeland", "probability"), "VOTE"),
+                LearnerOption(
+                    "-V",
+                    "voting",
+                    "copeland or probability (default copeland)",
+                    _parse_choice("copeland", "probability"),
+                    "VOTE",
+                ),
             ),
         ),
         LearnerSpec(
@@ -297,8 +370,13 @@ def _builtin_specs() -> list[LearnerSpec]:
             reference="Huellermeier, Fuernkranz, Cheng & Brinker 2008, Label ranking by learning pairwise preferences",
             options=(
                 LearnerOption("-C", "C", "inverse regularisation strength (default 1.0)", float, "C"),
-                LearnerOption("-V", "voting", "soft (summed probabilities) or binary (wins) (default soft)",
-                              _parse_choice("soft", "binary"), "VOTE"),
+                LearnerOption(
+                    "-V",
+                    "voting",
+                    "soft (summed probabilities) or binary (wins) (default soft)",
+                    _parse_choice("soft", "binary"),
+                    "VOTE",
+                ),
                 LearnerOption("-max-iter", "max_iter", "Newton steps at most per pair (default 100)"),
             ),
             seed_param=None,
@@ -309,10 +387,19 @@ def _builtin_specs() -> list[LearnerSpec]:
             summary="Instance-based Plackett-Luce: k nearest neighbours' rankings fitted by Hunter's MM",
             reference="Cheng, Dembczynski & Huellermeier 2010, Label ranking methods based on the Plackett-Luce model",
             options=(
-                LearnerOption("-K", "n_neighbors", "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 5)",
-                              _parse_optional_count),
-                LearnerOption("-weights", "weights", "uniform or dudani (default uniform)", _parse_choice("uniform", "dudani"),
-                              "W"),
+                LearnerOption(
+                    "-K",
+                    "n_neighbors",
+                    "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 5)",
+                    _parse_optional_count,
+                ),
+                LearnerOption(
+                    "-weights",
+                    "weights",
+                    "uniform or dudani (default uniform)",
+                    _parse_choice("uniform", "dudani"),
+                    "W",
+                ),
                 LearnerOption("-max-iter", "max_iter", "MM iterations at most (default 100)"),
                 LearnerOption("-tol", "tol", "MM tolerance, relative to the largest skill (default 1e-6)", float, "T"),
             ),
@@ -369,4 +456,11 @@ def get_learner(name: str) -> LearnerSpec:
     return found
 
 
-__all__ = ["ENTRY_POINT_GROUP", "LearnerOption", "LearnerOptionError", "LearnerSpec", "available_learners", "get_learner"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "LearnerOption",
+    "LearnerOptionError",
+    "LearnerSpec",
+    "available_learners",
+    "get_learner",
+]

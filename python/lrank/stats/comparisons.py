@@ -137,8 +137,14 @@ def friedman_test(avg_ranks: Sequence[float] | NDArray[np.float64], n: int) -> F
     # The denominator vanishes when every data set ranks the learners the same way.
     ff = (n - 1) * chi2 / denominator if denominator > 1e-12 else math.inf
     return FriedmanResult(
-        n=n, k=k, chi2=chi2, chi2_df=df1, chi2_p=chi2_sf(chi2, df1),
-        ff=ff, ff_df=(df1, df2), ff_p=f_sf(ff, df1, df2),
+        n=n,
+        k=k,
+        chi2=chi2,
+        chi2_df=df1,
+        chi2_p=chi2_sf(chi2, df1),
+        ff=ff,
+        ff_df=(df1, df2),
+        ff_p=f_sf(ff, df1, df2),
     )
 
 
@@ -216,8 +222,16 @@ def holm_test(
     for i, j in enumerate(sorted(others, key=lambda j: (ps[j], j)), start=1):
         threshold = alpha / (k - i)
         still_rejecting = still_rejecting and ps[j] < threshold
-        steps.append(HolmStep(learner=j, rank_difference=float(r[j] - r[c]), z=float(zs[j]), p=ps[j],
-                              threshold=threshold, rejected=still_rejecting))
+        steps.append(
+            HolmStep(
+                learner=j,
+                rank_difference=float(r[j] - r[c]),
+                z=float(zs[j]),
+                p=ps[j],
+                threshold=threshold,
+                rejected=still_rejecting,
+            )
+        )
     return steps
 
 

@@ -12,8 +12,8 @@ use crate::labelwise::{LabelwiseModel, LabelwiseParams};
 use crate::model_io::Model;
 use crate::neighbors::{InstanceBasedModel, InstanceBasedParams};
 use crate::pairwise::{PairwiseModel, PairwiseParams};
-use crate::rpc::{RpcModel, RpcParams};
 use crate::ranking::RankMatrixView;
+use crate::rpc::{RpcModel, RpcParams};
 use serde::{Deserialize, Serialize};
 
 /// A learner and its parameters (serde: externally tagged, e.g. `{"LabelTree": {...}}`).

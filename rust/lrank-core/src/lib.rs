@@ -19,6 +19,9 @@
 //! - [`learner`]: every learner behind one interface (parameters -> model -> predictions).
 //! - [`model_io`]: versioned binary and JSON model files.
 
+// `!(x >= 0.0)` is written on purpose: it refuses NaN together with the values out of range.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 pub mod aggregation;
 pub mod bagging;
 pub mod discretisation;

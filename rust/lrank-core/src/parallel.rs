@@ -33,10 +33,8 @@ thread_local! {
 fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
     // Taken out of the closure below so that `f` is moved in exactly once.
     let mut f = Some(f);
-    let outcome = THIS_THREAD
-        .try_with(|here| here.as_ref().map(|p| p.install(|| (f.take().expect("called once"))())))
-        .ok()
-        .flatten();
+    let outcome =
+        THIS_THREAD.try_with(|here| here.as_ref().map(|p| p.install(|| (f.take().expect("called once"))()))).ok().flatten();
     match (outcome, f) {
         (Some(value), _) => Ok(value),
         // No pool of this thread (being torn down, or rayon refused): a shared one-thread pool.

@@ -25,10 +25,7 @@ pub fn checked_training_set(
         return Err(invalid("X has no features"));
     }
     if let Some(row) = y.rows().position(|r| n_present(r) == 0) {
-        return Err(LrankError::InvalidRanking {
-            row,
-            reason: "a training ranking must contain at least one label".into(),
-        });
+        return Err(LrankError::InvalidRanking { row, reason: "a training ranking must contain at least one label".into() });
     }
     match sample_weight {
         None => Ok(vec![1.0; n]),

@@ -23,10 +23,7 @@ impl Rows {
     }
 }
 
-fn complete_rows(
-    n: std::ops::RangeInclusive<usize>,
-    m: std::ops::RangeInclusive<usize>,
-) -> impl Strategy<Value = Rows> {
+fn complete_rows(n: std::ops::RangeInclusive<usize>, m: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Rows> {
     m.prop_flat_map(move |m| prop::collection::vec(complete(m), n.clone()).prop_map(move |rows| Rows { rows, m }))
 }
 
@@ -52,11 +49,7 @@ fn exact_scores(rows: &Rows, weights: Option<&[i64]>) -> Vec<i64> {
         let w = weights.map_or(1, |w| w[i]);
         let k = row.iter().filter(|&&r| r > 0).count() as i64;
         for (j, &r) in row.iter().enumerate() {
-            let v = if r > 0 && k > 0 {
-                (k + 1 - r as i64) * (m + 1) * SCALE / (k + 1)
-            } else {
-                (m + 1) * SCALE / 2
-            };
+            let v = if r > 0 && k > 0 { (k + 1 - r as i64) * (m + 1) * SCALE / (k + 1) } else { (m + 1) * SCALE / 2 };
             s[j] += w * v;
         }
     }
@@ -71,10 +64,7 @@ fn exact_consensus(scores: &[i64]) -> Vec<i32> {
 }
 
 fn squared_distance_total(pi: &[i32], rows: &Rows) -> i64 {
-    rows.rows
-        .iter()
-        .map(|s| pi.iter().zip(s).map(|(&a, &b)| ((a - b) as i64).pow(2)).sum::<i64>())
-        .sum()
+    rows.rows.iter().map(|s| pi.iter().zip(s).map(|(&a, &b)| ((a - b) as i64).pow(2)).sum::<i64>()).sum()
 }
 
 proptest! {
@@ -276,13 +266,7 @@ fn shuffled(rows: impl Strategy<Value = Rows>) -> impl Strategy<Value = (Rows, V
 
 /// Each row repeated as often as its weight, flattened, and the number of rows that makes.
 fn repeat_rows(rows: &Rows, weights: &[usize]) -> (Vec<i32>, usize) {
-    let flat: Vec<i32> = rows
-        .rows
-        .iter()
-        .zip(weights)
-        .flat_map(|(r, &w)| std::iter::repeat(r.clone()).take(w))
-        .flatten()
-        .collect();
+    let flat: Vec<i32> = rows.rows.iter().zip(weights).flat_map(|(r, &w)| std::iter::repeat_n(r.clone(), w)).flatten().collect();
     (flat, weights.iter().sum())
 }
 
@@ -291,10 +275,7 @@ fn consensus_matches_exact_arithmetic((rows, weights): (Rows, Vec<usize>)) -> Re
     let v = RankMatrixView::new(&flat, rows.n(), rows.m).unwrap();
     let wi: Vec<i64> = weights.iter().map(|&w| w as i64).collect();
     let wf: Vec<f64> = weights.iter().map(|&w| w as f64).collect();
-    for (c, exact) in [
-        (borda(&v, None), exact_scores(&rows, None)),
-        (borda(&v, Some(&wf)), exact_scores(&rows, Some(&wi))),
-    ] {
+    for (c, exact) in [(borda(&v, None), exact_scores(&rows, None)), (borda(&v, Some(&wf)), exact_scores(&rows, Some(&wi)))] {
         prop_assert_eq!(c, exact_consensus(&exact), "exact scores {:?}", exact);
     }
     Ok(())

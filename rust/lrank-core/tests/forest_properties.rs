@@ -52,19 +52,9 @@ fn params() -> impl Strategy<Value = RandomForestParams> {
         any::<u64>(),
         prop_oneof![Just(0.0), Just(1e-6), 0.0f64..0.5],
     )
-        .prop_map(
-            |(n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon)| {
-                RandomForestParams {
-                    n_estimators,
-                    max_depth,
-                    max_features,
-                    class_mode,
-                    bootstrap,
-                    seed,
-                    entropy_epsilon,
-                }
-            },
-        )
+        .prop_map(|(n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon)| {
+            RandomForestParams { n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon }
+        })
 }
 
 fn problem() -> impl Strategy<Value = Problem> {
@@ -93,11 +83,9 @@ fn problem() -> impl Strategy<Value = Problem> {
 fn fit(p: &Problem, threads: usize) -> RandomForestModel {
     let xv = FeatureMatrixView::new(&p.x, p.n, p.d).unwrap();
     let yv = RankMatrixView::new(&p.y, p.n, p.m).unwrap();
-    with_threads(Some(threads), || {
-        RandomForestModel::fit(&xv, &yv, p.sample_weight.as_deref(), p.params.clone())
-    })
-    .unwrap()
-    .unwrap_or_else(|e| panic!("fit failed: {e}"))
+    with_threads(Some(threads), || RandomForestModel::fit(&xv, &yv, p.sample_weight.as_deref(), p.params.clone()))
+        .unwrap()
+        .unwrap_or_else(|e| panic!("fit failed: {e}"))
 }
 
 fn predict(model: &RandomForestModel, x: &[f64], n: usize, d: usize, threads: usize) -> Vec<i32> {

@@ -5,9 +5,7 @@ mod common;
 
 use common::*;
 use lrank_core::aggregation::borda;
-use lrank_core::mallows::{
-    expected_kendall_distance, fit_mallows, kemeny, optimal_insertion, theta_mle, MallowsFit,
-};
+use lrank_core::mallows::{expected_kendall_distance, fit_mallows, kemeny, optimal_insertion, theta_mle, MallowsFit};
 use lrank_core::ranking::RankMatrixView;
 use proptest::prelude::*;
 
@@ -27,10 +25,7 @@ fn kendall(a: &[i32], b: &[i32]) -> usize {
 
 /// Weighted Kendall cost of a complete ranking against rows (pairs each row contains).
 fn cost(rows: &[Vec<i32>], weights: &[f64], candidate: &[i32]) -> f64 {
-    rows.iter()
-        .zip(weights)
-        .map(|(r, &w)| w * kendall(r, candidate) as f64)
-        .sum()
+    rows.iter().zip(weights).map(|(r, &w)| w * kendall(r, candidate) as f64).sum()
 }
 
 /// Whether the complete ranking `full` restricted to the labels of `part` orders them as `part`.
@@ -41,10 +36,7 @@ fn extends(full: &[i32], part: &[i32]) -> bool {
 
 /// Total distance of the optimal completions of `rows` to `centre` (weighted).
 fn completion_cost(rows: &[Vec<i32>], weights: &[f64], centre: &[i32]) -> f64 {
-    rows.iter()
-        .zip(weights)
-        .map(|(r, &w)| w * kendall(&optimal_insertion(r, centre), centre) as f64)
-        .sum()
+    rows.iter().zip(weights).map(|(r, &w)| w * kendall(&optimal_insertion(r, centre), centre) as f64).sum()
 }
 
 /// `n` rankings of `m` labels holding at least `min_k` labels each, with small integer weights.
@@ -74,10 +66,7 @@ fn theta_round_trip_on_a_grid() {
         for theta in [1e-6, 1e-3, 0.01, 0.05, 0.1, 0.3, 0.7, 1.0, 2.0, 5.0, 10.0, 20.0] {
             let d = expected_kendall_distance(theta, m);
             let back = theta_mle(d, m);
-            assert!(
-                (back - theta).abs() <= 1e-8 * theta,
-                "m={m} θ={theta} -> D={d} -> {back}"
-            );
+            assert!((back - theta).abs() <= 1e-8 * theta, "m={m} θ={theta} -> D={d} -> {back}");
         }
     }
 }
@@ -235,7 +224,7 @@ proptest! {
         let repeated: Vec<Vec<i32>> = rows
             .iter()
             .zip(&w)
-            .flat_map(|(r, &k)| std::iter::repeat(r.clone()).take(k as usize))
+            .flat_map(|(r, &k)| std::iter::repeat_n(r.clone(), k as usize))
             .collect();
         prop_assert_eq!(fit(&rows, m, Some(&w), max_iter), fit(&repeated, m, None, max_iter));
     }

@@ -3,15 +3,18 @@
 //! releases the GIL, applies the thread count, maps core errors to the typed exceptions of
 //! `lrank.errors`, and turns a Rust panic into `LrankError` so that no panic reaches Python.
 
+// PyO3 signatures return tuples of bound arrays; naming each would not make them clearer.
+#![allow(clippy::type_complexity)]
+
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use lrank_core::evaluation::{pairwise_matrix as core_pairwise, row_measures as core_row_measures};
 use lrank_core::features::{FeatureKind, FeatureMatrixView};
 use lrank_core::forest::{ClassMode, RandomForestModel as CoreForest, RandomForestParams};
+use lrank_core::label_tree::{LabelTreeModel as CoreLabelTree, LabelTreeParams};
 use lrank_core::learner::LearnerParams;
 use lrank_core::model_io::{self, Model, SavedModel, FORMAT_VERSION};
-use lrank_core::label_tree::{LabelTreeModel as CoreLabelTree, LabelTreeParams};
 use lrank_core::neighbors::{InstanceBasedModel as CoreInstanceBased, InstanceBasedParams};
 use lrank_core::ranking::RankMatrixView;
 use lrank_core::tree::{MaxFeatures, ThresholdRule};
@@ -35,11 +38,7 @@ fn to_py_err(e: CoreError) -> PyErr {
 }
 
 /// Runs core work with the GIL released on `n_jobs` threads (None: all cores).
-fn run_core<T: Send>(
-    py: Python<'_>,
-    n_jobs: Option<usize>,
-    work: impl FnOnce() -> Result<T, CoreError> + Send,
-) -> PyResult<T> {
+fn run_core<T: Send>(py: Python<'_>, n_jobs: Option<usize>, work: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
     let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| lrank_core::parallel::with_threads(n_jobs, work))));
     match outcome {
         Ok(Ok(Ok(value))) => Ok(value),
@@ -219,15 +218,8 @@ impl RandomForestModel {
             None => MaxFeatures::Log2PlusOne,
             Some(obj) => max_features_arg(obj)?,
         };
-        let params = RandomForestParams {
-            n_estimators,
-            max_depth,
-            max_features,
-            class_mode,
-            bootstrap,
-            seed,
-            ..Default::default()
-        };
+        let params =
+            RandomForestParams { n_estimators, max_depth, max_features, class_mode, bootstrap, seed, ..Default::default() };
         let data = TrainingArrays { x: &x, y: &y, sample_weight: &sample_weight, nominal: &nominal };
         let inner = fit_core(py, n_jobs_arg(n_jobs)?, data, |x, y, w| CoreForest::fit(x, y, w, params))?;
         Ok(RandomForestModel { inner })
@@ -235,7 +227,12 @@ impl RandomForestModel {
 
     /// Predicted rank matrix (n x m, int32, complete rankings).
     #[pyo3(signature = (x, n_jobs=None))]
-    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray2<i32>>> {
         let n = shape2(&x).0;
         let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict(x))?;
         let arr = Array2::from_shape_vec((n, self.inner.n_labels), out).expect("core returns n x m");
@@ -244,7 +241,12 @@ impl RandomForestModel {
 
     /// Every tree's ranking for every row (n x n_estimators x m, int32).
     #[pyo3(signature = (x, n_jobs=None))]
-    fn predict_per_tree<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray3<i32>>> {
+    fn predict_per_tree<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray3<i32>>> {
         let n = shape2(&x).0;
         let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict_per_tree(x))?;
         let arr = Array3::from_shape_vec((n, self.inner.trees.len(), self.inner.n_labels), out).expect("core shape");
@@ -282,11 +284,14 @@ impl RandomForestModel {
         d.set_item("n_estimators", p.n_estimators)?;
         d.set_item("max_depth", p.max_depth)?;
         d.set_item("max_features", max_features_name(p.max_features))?;
-        d.set_item("class_mode", match p.class_mode {
-            ClassMode::TopLabel => "top_label",
-            ClassMode::Ranking => "ranking",
-            ClassMode::Pairwise => "pairwise",
-        })?;
+        d.set_item(
+            "class_mode",
+            match p.class_mode {
+                ClassMode::TopLabel => "top_label",
+                ClassMode::Ranking => "ranking",
+                ClassMode::Pairwise => "pairwise",
+            },
+        )?;
         d.set_item("bootstrap", p.bootstrap)?;
         d.set_item("seed", p.seed)?;
         Ok(d)
@@ -352,7 +357,12 @@ impl InstanceBasedModel {
 
     /// Predicted rank matrix (n x m, int32) alone (the confidences are not computed).
     #[pyo3(signature = (x, n_jobs=None))]
-    fn predict_ranks<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+    fn predict_ranks<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray2<i32>>> {
         let n = shape2(&x).0;
         let ranks = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict_ranks(x))?;
         Ok(Array2::from_shape_vec((n, self.inner.n_labels), ranks).expect("core returns n x m").into_pyarray(py))
@@ -470,7 +480,12 @@ impl LabelTreeModel {
         self.inner == other.inner
     }
     fn __repr__(&self) -> String {
-        format!("LabelTreeModel(n_leaves={}, n_features={}, n_labels={})", self.inner.tree.n_leaves(), self.inner.n_features, self.inner.n_labels)
+        format!(
+            "LabelTreeModel(n_leaves={}, n_features={}, n_labels={})",
+            self.inner.tree.n_leaves(),
+            self.inner.n_features,
+            self.inner.n_labels
+        )
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         reduce_model(py, Model::LabelTree(self.inner.clone()))
@@ -519,7 +534,12 @@ impl LearnerModel {
 
     /// Predicted rank matrix (n x m, int32, complete rankings).
     #[pyo3(signature = (x, n_jobs=None))]
-    fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray2<i32>>> {
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray2<i32>>> {
         let n = shape2(&x).0;
         let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict(x))?;
         Ok(Array2::from_shape_vec((n, self.inner.n_labels()), out).expect("core returns n x m").into_pyarray(py))
@@ -543,7 +563,12 @@ impl LearnerModel {
     /// The label scores behind the ranking (n x m, float64), for learners that have them
     /// (labelwise: predicted relative positions, lower preferred); None otherwise.
     #[pyo3(signature = (x, n_jobs=None))]
-    fn predict_scores<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+    fn predict_scores<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
         let n = shape2(&x).0;
         let out = predict_core(py, n_jobs_arg(n_jobs)?, &x, |x| self.inner.predict_scores(x))?;
         Ok(out.map(|s| Array2::from_shape_vec((n, self.inner.n_labels()), s).expect("core returns n x m").into_pyarray(py)))
@@ -556,7 +581,12 @@ impl LearnerModel {
 
     /// An ensemble's members' rankings (members x n x m, int32).
     #[pyo3(signature = (x, n_jobs=None))]
-    fn predict_per_member<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f64>, n_jobs: Option<i64>) -> PyResult<Bound<'py, PyArray3<i32>>> {
+    fn predict_per_member<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray3<i32>>> {
         let Model::Bagging(bag) = &self.inner else {
             return Err(InvalidInputError::new_err(format!("a {} model has no members", model_kind(&self.inner))));
         };
@@ -587,7 +617,12 @@ impl LearnerModel {
         self.inner == other.inner
     }
     fn __repr__(&self) -> String {
-        format!("LearnerModel(kind={}, n_features={}, n_labels={})", model_kind(&self.inner), self.inner.n_features(), self.inner.n_labels())
+        format!(
+            "LearnerModel(kind={}, n_features={}, n_labels={})",
+            model_kind(&self.inner),
+            self.inner.n_features(),
+            self.inner.n_labels()
+        )
     }
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
         reduce_model(py, self.inner.clone())
@@ -681,11 +716,13 @@ fn two_rank_matrices<'a>(
 
 /// Per-row ranking measures of predictions against true rankings (dict of float64 arrays).
 #[pyfunction]
-fn row_measures<'py>(py: Python<'py>, y_true: PyReadonlyArray2<'py, i32>, y_pred: PyReadonlyArray2<'py, i32>) -> PyResult<Bound<'py, PyDict>> {
+fn row_measures<'py>(
+    py: Python<'py>,
+    y_true: PyReadonlyArray2<'py, i32>,
+    y_pred: PyReadonlyArray2<'py, i32>,
+) -> PyResult<Bound<'py, PyDict>> {
     let ((nt, mt), (np_, mp), t, p) = two_rank_matrices(&y_true, &y_pred);
-    let m = run_core(py, Some(1), || {
-        core_row_measures(&RankMatrixView::new(&t, nt, mt)?, &RankMatrixView::new(&p, np_, mp)?)
-    })?;
+    let m = run_core(py, Some(1), || core_row_measures(&RankMatrixView::new(&t, nt, mt)?, &RankMatrixView::new(&p, np_, mp)?))?;
     let d = PyDict::new(py);
     d.set_item("kendall_tau", PyArray1::from_vec(py, m.kendall_tau))?;
     d.set_item("spearman_rho", PyArray1::from_vec(py, m.spearman_rho))?;
@@ -713,7 +750,11 @@ fn pairwise_matrix<'py>(
 /// Generalized Borda votes of each label over the rows of a rank matrix.
 #[pyfunction]
 #[pyo3(signature = (y, weights=None))]
-fn borda_scores<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<f64>>> {
+fn borda_scores<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
     let scores = run_core(py, Some(1), || {
         let view = RankMatrixView::new(&ys, n, m)?;
@@ -730,7 +771,11 @@ fn borda_scores<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Op
 /// Consensus ranking (rank vector) by generalized Borda; ties to the lower label index.
 #[pyfunction]
 #[pyo3(signature = (y, weights=None))]
-fn borda<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+fn borda<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
     let scores = borda_scores(py, y, weights)?;
     let scores: Vec<f64> = scores.readonly().as_array().to_vec();
     Ok(PyArray1::from_vec(py, lrank_core::ranking::ranking_from_scores(&scores)))
@@ -739,7 +784,11 @@ fn borda<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<Py
 /// Copeland consensus (rank vector): pairwise majority wins, a tie half a win; ties to the lower label.
 #[pyfunction]
 #[pyo3(signature = (y, weights=None))]
-fn copeland<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+fn copeland<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
     let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
     let centre = run_core(py, Some(1), || {
         let view = RankMatrixView::new(&ys, n, m)?;
@@ -756,7 +805,11 @@ fn copeland<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option
 /// Exact Kemeny consensus (rank vector) by dynamic programming over label subsets (m <= 16).
 #[pyfunction]
 #[pyo3(signature = (y, weights=None))]
-fn kemeny<'py>(py: Python<'py>, y: PyReadonlyArray2<'py, i32>, weights: Option<PyReadonlyArray1<'py, f64>>) -> PyResult<Bound<'py, PyArray1<i32>>> {
+fn kemeny<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
     let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
     let centre = run_core(py, Some(1), || lrank_core::mallows::kemeny(&RankMatrixView::new(&ys, n, m)?, w.as_deref()))?;
     Ok(PyArray1::from_vec(py, centre))
@@ -772,7 +825,8 @@ fn fit_mallows<'py>(
     max_iter: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, f64, usize, bool)> {
     let ((n, m), ys, w) = (shape2(&y), row_major(&y), weights_vec(&weights));
-    let fit = run_core(py, Some(1), || lrank_core::mallows::fit_mallows(&RankMatrixView::new(&ys, n, m)?, w.as_deref(), max_iter))?;
+    let fit =
+        run_core(py, Some(1), || lrank_core::mallows::fit_mallows(&RankMatrixView::new(&ys, n, m)?, w.as_deref(), max_iter))?;
     Ok((PyArray1::from_vec(py, fit.centre), fit.theta, fit.iterations, fit.converged))
 }
 

@@ -50,9 +50,8 @@ fn gcd(a: u64, b: u64) -> u64 {
 fn vote_scale(m: usize) -> f64 {
     // Computed once: accumulators are made for every leaf and neighbourhood.
     static SCALES: std::sync::OnceLock<[f64; 21]> = std::sync::OnceLock::new();
-    let scales = SCALES.get_or_init(|| {
-        std::array::from_fn(|m| (2 * (2..=m as u64 + 1).fold(1u64, |l, k| l / gcd(l, k) * k)) as f64)
-    });
+    let scales =
+        SCALES.get_or_init(|| std::array::from_fn(|m| (2 * (2..=m as u64 + 1).fold(1u64, |l, k| l / gcd(l, k) * k)) as f64));
     scales.get(m).copied().unwrap_or(1.0)
 }
 

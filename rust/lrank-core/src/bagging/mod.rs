@@ -57,7 +57,12 @@ pub struct BaggingModel {
 }
 
 impl BaggingModel {
-    pub fn fit(x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, sample_weight: Option<&[f64]>, params: BaggingParams) -> Result<Self> {
+    pub fn fit(
+        x: &FeatureMatrixView<'_>,
+        y: &RankMatrixView<'_>,
+        sample_weight: Option<&[f64]>,
+        params: BaggingParams,
+    ) -> Result<Self> {
         params.validate()?;
         let weights = checked_training_set(x, y, sample_weight)?;
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());

@@ -15,10 +15,8 @@ use crate::tree::midpoint;
 
 /// Cut points of `k` equal-width bins over the values' range (at most `k - 1`, ascending).
 pub fn equal_width_cuts(values: &[f64], k: usize) -> Vec<f64> {
-    let (lo, hi) = values
-        .iter()
-        .filter(|v| !v.is_nan())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let (lo, hi) =
+        values.iter().filter(|v| !v.is_nan()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
     if k < 2 || lo >= hi || lo.is_nan() {
         return Vec::new();
     }
@@ -40,12 +38,8 @@ pub fn equal_width_cuts(values: &[f64], k: usize) -> Vec<f64> {
 /// instead (between the largest value and the one before). `weights` has one non-negative
 /// weight per value (bootstrap multiplicities, say); `None` weighs every value 1.
 pub fn equal_frequency_cuts(values: &[f64], weights: Option<&[f64]>, k: usize) -> Vec<f64> {
-    let mut pairs: Vec<(f64, f64)> = values
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| !v.is_nan())
-        .map(|(i, &v)| (v, weights.map_or(1.0, |w| w[i])))
-        .collect();
+    let mut pairs: Vec<(f64, f64)> =
+        values.iter().enumerate().filter(|(_, v)| !v.is_nan()).map(|(i, &v)| (v, weights.map_or(1.0, |w| w[i]))).collect();
     if !pairs.windows(2).all(|p| p[0].0 <= p[1].0) {
         pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
     }

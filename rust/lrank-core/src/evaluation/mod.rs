@@ -60,10 +60,7 @@ pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Re
 
 /// `(correct, incorrect)`, each m x m row-major: entry (a, b) counts the rows whose true ranking
 /// puts label a before label b and whose prediction agrees (correct) or does not (incorrect).
-pub fn pairwise_matrix(
-    truth: &RankMatrixView<'_>,
-    pred: &RankMatrixView<'_>,
-) -> Result<(Vec<u64>, Vec<u64>)> {
+pub fn pairwise_matrix(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Result<(Vec<u64>, Vec<u64>)> {
     check_same_shape(truth, pred)?;
     let m = truth.n_labels();
     let mut correct = vec![0u64; m * m];

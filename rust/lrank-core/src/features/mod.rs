@@ -28,10 +28,7 @@ impl<'a> FeatureMatrixView<'a> {
     /// Checks the shape and that no value is infinite (NaN is allowed: missing).
     pub fn new(values: &'a [f64], n_rows: usize, n_features: usize) -> Result<Self> {
         if values.len() != n_rows * n_features {
-            return Err(invalid(format!(
-                "feature matrix has {} entries, expected {n_rows} x {n_features}",
-                values.len()
-            )));
+            return Err(invalid(format!("feature matrix has {} entries, expected {n_rows} x {n_features}", values.len())));
         }
         if let Some(pos) = values.iter().position(|v| v.is_infinite()) {
             return Err(invalid(format!(
@@ -130,11 +127,7 @@ pub fn check_n_features(x: &FeatureMatrixView<'_>, expected: usize) -> Result<()
 /// A copy of `x` with missing values replaced by `fill`.
 pub fn filled(x: &FeatureMatrixView<'_>, fill: &[f64]) -> Vec<f64> {
     let d = x.n_features();
-    x.values
-        .iter()
-        .enumerate()
-        .map(|(k, &v)| if v.is_nan() { fill[k % d] } else { v })
-        .collect()
+    x.values.iter().enumerate().map(|(k, &v)| if v.is_nan() { fill[k % d] } else { v }).collect()
 }
 
 #[cfg(test)]

@@ -11,8 +11,8 @@
 use crate::aggregation::BordaAccumulator;
 use crate::error::{LrankError, Result};
 use crate::features::{check_n_features, FeatureMatrixView, Filled};
-use crate::training::checked_training_set;
 use crate::ranking::{ranking_from_scores, top_label, RankMatrixView};
+use crate::training::checked_training_set;
 use crate::tree::{
     all_rows, grow_forest, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion,
     ThresholdRule, TrainingFeatures, Tree,
@@ -171,9 +171,7 @@ impl RandomForestModel {
         let x = filled.view(x);
         let x = TrainingFeatures::new(&x);
         let trees = match params.class_mode {
-            ClassMode::Pairwise => {
-                grow_trees(&x, y, &weights, &params, &PairwiseEntropy::new(y, params.entropy_epsilon))
-            }
+            ClassMode::Pairwise => grow_trees(&x, y, &weights, &params, &PairwiseEntropy::new(y, params.entropy_epsilon)),
             mode => {
                 let (classes, n_classes) = classes_of(y, mode)?;
                 let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);

@@ -1,6 +1,6 @@
 use super::*;
-use crate::rng::Rng;
 use crate::parallel::with_threads;
+use crate::rng::Rng;
 
 /// A synthetic problem: 3 labels, the ranking is a function of two features.
 fn toy(n: usize, seed: u64) -> (Vec<f64>, Vec<i32>) {

@@ -37,10 +37,10 @@
 use crate::aggregation::BordaAccumulator;
 use crate::error::Result;
 use crate::features::{check_n_features, FeatureMatrixView, Filled};
-use crate::training::checked_training_set;
 use crate::mallows::{mallows_median_of_rows, optimal_insertion, ThetaTable};
 use crate::ranking::{n_present, RankMatrixView};
 use crate::rng::Rng;
+use crate::training::checked_training_set;
 use crate::tree::{
     evaluate_at, grow_tree_with, Boundaries, GrowParams, LeafFitter, MaxFeatures, SortedSample, SplitCriterion, ThresholdRule,
     TrainingFeatures, Tree, TreeRandomness,
@@ -221,8 +221,12 @@ fn dot(u: &[f32], c: &[f32]) -> f32 {
 fn agreements<S: SweepSum>(left_sums: &[S], total_sums: &[S], left_centre: &[f32], right_centre: &[f32]) -> (f64, f64) {
     const LANES: usize = 4;
     let (mut left, mut right) = ([S::ZERO; LANES], [S::ZERO; LANES]);
-    let (ls, ts, lc, rc) =
-        (left_sums.chunks_exact(LANES), total_sums.chunks_exact(LANES), left_centre.chunks_exact(LANES), right_centre.chunks_exact(LANES));
+    let (ls, ts, lc, rc) = (
+        left_sums.chunks_exact(LANES),
+        total_sums.chunks_exact(LANES),
+        left_centre.chunks_exact(LANES),
+        right_centre.chunks_exact(LANES),
+    );
     for i in 0..ls.remainder().len() {
         let (d, t) = (ls.remainder()[i], ts.remainder()[i]);
         left[i] += d * S::from_sign(lc.remainder()[i]);
@@ -413,8 +417,8 @@ impl SplitCriterion for MallowsSpread {
 
     fn node_stats(&self, samples: &[u32], weights: &[f64]) -> MallowsNode {
         let (side, pair_sums) = self.side_of(samples.iter().copied().zip(weights.iter().copied()));
-        let exact_in_f32 = weights.iter().all(|w| w.fract() == 0.0)
-            && side.weight * self.n_pair_slots() as f64 <= f64::from(1u32 << 24);
+        let exact_in_f32 =
+            weights.iter().all(|w| w.fract() == 0.0) && side.weight * self.n_pair_slots() as f64 <= f64::from(1u32 << 24);
         MallowsNode { side, pair_sums, exact_in_f32 }
     }
 
@@ -427,7 +431,13 @@ impl SplitCriterion for MallowsSpread {
         self.best_boundary_above(node, sorted, boundaries, f64::NEG_INFINITY)
     }
 
-    fn best_boundary_above(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries, floor: f64) -> Option<(usize, f64)> {
+    fn best_boundary_above(
+        &self,
+        node: &MallowsNode,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        floor: f64,
+    ) -> Option<(usize, f64)> {
         if node.exact_in_f32 {
             self.sweep::<f32>(node, sorted, boundaries, floor)
         } else {
@@ -438,7 +448,13 @@ impl SplitCriterion for MallowsSpread {
 
 impl MallowsSpread {
     /// [`SplitCriterion::best_boundary`], with the pair sums in `S`.
-    fn sweep<S: SweepSum>(&self, node: &MallowsNode, sorted: &[SortedSample], boundaries: Boundaries, floor: f64) -> Option<(usize, f64)> {
+    fn sweep<S: SweepSum>(
+        &self,
+        node: &MallowsNode,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        floor: f64,
+    ) -> Option<(usize, f64)> {
         SWEEP_BUFFERS
             .try_with(|cell| match cell.try_borrow_mut() {
                 Ok(mut buffers) => self.sweep_in::<S>(node, sorted, boundaries, floor, &mut buffers),
@@ -534,9 +550,7 @@ impl MallowsSpread {
                 left.disc = ((left.observed - left_agree) / 2.0).max(0.0);
                 right.disc = ((right.observed - right_agree) / 2.0).max(0.0);
                 let w_left = left.weight;
-                let score = (w_left * left.theta(&self.theta)
-                    + (total - w_left) * right.theta(&self.theta))
-                    / total;
+                let score = (w_left * left.theta(&self.theta) + (total - w_left) * right.theta(&self.theta)) / total;
                 // Strictly better only: ties go to the first boundary, and skipping boundaries that
                 // score at most the floor cannot change which one wins.
                 if best.is_none_or(|(_, g)| score > g) {
@@ -652,8 +666,7 @@ impl LabelTreeModel {
             min_weight_split: params.min_weight_split.unwrap_or(2.0 * m as f64),
             threshold_rule: params.threshold_rule,
         };
-        let (samples, weights): (Vec<u32>, Vec<f64>) =
-            (0..n as u32).zip(weights).filter(|&(_, w)| w > 0.0).unzip();
+        let (samples, weights): (Vec<u32>, Vec<f64>) = (0..n as u32).zip(weights).filter(|&(_, w)| w > 0.0).unzip();
         let criterion = MallowsSpread::new(y);
         let fitter = MallowsNodeFitter { y, max_iter: params.max_iter, theta: ThetaTable::shared(m) };
         let tree = grow_tree_with(

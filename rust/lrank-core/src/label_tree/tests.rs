@@ -107,14 +107,20 @@ fn the_f32_sweep_is_the_f64_sweep_to_the_bit_for_integer_weights() {
         assert_eq!(narrow.map(|(k, s)| (k, s.to_bits())), wide.map(|(k, s)| (k, s.to_bits())), "trial {trial}");
         // With a floor too (the score bounds of the two sum types agree as well).
         let floor = narrow.map_or(0.0, |(_, s)| 0.9 * s);
-        assert_eq!(crit.sweep::<f32>(&node, &sorted, Boundaries::All, floor), crit.sweep::<f64>(&node, &sorted, Boundaries::All, floor));
+        assert_eq!(
+            crit.sweep::<f32>(&node, &sorted, Boundaries::All, floor),
+            crit.sweep::<f64>(&node, &sorted, Boundaries::All, floor)
+        );
         assert_eq!(crit.best_boundary(&node, &sorted, Boundaries::All), narrow);
         // Fractional weights (no longer exact in f32) take the f64 sweep.
         let halves: Vec<f64> = weights.iter().map(|w| w + 0.5).collect();
         let node = crit.node_stats(&samples, &halves);
         assert!(!node.exact_in_f32);
         let sorted: Vec<SortedSample> = sorted.iter().map(|s| SortedSample { weight: halves[s.sample as usize], ..*s }).collect();
-        assert_eq!(crit.best_boundary(&node, &sorted, Boundaries::All), crit.sweep::<f64>(&node, &sorted, Boundaries::All, f64::NEG_INFINITY));
+        assert_eq!(
+            crit.best_boundary(&node, &sorted, Boundaries::All),
+            crit.sweep::<f64>(&node, &sorted, Boundaries::All, f64::NEG_INFINITY)
+        );
     }
 }
 
@@ -140,7 +146,8 @@ fn a_floor_skips_only_boundaries_that_cannot_beat_it() {
             (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: weights[i] }).collect();
         let node = crit.node_stats(&samples, &weights);
         let Some((_, best)) = crit.best_boundary(&node, &sorted, Boundaries::All) else { continue };
-        for floor in [f64::NEG_INFINITY, 0.0, best * 0.5, best - 1e-9, best, best + 1e-9, best * 2.0, rng.uniform() * 2.0 * best] {
+        for floor in [f64::NEG_INFINITY, 0.0, best * 0.5, best - 1e-9, best, best + 1e-9, best * 2.0, rng.uniform() * 2.0 * best]
+        {
             let full = crit.best_boundary(&node, &sorted, Boundaries::All);
             let above = crit.best_boundary_above(&node, &sorted, Boundaries::All, floor);
             match full {
@@ -151,7 +158,11 @@ fn a_floor_skips_only_boundaries_that_cannot_beat_it() {
         for k in (1..n).filter(|&k| values[k] != values[k - 1]) {
             let Some((_, s)) = crit.best_boundary(&node, &sorted, Boundaries::Only(k)) else { continue };
             let just_below = s - 1e-9 * (1.0 + s);
-            assert_eq!(crit.best_boundary_above(&node, &sorted, Boundaries::Only(k), just_below), Some((k, s)), "trial {trial} k {k}");
+            assert_eq!(
+                crit.best_boundary_above(&node, &sorted, Boundaries::Only(k), just_below),
+                Some((k, s)),
+                "trial {trial} k {k}"
+            );
         }
     }
 }
@@ -205,8 +216,7 @@ fn fast_split_search_agrees_with_the_slow_definition_on_small_data() {
 
 fn fit_tree(x: &[f64], y: &[i32], d: usize, m: usize, params: LabelTreeParams) -> LabelTreeModel {
     let n = x.len() / d;
-    LabelTreeModel::fit(&FeatureMatrixView::new(x, n, d).unwrap(), &RankMatrixView::new(y, n, m).unwrap(), None, params)
-        .unwrap()
+    LabelTreeModel::fit(&FeatureMatrixView::new(x, n, d).unwrap(), &RankMatrixView::new(y, n, m).unwrap(), None, params).unwrap()
 }
 
 #[test]
@@ -346,10 +356,11 @@ fn unsupervised_thresholds_sit_at_the_range_midpoint_or_the_median() {
     let n = 72;
     let x: Vec<f64> = (0..n).map(|i| xs[i % 9]).collect();
     let y: Vec<i32> = (0..n).flat_map(|i| if xs[i % 9] > 1.0 { [1, 2, 3] } else { [3, 1, 2] }).collect();
-    let root_threshold = |rule| match fit_tree(&x, &y, 1, 3, LabelTreeParams { threshold_rule: rule, ..Default::default() }).tree.nodes[0] {
-        Node::Split { threshold, .. } => threshold,
-        other => panic!("{other:?}"),
-    };
+    let root_threshold =
+        |rule| match fit_tree(&x, &y, 1, 3, LabelTreeParams { threshold_rule: rule, ..Default::default() }).tree.nodes[0] {
+            Node::Split { threshold, .. } => threshold,
+            other => panic!("{other:?}"),
+        };
     assert_eq!(root_threshold(ThresholdRule::EqualWidth), 50.0);
     // Lower median of the values (8), halfway to the next value (16).
     assert_eq!(root_threshold(ThresholdRule::EqualFrequency), 12.0);
@@ -387,7 +398,16 @@ fn leaves_lacking_labels_are_completed_through_every_ancestor() {
     // leaves. The tree fits a splitting node's model only when a child lacks a label; this must
     // not change any leaf, however deep the missing labels go.
     #[allow(clippy::too_many_arguments)]
-    fn reference(model: &LabelTreeModel, x: &[f64], y: &[i32], d: usize, m: usize, node: usize, rows: Vec<usize>, parent: Option<&[i32]>) {
+    fn reference(
+        model: &LabelTreeModel,
+        x: &[f64],
+        y: &[i32],
+        d: usize,
+        m: usize,
+        node: usize,
+        rows: Vec<usize>,
+        parent: Option<&[i32]>,
+    ) {
         let ys: Vec<i32> = rows.iter().flat_map(|&i| y[i * m..(i + 1) * m].to_vec()).collect();
         let centre = fit_mallows(&view(&ys, m), None, 20).unwrap().centre;
         let present: Vec<bool> = (0..m).map(|j| rows.iter().any(|&i| y[i * m + j] > 0)).collect();

@@ -26,8 +26,8 @@ use crate::ranking::{n_present, ranking_from_scores, RankMatrixView};
 use crate::rng::Rng;
 use crate::training::checked_training_set;
 use crate::tree::{
-    all_rows, evaluate_at, grow_forest, grow_tree_with, Boundaries, ForestSampling, GrowParams, LeafFitter, MaxFeatures, SortedSample,
-    SplitCriterion, ThresholdRule, TrainingFeatures, Tree, TreeRandomness,
+    all_rows, evaluate_at, grow_forest, grow_tree_with, Boundaries, ForestSampling, GrowParams, LeafFitter, MaxFeatures,
+    SortedSample, SplitCriterion, ThresholdRule, TrainingFeatures, Tree, TreeRandomness,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -178,7 +178,15 @@ impl LabelSums {
 
     fn squared_error(&self) -> f64 {
         (0..self.sum.len())
-            .map(|j| if self.weight[j] > 0.0 { (self.sum_sq[j] - self.sum[j] * self.sum[j] / self.weight[j]).max(0.0) } else { 0.0 })
+            .map(
+                |j| {
+                    if self.weight[j] > 0.0 {
+                        (self.sum_sq[j] - self.sum[j] * self.sum[j] / self.weight[j]).max(0.0)
+                    } else {
+                        0.0
+                    }
+                },
+            )
             .sum()
     }
 }
@@ -279,14 +287,20 @@ impl LeafFitter for MeanScores<'_> {
 }
 
 impl LabelwiseModel {
-    pub fn fit(x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, sample_weight: Option<&[f64]>, params: LabelwiseParams) -> Result<Self> {
+    pub fn fit(
+        x: &FeatureMatrixView<'_>,
+        y: &RankMatrixView<'_>,
+        sample_weight: Option<&[f64]>,
+        params: LabelwiseParams,
+    ) -> Result<Self> {
         params.validate()?;
         let weights = checked_training_set(x, y, sample_weight)?;
         let m = y.n_labels();
         let filled = Filled::new(x);
         let fill = filled.fill.clone();
         let xv = filled.view(x);
-        let (max_depth, depth_scores) = if params.tune_depth { tune_depth(&xv, y, &weights, &params)? } else { (params.max_depth, Vec::new()) };
+        let (max_depth, depth_scores) =
+            if params.tune_depth { tune_depth(&xv, y, &weights, &params)? } else { (params.max_depth, Vec::new()) };
         let trees = grow(&TrainingFeatures::new(&xv), y, &weights, &params, max_depth);
         Ok(LabelwiseModel { params, max_depth, depth_scores, n_features: x.n_features(), n_labels: m, fill_values: fill, trees })
     }
@@ -322,7 +336,13 @@ fn scores_to_rankings(scores: &[f64], m: usize) -> Vec<i32> {
 }
 
 /// Grows the trees (a single plain tree grows its subtrees in parallel).
-fn grow(x: &TrainingFeatures, y: &RankMatrixView<'_>, weights: &[f64], params: &LabelwiseParams, max_depth: Option<usize>) -> Vec<Tree<ScoreLeaf>> {
+fn grow(
+    x: &TrainingFeatures,
+    y: &RankMatrixView<'_>,
+    weights: &[f64],
+    params: &LabelwiseParams,
+    max_depth: Option<usize>,
+) -> Vec<Tree<ScoreLeaf>> {
     let targets = Targets::new(y);
     let criterion = LabelwiseVariance { targets: &targets, min_leaf: params.min_samples_leaf };
     let fitter = MeanScores { targets: &targets };
@@ -333,7 +353,8 @@ fn grow(x: &TrainingFeatures, y: &RankMatrixView<'_>, weights: &[f64], params: &
         threshold_rule: ThresholdRule::Best,
     };
     if params.n_estimators == 1 && !params.bootstrap {
-        let (samples, w): (Vec<u32>, Vec<f64>) = (0..weights.len() as u32).zip(weights.iter().copied()).filter(|&(_, w)| w > 0.0).unzip();
+        let (samples, w): (Vec<u32>, Vec<f64>) =
+            (0..weights.len() as u32).zip(weights.iter().copied()).filter(|&(_, w)| w > 0.0).unzip();
         let mut rng = Rng::new(params.seed);
         return vec![grow_tree_with(x, samples, w, &criterion, &fitter, &grow, &mut rng, TreeRandomness::PerNode)];
     }
@@ -342,10 +363,17 @@ fn grow(x: &TrainingFeatures, y: &RankMatrixView<'_>, weights: &[f64], params: &
 }
 
 /// Inner cross-validation of the depth candidates: returns the chosen depth and every score.
-fn tune_depth(x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, weights: &[f64], params: &LabelwiseParams) -> Result<(Option<usize>, Vec<DepthScore>)> {
+fn tune_depth(
+    x: &FeatureMatrixView<'_>,
+    y: &RankMatrixView<'_>,
+    weights: &[f64],
+    params: &LabelwiseParams,
+) -> Result<(Option<usize>, Vec<DepthScore>)> {
     let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
     if n < TUNING_FOLDS {
-        return Err(invalid(format!("tuning max_depth by {TUNING_FOLDS}-fold cross-validation needs at least {TUNING_FOLDS} rows, got {n}")));
+        return Err(invalid(format!(
+            "tuning max_depth by {TUNING_FOLDS}-fold cross-validation needs at least {TUNING_FOLDS} rows, got {n}"
+        )));
     }
     // A seeded shuffle dealt into folds.
     let mut order: Vec<usize> = (0..n).collect();

@@ -27,10 +27,13 @@ fn squared_error(t: &Targets, rows: &[u32], w: &[f64]) -> f64 {
                 return 0.0;
             }
             let mean = s / sw;
-            rows.iter().zip(w).map(|(&r, &wi)| {
-                let (score, present) = t.row(r);
-                present[j] * wi * (score[j] - mean).powi(2)
-            }).sum::<f64>()
+            rows.iter()
+                .zip(w)
+                .map(|(&r, &wi)| {
+                    let (score, present) = t.row(r);
+                    present[j] * wi * (score[j] - mean).powi(2)
+                })
+                .sum::<f64>()
         })
         .sum()
 }
@@ -53,7 +56,8 @@ fn the_sweep_picks_the_split_with_the_largest_decrease_of_squared_error() {
         let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(2) as f64).collect();
         let mut values: Vec<f64> = (0..n).map(|_| rng.below(n) as f64).collect();
         values.sort_by(f64::total_cmp);
-        let sorted: Vec<SortedSample> = (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: w[i] }).collect();
+        let sorted: Vec<SortedSample> =
+            (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: w[i] }).collect();
         let node = crit.node_stats(&rows, &w);
         let total: f64 = w.iter().sum();
         let parent = squared_error(&t, &rows, &w);
@@ -65,7 +69,8 @@ fn the_sweep_picks_the_split_with_the_largest_decrease_of_squared_error() {
         match (fast, brute) {
             (Some((fk, fg)), Some((bk, bg))) => {
                 assert!((fg - bg).abs() < 1e-9, "trial {trial}: gain {fg} vs {bg}");
-                let at_fast = (parent - squared_error(&t, &rows[..fk], &w[..fk]) - squared_error(&t, &rows[fk..], &w[fk..])) / total;
+                let at_fast =
+                    (parent - squared_error(&t, &rows[..fk], &w[..fk]) - squared_error(&t, &rows[fk..], &w[fk..])) / total;
                 assert!((at_fast - bg).abs() < 1e-9, "trial {trial}: boundary {fk} vs {bk}");
             }
             (None, None) => {}
@@ -108,7 +113,8 @@ fn a_label_no_row_of_a_leaf_ranks_takes_its_parents_score() {
     // Left half ranks only labels 0 and 1 (0 first); right half ranks 2 > 1 > 0.
     let x: Vec<f64> = (0..20).map(f64::from).collect();
     let y: Vec<i32> = (0..20).flat_map(|i| if i < 10 { [1, 2, 0] } else { [3, 2, 1] }).collect();
-    let model = LabelwiseModel::fit(&FeatureMatrixView::new(&x, 20, 1).unwrap(), &view(&y, 3), None, LabelwiseParams::tree()).unwrap();
+    let model =
+        LabelwiseModel::fit(&FeatureMatrixView::new(&x, 20, 1).unwrap(), &view(&y, 3), None, LabelwiseParams::tree()).unwrap();
     assert_eq!(model.trees[0].n_leaves(), 2);
     let scores = model.predict_scores(&FeatureMatrixView::new(&[0.0], 1, 1).unwrap()).unwrap();
     // Label 2 is only ranked on the right, where it is first: the root's mean is 1/6.

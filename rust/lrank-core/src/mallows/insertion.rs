@@ -27,9 +27,7 @@ use crate::ranking::{order_of, ranks_of_order};
 fn is_complete(centre: &[i32]) -> bool {
     let m = centre.len();
     let mut seen = vec![false; m];
-    centre
-        .iter()
-        .all(|&r| r >= 1 && (r as usize) <= m && !std::mem::replace(&mut seen[r as usize - 1], true))
+    centre.iter().all(|&r| r >= 1 && (r as usize) <= m && !std::mem::replace(&mut seen[r as usize - 1], true))
 }
 
 /// The complete ranking (rank vector) extending `incomplete` that minimises the Kendall distance
@@ -43,15 +41,8 @@ fn is_complete(centre: &[i32]) -> bool {
 /// valid, possibly incomplete, ranking as checked by [`crate::ranking::validate_ranking`]).
 pub fn optimal_insertion(incomplete: &[i32], centre: &[i32]) -> Vec<i32> {
     let m = centre.len();
-    assert_eq!(
-        incomplete.len(),
-        m,
-        "optimal_insertion: ranking and centre differ in length"
-    );
-    assert!(
-        is_complete(centre),
-        "optimal_insertion: the centre must be a complete ranking"
-    );
+    assert_eq!(incomplete.len(), m, "optimal_insertion: ranking and centre differ in length");
+    assert!(is_complete(centre), "optimal_insertion: the centre must be a complete ranking");
     let observed = order_of(incomplete);
     let k = observed.len();
     if k == m {

@@ -44,10 +44,7 @@ pub(crate) fn pairwise_weights(rankings: &RankMatrixView<'_>, weights: Option<&[
 
 /// c(S, x): weight of the pairs (y, x), y outside S, that placing x next turns against y.
 fn step_cost(w: &[f64], m: usize, placed: usize, x: usize) -> f64 {
-    (0..m)
-        .filter(|&y| y != x && placed & (1 << y) == 0)
-        .map(|y| w[y * m + x])
-        .sum()
+    (0..m).filter(|&y| y != x && placed & (1 << y) == 0).map(|y| w[y * m + x]).sum()
 }
 
 /// Best next label and its total cost below `placed`, lowest index on ties.
@@ -126,10 +123,7 @@ mod tests {
         let r = [1, 2, 3, 3, 1, 2, 2, 3, 1];
         assert_eq!(kemeny(&view(&r, 3, 3), None).unwrap(), vec![1, 2, 3]);
         // Extra weight on 2>0>1 makes it the unique optimum.
-        assert_eq!(
-            kemeny(&view(&r, 3, 3), Some(&[1.0, 1.0, 1.5])).unwrap(),
-            vec![2, 3, 1]
-        );
+        assert_eq!(kemeny(&view(&r, 3, 3), Some(&[1.0, 1.0, 1.5])).unwrap(), vec![2, 3, 1]);
         let (_, cost) = kemeny_order(&pairwise_weights(&view(&r, 3, 3), None), 3);
         assert_eq!(cost, 4.0);
     }
@@ -148,10 +142,7 @@ mod tests {
         let m = MAX_KEMENY_LABELS + 1;
         let r: Vec<i32> = (1..=m as i32).collect();
         let err = kemeny(&view(&r, 1, m), None).unwrap_err();
-        assert!(matches!(
-            err,
-            LrankError::InvalidParameter { name: "n_labels", .. }
-        ));
+        assert!(matches!(err, LrankError::InvalidParameter { name: "n_labels", .. }));
         assert!(err.to_string().contains("16"), "{err}");
         let v = view(&[1, 2], 1, 2);
         assert!(kemeny(&v, Some(&[1.0, 1.0])).is_err());

@@ -62,27 +62,13 @@ struct State {
 impl State {
     fn new(rows: &[(&[i32], f64)], centre: Vec<i32>) -> Self {
         let completions: Vec<Vec<i32>> = rows.iter().map(|&(r, _)| optimal_insertion(r, &centre)).collect();
-        let cost = completions
-            .iter()
-            .zip(rows)
-            .map(|(c, &(_, w))| w * kendall_distance(c, &centre).0 as f64)
-            .sum();
-        State {
-            centre,
-            completions,
-            cost,
-        }
+        let cost = completions.iter().zip(rows).map(|(c, &(_, w))| w * kendall_distance(c, &centre).0 as f64).sum();
+        State { centre, completions, cost }
     }
 
     fn next_centre(&self, rows: &[(&[i32], f64)]) -> Vec<i32> {
         let m = self.centre.len();
-        borda_of(
-            self.completions
-                .iter()
-                .zip(rows)
-                .map(|(c, &(_, w))| (c.as_slice(), w)),
-            m,
-        )
+        borda_of(self.completions.iter().zip(rows).map(|(c, &(_, w))| (c.as_slice(), w)), m)
     }
 }
 
@@ -93,11 +79,7 @@ impl State {
 /// `InvalidInput` when the weights have the wrong length or are negative or not finite, when no
 /// row contains a label, or when the rows that contain labels have zero (or overflowing) total
 /// weight.
-pub fn fit_mallows(
-    rankings: &RankMatrixView<'_>,
-    weights: Option<&[f64]>,
-    max_iter: usize,
-) -> Result<MallowsFit> {
+pub fn fit_mallows(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: usize) -> Result<MallowsFit> {
     let median = mallows_median(rankings, weights, max_iter)?;
     Ok(MallowsFit {
         theta: theta_mle(median.mean_distance, rankings.n_labels()),
@@ -118,11 +100,7 @@ pub(crate) struct MallowsMedian {
 }
 
 /// The centre of [`fit_mallows`] and the mean distance θ is estimated from.
-pub(crate) fn mallows_median(
-    rankings: &RankMatrixView<'_>,
-    weights: Option<&[f64]>,
-    max_iter: usize,
-) -> Result<MallowsMedian> {
+pub(crate) fn mallows_median(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: usize) -> Result<MallowsMedian> {
     median_of(rankings, weights, max_iter, true)
 }
 
@@ -135,12 +113,8 @@ pub(crate) fn mallows_centre(rankings: &RankMatrixView<'_>, weights: Option<&[f6
 fn median_of(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: usize, with_cost: bool) -> Result<MallowsMedian> {
     check_weights(weights, rankings.n_rows())?;
     let m = rankings.n_labels();
-    let rows: Vec<(&[i32], f64)> = rankings
-        .rows()
-        .enumerate()
-        .filter(|(_, r)| n_present(r) > 0)
-        .map(|(i, r)| (r, weights.map_or(1.0, |w| w[i])))
-        .collect();
+    let rows: Vec<(&[i32], f64)> =
+        rankings.rows().enumerate().filter(|(_, r)| n_present(r) > 0).map(|(i, r)| (r, weights.map_or(1.0, |w| w[i]))).collect();
     median_of_rows(&rows, m, max_iter, with_cost)
 }
 
@@ -157,9 +131,7 @@ fn median_of_rows(rows: &[(&[i32], f64)], m: usize, max_iter: usize, with_cost: 
     }
     let total_weight: f64 = rows.iter().map(|&(_, w)| w).sum();
     if total_weight == 0.0 || total_weight.is_infinite() {
-        return Err(invalid(format!(
-            "cannot fit a Mallows model: the non-empty rankings have total weight {total_weight}"
-        )));
+        return Err(invalid(format!("cannot fit a Mallows model: the non-empty rankings have total weight {total_weight}")));
     }
     if rows.iter().all(|&(r, _)| n_present(r) == m) {
         // Complete rankings are their own completions, so the first Borda step returns the
@@ -170,12 +142,7 @@ fn median_of_rows(rows: &[(&[i32], f64)], m: usize, max_iter: usize, with_cost: 
         } else {
             f64::NAN
         };
-        return Ok(MallowsMedian {
-            centre,
-            mean_distance,
-            iterations: max_iter.min(1),
-            converged: max_iter >= 1,
-        });
+        return Ok(MallowsMedian { centre, mean_distance, iterations: max_iter.min(1), converged: max_iter >= 1 });
     }
     em_median(rows, m, total_weight, max_iter)
 }
@@ -224,15 +191,7 @@ mod tests {
     fn identical_complete_rankings() {
         let r = [3, 1, 2, 3, 1, 2, 3, 1, 2];
         let f = fit_mallows(&view(&r, 3, 3), None, 10).unwrap();
-        assert_eq!(
-            f,
-            MallowsFit {
-                centre: vec![3, 1, 2],
-                theta: f64::INFINITY,
-                iterations: 1,
-                converged: true
-            }
-        );
+        assert_eq!(f, MallowsFit { centre: vec![3, 1, 2], theta: f64::INFINITY, iterations: 1, converged: true });
     }
 
     #[test]

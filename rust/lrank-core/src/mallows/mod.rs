@@ -45,10 +45,7 @@ use crate::error::{invalid, Result};
 fn check_weights(weights: Option<&[f64]>, n_rows: usize) -> Result<()> {
     if let Some(w) = weights {
         if w.len() != n_rows {
-            return Err(invalid(format!(
-                "weights has {} entries, expected {n_rows}",
-                w.len()
-            )));
+            return Err(invalid(format!("weights has {} entries, expected {n_rows}", w.len())));
         }
         if w.iter().any(|&v| !v.is_finite() || v < 0.0) {
             return Err(invalid("weights must be finite and non-negative"));

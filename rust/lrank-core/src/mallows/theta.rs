@@ -26,9 +26,7 @@ fn term(theta: f64, k: usize) -> f64 {
         let k2 = kf * kf;
         let t2 = theta * theta;
         // Horner form of the series above.
-        (kf - 1.0) / 2.0
-            - theta
-                * ((k2 - 1.0) / 12.0 - t2 * ((k2 * k2 - 1.0) / 720.0 - t2 * (k2 * k2 * k2 - 1.0) / 30240.0))
+        (kf - 1.0) / 2.0 - theta * ((k2 - 1.0) / 12.0 - t2 * ((k2 * k2 - 1.0) / 720.0 - t2 * (k2 * k2 * k2 - 1.0) / 30240.0))
     } else {
         // For large θ both expm1 overflow to +inf and the term is 0; for very negative θ they tend
         // to -1 and the term tends to k - 1.
@@ -171,7 +169,11 @@ impl ThetaTable {
                     previous
                         .map(|(theta, slope)| {
                             let guess = theta - slope / Self::KNOTS as f64;
-                            if guess > 0.0 { guess } else { theta }
+                            if guess > 0.0 {
+                                guess
+                            } else {
+                                theta
+                            }
                         })
                         .and_then(|start| newton_from(d, m, start))
                         .unwrap_or_else(|| {
@@ -363,10 +365,7 @@ mod tests {
         // Continuity across the series switch.
         let m = 7;
         let s = SERIES_LIMIT / m as f64;
-        let (a, b) = (
-            expected_kendall_distance(s * (1.0 - 1e-9), m),
-            expected_kendall_distance(s * (1.0 + 1e-9), m),
-        );
+        let (a, b) = (expected_kendall_distance(s * (1.0 - 1e-9), m), expected_kendall_distance(s * (1.0 + 1e-9), m));
         assert!((a - b).abs() < 1e-9, "{a} vs {b}");
         // Negative θ: towards the reversed centre, up to m(m-1)/2.
         assert!(expected_kendall_distance(-1.0, 4) > 3.0);

@@ -7,8 +7,8 @@
 //! attribute types and estimator parameters there). A file of another format version, a
 //! truncated or altered file, or a file that is no lrank model is refused with a clear error.
 
-use crate::error::{LrankError, Result};
 use crate::bagging::BaggingModel;
+use crate::error::{LrankError, Result};
 use crate::forest::RandomForestModel;
 use crate::label_tree::LabelTreeModel;
 use crate::labelwise::LabelwiseModel;
@@ -83,6 +83,8 @@ const MAGIC: &[u8; 8] = b"LRANKMDL";
 const JSON_FORMAT_NAME: &str = "lrank-model";
 
 /// Every model kind the core can save. New learners add variants at the end.
+// Models are built once and moved rarely; boxing the large variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Model {
     RandomForest(RandomForestModel),
@@ -173,10 +175,8 @@ pub fn to_json(saved: &SavedModel) -> Result<String> {
 }
 
 pub fn from_json(text: &str) -> Result<SavedModel> {
-    let mut doc: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| {
-            format_err(format!("not an lrank model file (neither the binary format nor JSON: {e})"))
-        })?;
+    let mut doc: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| format_err(format!("not an lrank model file (neither the binary format nor JSON: {e})")))?;
     if doc.get("format").and_then(|f| f.as_str()) != Some(JSON_FORMAT_NAME) {
         return Err(format_err("not an lrank model file (no \"format\": \"lrank-model\")"));
     }
@@ -188,8 +188,8 @@ pub fn from_json(text: &str) -> Result<SavedModel> {
         )));
     }
     let metadata = doc.get("metadata").cloned().unwrap_or(serde_json::Value::Null).to_string();
-    let model = serde_json::from_value(doc["model"].take())
-        .map_err(|e| format_err(format!("model file holds an invalid model: {e}")))?;
+    let model =
+        serde_json::from_value(doc["model"].take()).map_err(|e| format_err(format!("model file holds an invalid model: {e}")))?;
     checked(SavedModel { metadata, model })
 }
 

@@ -76,7 +76,12 @@ pub fn validate(model: &Model) -> Check {
         }
         Model::InstanceBased(m) => {
             let (d, n) = (m.n_features, m.sample_weight.len());
-            for (len, what) in [(m.fill_values.len(), "fill_values"), (m.minimum.len(), "minimum"), (m.range.len(), "range"), (m.nominal.len(), "nominal")] {
+            for (len, what) in [
+                (m.fill_values.len(), "fill_values"),
+                (m.minimum.len(), "minimum"),
+                (m.range.len(), "range"),
+                (m.nominal.len(), "nominal"),
+            ] {
                 same_len(len, d, what)?;
             }
             same_len(m.x.len(), n * d, "the training features")?;
@@ -101,7 +106,9 @@ pub fn validate(model: &Model) -> Check {
             if l.trees.is_empty() {
                 return Err("the model has no trees".into());
             }
-            l.trees.iter().try_for_each(|t| tree(t, l.n_features, |leaf| same_len(leaf.scores.len(), l.n_labels, "a leaf's scores")))
+            l.trees
+                .iter()
+                .try_for_each(|t| tree(t, l.n_features, |leaf| same_len(leaf.scores.len(), l.n_labels, "a leaf's scores")))
         }
         Model::Pairwise(p) => {
             same_len(p.fill_values.len(), p.n_features, "fill_values")?;
@@ -111,7 +118,13 @@ pub fn validate(model: &Model) -> Check {
                     return Err(format!("pair ({}, {}) among {} labels", pair.a, pair.b, p.n_labels));
                 }
                 pair.trees.iter().try_for_each(|t| {
-                    tree(t, p.n_features, |&prob| if (0.0..=1.0).contains(&prob) { Ok(()) } else { Err(format!("leaf probability {prob}")) })
+                    tree(t, p.n_features, |&prob| {
+                        if (0.0..=1.0).contains(&prob) {
+                            Ok(())
+                        } else {
+                            Err(format!("leaf probability {prob}"))
+                        }
+                    })
                 })?;
             }
             Ok(())

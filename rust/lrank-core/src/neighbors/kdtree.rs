@@ -415,7 +415,9 @@ impl KdIndex {
                 // partial block. The other leaves are rare and scanned out of line, which keeps
                 // this function small.
                 match (len == LEAF_SIZE, first) {
-                    (true, true) => Self::scan_first_leaf::<D>(LeafPoints { rows: &leaf.rows[..LEAF_SIZE], ..leaf }, target, best),
+                    (true, true) => {
+                        Self::scan_first_leaf::<D>(LeafPoints { rows: &leaf.rows[..LEAF_SIZE], ..leaf }, target, best)
+                    }
                     (true, false) => scan_full_leaf::<D>(leaf, target, best),
                     (false, true) => Self::scan_first_short_leaf::<D>(leaf, target, best),
                     (false, false) => scan_leaf::<D>(leaf, target, best),

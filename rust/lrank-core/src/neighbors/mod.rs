@@ -18,20 +18,20 @@
 
 mod kdtree;
 
+use crate::aggregation::BordaAccumulator;
 use crate::distance::kendall_tau;
-use kdtree::{KdIndex, Neighbour, SearchScratch};
-use crate::features::FeatureKind;
-use std::sync::OnceLock;
 use crate::error::{LrankError, Result};
+use crate::features::FeatureKind;
 use crate::features::{check_n_features, fill_values, FeatureMatrixView};
-use crate::training::checked_training_set;
 use crate::mallows::{mallows_centre, mallows_median, ThetaTable};
 use crate::plackett_luce::{fit_plackett_luce, ranking_probability};
-use crate::aggregation::BordaAccumulator;
 use crate::ranking::{n_present, ranking_from_scores, ranking_from_scores_into, RankMatrixView};
 use crate::rng::Rng;
+use crate::training::checked_training_set;
+use kdtree::{KdIndex, Neighbour, SearchScratch};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// Candidate neighbourhood sizes for the inner selection (the paper's).
 pub const K_CANDIDATES: [usize; 4] = [5, 10, 15, 20];
@@ -72,7 +72,13 @@ pub struct InstanceBasedParams {
 impl Default for InstanceBasedParams {
     /// IBLR: Mallows model, Dudani weights, k chosen by leave-one-out.
     fn default() -> Self {
-        InstanceBasedParams { k: None, max_iter: 20, seed: 0, model: NeighbourhoodModel::Mallows, weighting: NeighbourWeighting::Dudani }
+        InstanceBasedParams {
+            k: None,
+            max_iter: 20,
+            seed: 0,
+            model: NeighbourhoodModel::Mallows,
+            weighting: NeighbourWeighting::Dudani,
+        }
     }
 }
 
@@ -164,7 +170,6 @@ impl<T> PartialEq for Cached<T> {
         true
     }
 }
-
 
 /// Rows predicted together (see `predict_rows`).
 const PREDICT_CHUNK: usize = 64;

@@ -34,11 +34,18 @@ fn ranks_without_confidence_are_the_ranks_with_it() {
         let keep = if y.len() % (2 * m) == 0 { m } else { 2 + rng.below(m - 1) };
         y.extend(crate::ranking::ranks_of_order(&order[..keep], m));
     }
-    let complete: Vec<i32> = (0..n).flat_map(|i| crate::ranking::ranks_of_order(&{
-        let mut order: Vec<usize> = (0..m).collect();
-        order.rotate_left(i % m);
-        order
-    }, m)).collect();
+    let complete: Vec<i32> = (0..n)
+        .flat_map(|i| {
+            crate::ranking::ranks_of_order(
+                &{
+                    let mut order: Vec<usize> = (0..m).collect();
+                    order.rotate_left(i % m);
+                    order
+                },
+                m,
+            )
+        })
+        .collect();
     let queries: Vec<f64> = (0..40 * d).map(|_| rng.uniform()).collect();
     let q = FeatureMatrixView::new(&queries, 40, d).unwrap();
     for labels in [&y, &complete] {
@@ -103,12 +110,8 @@ fn k_is_chosen_by_leave_one_out_and_predictions_do_not_depend_on_threads() {
     }
     let xv = FeatureMatrixView::new(&x, n, 2).unwrap();
     let yv = RankMatrixView::new(&y, n, m).unwrap();
-    let a = with_threads(Some(1), || InstanceBasedModel::fit(&xv, &yv, None, InstanceBasedParams::default()))
-        .unwrap()
-        .unwrap();
-    let b = with_threads(Some(2), || InstanceBasedModel::fit(&xv, &yv, None, InstanceBasedParams::default()))
-        .unwrap()
-        .unwrap();
+    let a = with_threads(Some(1), || InstanceBasedModel::fit(&xv, &yv, None, InstanceBasedParams::default())).unwrap().unwrap();
+    let b = with_threads(Some(2), || InstanceBasedModel::fit(&xv, &yv, None, InstanceBasedParams::default())).unwrap().unwrap();
     assert_eq!(a, b);
     assert_eq!(a.k_scores.iter().map(|s| s.k).collect::<Vec<_>>(), vec![5, 10, 15, 20]);
     let best = a.k_scores.iter().fold((0, f64::MIN), |acc, s| if s.tau > acc.1 { (s.k, s.tau) } else { acc });
@@ -198,7 +201,8 @@ fn kd_tree_search_equals_brute_force_in_many_dimensions() {
     for _ in 0..60 {
         let q: Vec<f64> = (0..d).map(|f| rng.uniform() * (1.0 + f as f64)).collect();
         let k = 1 + rng.below(20);
-        let mut brute: Vec<(f64, u32)> = (0..n).map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q, None), i as u32)).collect();
+        let mut brute: Vec<(f64, u32)> =
+            (0..n).map(|i| (squared_distance(&pts[i * d..(i + 1) * d], &q, None), i as u32)).collect();
         brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         brute.truncate(k);
         assert_eq!(found(&tree, &q, k, None, &pts), brute, "k={k}");
@@ -301,10 +305,8 @@ fn leave_one_out_search_never_counts_the_left_out_row() {
         for v in (0..n).step_by((n / 40).max(1)) {
             let q = &pts[v * d..(v + 1) * d];
             for k in 1..=9 {
-                let mut brute: Vec<(f64, u32)> = (0..n)
-                    .filter(|&i| i != v)
-                    .map(|i| (squared_distance(&pts[i * d..(i + 1) * d], q, None), i as u32))
-                    .collect();
+                let mut brute: Vec<(f64, u32)> =
+                    (0..n).filter(|&i| i != v).map(|i| (squared_distance(&pts[i * d..(i + 1) * d], q, None), i as u32)).collect();
                 brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
                 brute.truncate(k);
                 assert_eq!(found(&tree, q, k, Some(v), &pts), brute, "n={n} d={d} row={v} k={k}");
@@ -324,9 +326,13 @@ fn nominal_features_count_a_mismatch_not_a_difference_of_codes() {
     let yv = RankMatrixView::new(&y, 3, 3).unwrap();
     let params = InstanceBasedParams { k: Some(1), ..Default::default() };
     let kinds = [FeatureKind::Numeric, FeatureKind::Nominal];
-    let nominal =
-        InstanceBasedModel::fit(&FeatureMatrixView::new(&x, 3, 2).unwrap().with_kinds(Some(&kinds)).unwrap(), &yv, None, params.clone())
-            .unwrap();
+    let nominal = InstanceBasedModel::fit(
+        &FeatureMatrixView::new(&x, 3, 2).unwrap().with_kinds(Some(&kinds)).unwrap(),
+        &yv,
+        None,
+        params.clone(),
+    )
+    .unwrap();
     let numeric = InstanceBasedModel::fit(&FeatureMatrixView::new(&x, 3, 2).unwrap(), &yv, None, params).unwrap();
     let query = FeatureMatrixView::new(&[0.0, 1.0], 1, 2).unwrap();
     assert_eq!(nominal.predict(&query).unwrap().0, vec![2, 1, 3]);
@@ -346,7 +352,13 @@ fn ib_pl_with_every_row_as_neighbour_sorts_the_plackett_luce_skills_of_all_rows(
         y.extend(crate::ranking::ranks_of_order(&order[..2 + rng.below(3)], m));
     }
     let params = InstanceBasedParams { k: Some(n), ..InstanceBasedParams::plackett_luce() };
-    let model = InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, 1).unwrap(), &RankMatrixView::new(&y, n, m).unwrap(), None, params).unwrap();
+    let model = InstanceBasedModel::fit(
+        &FeatureMatrixView::new(&x, n, 1).unwrap(),
+        &RankMatrixView::new(&y, n, m).unwrap(),
+        None,
+        params,
+    )
+    .unwrap();
     let (pred, conf) = model.predict(&FeatureMatrixView::new(&[0.5], 1, 1).unwrap()).unwrap();
     let fit = fit_plackett_luce(&RankMatrixView::new(&y, n, m).unwrap(), None, 100, 1e-6).unwrap();
     assert_eq!(pred, crate::ranking::ranking_from_scores(&fit.skills));
@@ -406,7 +418,8 @@ fn predictions_follow_the_definition_with_sample_weights() {
                 w.iter_mut().for_each(|v| *v = 1.0);
             }
             let rows: Vec<i32> = near.iter().flat_map(|&(_, i)| y[i * m..(i + 1) * m].iter().copied()).collect();
-            let expected = mallows_centre(&RankMatrixView::new(&rows, k, m).unwrap(), Some(&w), model.params.max_iter).unwrap().centre;
+            let expected =
+                mallows_centre(&RankMatrixView::new(&rows, k, m).unwrap(), Some(&w), model.params.max_iter).unwrap().centre;
             assert_eq!(&predicted[qi * m..(qi + 1) * m], expected.as_slice(), "query {qi}");
         }
     }
@@ -437,7 +450,13 @@ fn complete_rankings_with_unit_weights_are_weighted_bit_for_bit_as_in_general() 
         weighted[7] = 2.0;
         let params = InstanceBasedParams { k: Some(7), ..Default::default() };
         let fit = |y: &[i32], w: Option<&[f64]>| {
-            InstanceBasedModel::fit(&FeatureMatrixView::new(&x, n, d).unwrap(), &RankMatrixView::new(y, n, m).unwrap(), w, params.clone()).unwrap()
+            InstanceBasedModel::fit(
+                &FeatureMatrixView::new(&x, n, d).unwrap(),
+                &RankMatrixView::new(y, n, m).unwrap(),
+                w,
+                params.clone(),
+            )
+            .unwrap()
         };
         let general = fit(&incomplete, None);
         assert!(!general.index().complete_unit_weight);

@@ -17,8 +17,8 @@ use crate::ranking::{ranking_from_scores, RankMatrixView};
 use crate::rng::{child_seed, Rng};
 use crate::training::checked_training_set;
 use crate::tree::{
-    grow_forest, grow_tree_with, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, ThresholdRule, TrainingFeatures,
-    Tree, TreeRandomness,
+    grow_forest, grow_tree_with, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, ThresholdRule,
+    TrainingFeatures, Tree, TreeRandomness,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -122,7 +122,12 @@ impl LeafFitter for ShareOfOnes<'_> {
 }
 
 impl PairwiseModel {
-    pub fn fit(x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, sample_weight: Option<&[f64]>, params: PairwiseParams) -> Result<Self> {
+    pub fn fit(
+        x: &FeatureMatrixView<'_>,
+        y: &RankMatrixView<'_>,
+        sample_weight: Option<&[f64]>,
+        params: PairwiseParams,
+    ) -> Result<Self> {
         params.validate()?;
         let weights = checked_training_set(x, y, sample_weight)?;
         let (n, m) = (x.n_rows(), y.n_labels());
@@ -156,7 +161,16 @@ impl PairwiseModel {
                     let criterion = ClassEntropy::new(&classes, 2, 1e-9);
                     let leaf = ShareOfOnes { classes: &classes };
                     if params.n_estimators == 1 && !params.bootstrap {
-                        vec![grow_tree_with(&features, rows, row_weights, &criterion, &leaf, &grow, &mut Rng::new(seed), TreeRandomness::PerNode)]
+                        vec![grow_tree_with(
+                            &features,
+                            rows,
+                            row_weights,
+                            &criterion,
+                            &leaf,
+                            &grow,
+                            &mut Rng::new(seed),
+                            TreeRandomness::PerNode,
+                        )]
                     } else {
                         let sampling = ForestSampling { n_trees: params.n_estimators, seed, bootstrap: params.bootstrap };
                         grow_forest(&features, &rows, &row_weights, sampling, &criterion, &leaf, &grow)
@@ -183,7 +197,13 @@ impl PairwiseModel {
                         scores[b] += 1.0 - p;
                     }
                     PairwiseVoting::Copeland => {
-                        let win = if p > 0.5 { 1.0 } else if p < 0.5 { 0.0 } else { 0.5 };
+                        let win = if p > 0.5 {
+                            1.0
+                        } else if p < 0.5 {
+                            0.0
+                        } else {
+                            0.5
+                        };
                         scores[a] += win;
                         scores[b] += 1.0 - win;
                     }

@@ -53,7 +53,13 @@ fn forests_do_not_depend_on_threads() {
     for _ in 0..n {
         let (a, b) = (rng.uniform(), rng.uniform());
         x.extend([a, b]);
-        y.extend(if a + b > 1.0 { [1, 2, 3] } else if a > b { [2, 1, 3] } else { [3, 2, 1] });
+        y.extend(if a + b > 1.0 {
+            [1, 2, 3]
+        } else if a > b {
+            [2, 1, 3]
+        } else {
+            [3, 2, 1]
+        });
     }
     let params = PairwiseParams { n_estimators: 10, seed: 2, ..PairwiseParams::forest() };
     let one = with_threads(Some(1), || fit(&x, &y, 2, m, params.clone())).unwrap();

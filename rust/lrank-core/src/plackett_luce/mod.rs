@@ -28,7 +28,12 @@ pub struct PlackettLuceFit {
 }
 
 /// Fits Plackett-Luce skills by MM (see the module docs).
-pub fn fit_plackett_luce(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: usize, tol: f64) -> Result<PlackettLuceFit> {
+pub fn fit_plackett_luce(
+    rankings: &RankMatrixView<'_>,
+    weights: Option<&[f64]>,
+    max_iter: usize,
+    tol: f64,
+) -> Result<PlackettLuceFit> {
     let (n, m) = (rankings.n_rows(), rankings.n_labels());
     if let Some(w) = weights {
         if w.len() != n || w.iter().any(|&v| !v.is_finite() || v < 0.0) {
@@ -147,7 +152,9 @@ mod tests {
         let again = fit_plackett_luce(&v, None, 1, 0.0).unwrap();
         assert!(again.skills.iter().all(|s| *s > 0.0));
         // Log-likelihood is not improved by small moves of the fitted skills.
-        let ll = |s: &[f64]| v.rows().filter(|r| r.iter().filter(|&&x| x > 0).count() >= 2).map(|r| ranking_probability(r, s).ln()).sum::<f64>();
+        let ll = |s: &[f64]| {
+            v.rows().filter(|r| r.iter().filter(|&&x| x > 0).count() >= 2).map(|r| ranking_probability(r, s).ln()).sum::<f64>()
+        };
         let best = ll(&fit.skills);
         for j in 0..3 {
             for eps in [1e-4, -1e-4] {

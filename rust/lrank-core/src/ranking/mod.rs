@@ -76,9 +76,7 @@ fn check_row(row: &[i32], seen: &mut [bool]) -> std::result::Result<(), String> 
         present += 1;
     }
     if (1..=present).any(|p| !seen[p]) {
-        return Err(format!(
-            "the {present} labels present must hold positions 1..={present} without gaps"
-        ));
+        return Err(format!("the {present} labels present must hold positions 1..={present} without gaps"));
     }
     Ok(())
 }

@@ -215,9 +215,17 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 impl RpcModel {
-    pub fn fit(x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, sample_weight: Option<&[f64]>, params: RpcParams) -> Result<Self> {
+    pub fn fit(
+        x: &FeatureMatrixView<'_>,
+        y: &RankMatrixView<'_>,
+        sample_weight: Option<&[f64]>,
+        params: RpcParams,
+    ) -> Result<Self> {
         if !(params.c > 0.0) || !params.c.is_finite() {
-            return Err(LrankError::InvalidParameter { name: "c", reason: format!("must be positive and finite, got {}", params.c) });
+            return Err(LrankError::InvalidParameter {
+                name: "c",
+                reason: format!("must be positive and finite, got {}", params.c),
+            });
         }
         if params.max_iter == 0 {
             return Err(LrankError::InvalidParameter { name: "max_iter", reason: "must be at least 1".into() });
@@ -234,7 +242,14 @@ impl RpcModel {
             .map(|&(a, b)| {
                 let rows: Vec<usize> = (0..n).filter(|&i| y.row(i)[a] > 0 && y.row(i)[b] > 0 && weights[i] > 0.0).collect();
                 if rows.is_empty() {
-                    return PairModel { a: a as u32, b: b as u32, intercept: None, coef: vec![0.0; q], iterations: 0, converged: true };
+                    return PairModel {
+                        a: a as u32,
+                        b: b as u32,
+                        intercept: None,
+                        coef: vec![0.0; q],
+                        iterations: 0,
+                        converged: true,
+                    };
                 }
                 let zs: Vec<f64> = rows.iter().flat_map(|&i| z[i * q..(i + 1) * q].iter().copied()).collect();
                 let t: Vec<f64> = rows.iter().map(|&i| (y.row(i)[a] < y.row(i)[b]) as u8 as f64).collect();
@@ -310,6 +325,7 @@ fn encoding_of(x: &FeatureMatrixView<'_>, weights: &[f64]) -> (Vec<f64>, Vec<Enc
     let medians = crate::features::fill_values(x);
     let mut fill = Vec::with_capacity(d);
     let mut encoding = Vec::new();
+    #[allow(clippy::needless_range_loop)] // f indexes the view's columns too
     for f in 0..d {
         let present: Vec<(f64, f64)> = (0..n).map(|i| (x.get(i, f), weights[i])).filter(|(v, _)| !v.is_nan()).collect();
         if x.kind(f) == FeatureKind::Nominal {

@@ -6,7 +6,7 @@ fn cholesky_solves_a_known_system() {
     let mut a = vec![4.0, 2.0, 2.0, 3.0];
     let x = cholesky_solve(&mut a, &[2.0, 1.0], 2).unwrap();
     assert!((x[0] - 0.5).abs() < 1e-12 && x[1].abs() < 1e-12, "{x:?}");
-    assert!(cholesky_solve(&mut vec![0.0, 0.0, 0.0, 0.0], &[1.0, 1.0], 2).is_none());
+    assert!(cholesky_solve(&mut [0.0, 0.0, 0.0, 0.0], &[1.0, 1.0], 2).is_none());
 }
 
 #[test]
@@ -21,9 +21,7 @@ fn the_optimum_has_zero_gradient() {
     let (b0, coef, _, converged) = logistic_regression(&z, &t, &w, q, &params);
     assert!(converged);
     let mut grad = vec![0.0; q + 1];
-    for j in 0..q {
-        grad[1 + j] = coef[j];
-    }
+    grad[1..].copy_from_slice(&coef);
     for i in 0..n {
         let mu = sigmoid(b0 + dot(&z[i * q..(i + 1) * q], &coef));
         grad[0] += params.c * w[i] * (mu - t[i]);
@@ -39,8 +37,13 @@ fn one_class_pairs_stay_finite_and_unseen_pairs_predict_a_half() {
     // Label 0 always before 1; label 2 only with 0. Pair (1, 2) never observed.
     let x: Vec<f64> = (0..20).map(|i| i as f64).collect();
     let y: Vec<i32> = (0..20).flat_map(|i| if i % 2 == 0 { [1, 2, 0] } else { [2, 0, 1] }).collect();
-    let model = RpcModel::fit(&FeatureMatrixView::new(&x, 20, 1).unwrap(), &RankMatrixView::new(&y, 20, 3).unwrap(), None, RpcParams::default())
-        .unwrap();
+    let model = RpcModel::fit(
+        &FeatureMatrixView::new(&x, 20, 1).unwrap(),
+        &RankMatrixView::new(&y, 20, 3).unwrap(),
+        None,
+        RpcParams::default(),
+    )
+    .unwrap();
     assert!(model.pairs[0].intercept.unwrap().is_finite() && model.pairs[0].intercept.unwrap() > 0.0);
     assert_eq!(model.pairs[2].intercept, None);
     let probs = model.probabilities(&[3.0]);
@@ -61,10 +64,16 @@ fn learns_a_linear_ranking_function() {
         order.sort_by(|&p, &q| u[q].total_cmp(&u[p]));
         y.extend(crate::ranking::ranks_of_order(&order, m));
     }
-    let model = RpcModel::fit(&FeatureMatrixView::new(&x, n, 2).unwrap(), &RankMatrixView::new(&y, n, m).unwrap(), None, RpcParams { c: 100.0, ..Default::default() })
-        .unwrap();
+    let model = RpcModel::fit(
+        &FeatureMatrixView::new(&x, n, 2).unwrap(),
+        &RankMatrixView::new(&y, n, m).unwrap(),
+        None,
+        RpcParams { c: 100.0, ..Default::default() },
+    )
+    .unwrap();
     let pred = model.predict(&FeatureMatrixView::new(&x, n, 2).unwrap()).unwrap();
-    let tau: f64 = (0..n).map(|i| crate::distance::kendall_tau(&y[i * m..(i + 1) * m], &pred[i * m..(i + 1) * m])).sum::<f64>() / n as f64;
+    let tau: f64 =
+        (0..n).map(|i| crate::distance::kendall_tau(&y[i * m..(i + 1) * m], &pred[i * m..(i + 1) * m])).sum::<f64>() / n as f64;
     assert!(tau > 0.95, "{tau}");
     assert!(model.pairs.iter().all(|p| p.converged));
 }

@@ -298,11 +298,8 @@ mod tests {
     fn gain_matches_the_definition_and_skips_ties() {
         let values = [1.0, 2.0, 2.0, 3.0, 4.0, 5.0];
         let classes = [0u32, 0, 1, 1, 2, 2];
-        let sorted: Vec<SortedSample> = values
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 })
-            .collect();
+        let sorted: Vec<SortedSample> =
+            values.iter().enumerate().map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 }).collect();
         let crit = ClassEntropy::new(&classes, 3, 1e-9);
         let (k, g) = crit.best_boundary(&0.0, &sorted, Boundaries::All).unwrap();
         assert_ne!(k, 2, "cannot split between equal values");
@@ -319,11 +316,8 @@ mod tests {
         let view = RankMatrixView::new(&y, 6, 3).unwrap();
         let crit = PairwiseEntropy::new(&view, 1e-9);
         let values = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
-        let sorted: Vec<SortedSample> = values
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 })
-            .collect();
+        let sorted: Vec<SortedSample> =
+            values.iter().enumerate().map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 }).collect();
         let (k, gain) = crit.best_boundary(&0.0, &sorted, Boundaries::All).unwrap();
         assert_eq!(k, 3);
         // Only pair (0, 1) is mixed: 3 vs 3, entropy ln 2 over 6 rows, all removed by the split.

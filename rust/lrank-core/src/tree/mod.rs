@@ -21,8 +21,8 @@
 
 mod criterion;
 
-pub use criterion::{ClassEntropy, PairwiseEntropy, SortedSample};
 pub(crate) use criterion::evaluate_at;
+pub use criterion::{ClassEntropy, PairwiseEntropy, SortedSample};
 
 use crate::discretisation;
 pub use crate::features::FeatureKind;
@@ -148,10 +148,22 @@ pub trait LeafFitter: Sync {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Node {
     /// `x[feature] <= threshold` goes left.
-    Split { feature: u32, threshold: f64, left: u32, right: u32 },
-    Leaf { leaf: u32 },
+    Split {
+        feature: u32,
+        threshold: f64,
+        left: u32,
+        right: u32,
+    },
+    Leaf {
+        leaf: u32,
+    },
     /// `x[feature] == value` goes left (a nominal feature's code).
-    Category { feature: u32, value: f64, left: u32, right: u32 },
+    Category {
+        feature: u32,
+        value: f64,
+        left: u32,
+        right: u32,
+    },
 }
 
 /// A grown tree: nodes in creation order (root first) and the leaf models they point to.
@@ -449,8 +461,14 @@ pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
     rng: &mut Rng,
     randomness: TreeRandomness,
 ) -> Tree<F::Leaf> {
-    let grower =
-        Grower { x, criterion, leaf_fitter, params, reset_features: randomness == TreeRandomness::PerNode, weight_of: Vec::new() };
+    let grower = Grower {
+        x,
+        criterion,
+        leaf_fitter,
+        params,
+        reset_features: randomness == TreeRandomness::PerNode,
+        weight_of: Vec::new(),
+    };
     let mut scratch = Scratch::default();
     match randomness {
         TreeRandomness::Stream => {
@@ -789,7 +807,8 @@ fn find_split<C: SplitCriterion>(
         // it to be taken, so their boundaries that cannot are not scored in full. (The result
         // is the same as without the floor, as the parallel path above computes it.)
         let floor = best.as_ref().map_or(f64::NEG_INFINITY, |(b, _)| *b);
-        let Some(result) = score_feature(x, samples, weights, presorted, criterion, stats, params, features[k], floor, scratch) else {
+        let Some(result) = score_feature(x, samples, weights, presorted, criterion, stats, params, features[k], floor, scratch)
+        else {
             continue; // constant in this node
         };
         n_scored += 1;
@@ -826,7 +845,11 @@ fn score_feature<C: SplitCriterion>(
         if x.rank(*order.first()? as usize, f) == x.rank(*order.last()? as usize, f) {
             return None; // constant in this node
         }
-        sorted.extend(order.iter().map(|&s| SortedSample { value: x.value(s as usize, f), sample: s, weight: weight_of[s as usize] }));
+        sorted.extend(order.iter().map(|&s| SortedSample {
+            value: x.value(s as usize, f),
+            sample: s,
+            weight: weight_of[s as usize],
+        }));
     } else {
         // Key: the value's rank, then the sample's position in the node (a total order).
         keys.clear();
@@ -948,8 +971,10 @@ mod tests {
         let classes: Vec<u32> = (0..10).map(|i| (i >= 5) as u32).collect();
         let x = FeatureMatrixView::new(&xs, 10, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
-        let params = GrowParams { max_depth: Some(8), max_features: 1, min_weight_split: 2.0, threshold_rule: ThresholdRule::Best };
-        let tree = grow_tree(&TrainingFeatures::new(&x), (0..10).collect(), vec![1.0; 10], &crit, &CountLeaf, &params, &mut Rng::new(0));
+        let params =
+            GrowParams { max_depth: Some(8), max_features: 1, min_weight_split: 2.0, threshold_rule: ThresholdRule::Best };
+        let tree =
+            grow_tree(&TrainingFeatures::new(&x), (0..10).collect(), vec![1.0; 10], &crit, &CountLeaf, &params, &mut Rng::new(0));
         assert_eq!(tree.depth(), 1);
         assert_eq!(tree.nodes[0], Node::Split { feature: 0, threshold: 4.5, left: 1, right: 2 });
         assert_eq!(*tree.leaf_for(&[4.5], &[0.0]), 5.0);
@@ -964,8 +989,21 @@ mod tests {
         let x = FeatureMatrixView::new(&xs, 64, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
         for max_depth in [0, 1, 3] {
-            let params = GrowParams { max_depth: Some(max_depth), max_features: 1, min_weight_split: 2.0, threshold_rule: ThresholdRule::Best };
-            let tree = grow_tree(&TrainingFeatures::new(&x), (0..64).collect(), vec![1.0; 64], &crit, &CountLeaf, &params, &mut Rng::new(0));
+            let params = GrowParams {
+                max_depth: Some(max_depth),
+                max_features: 1,
+                min_weight_split: 2.0,
+                threshold_rule: ThresholdRule::Best,
+            };
+            let tree = grow_tree(
+                &TrainingFeatures::new(&x),
+                (0..64).collect(),
+                vec![1.0; 64],
+                &crit,
+                &CountLeaf,
+                &params,
+                &mut Rng::new(0),
+            );
             assert_eq!(tree.depth(), max_depth);
             let total: f64 = tree.leaves.iter().sum();
             assert_eq!(total, 64.0);
@@ -987,7 +1025,8 @@ mod tests {
                     xs[i * d + f] = rng.below(5) as f64;
                 }
             }
-            let classes: Vec<u32> = (0..n).map(|i| ((xs[i * d] + 3.0 * xs[i * d + 1]) as u32 + rng.below(2) as u32) % 3).collect();
+            let classes: Vec<u32> =
+                (0..n).map(|i| ((xs[i * d] + 3.0 * xs[i * d + 1]) as u32 + rng.below(2) as u32) % 3).collect();
             let mut kinds = vec![FeatureKind::Numeric; d];
             kinds[2] = FeatureKind::Nominal;
             let x = FeatureMatrixView::new(&xs, n, d).unwrap().with_kinds(Some(&kinds)).unwrap();
@@ -999,8 +1038,14 @@ mod tests {
             for rule in [ThresholdRule::Best, ThresholdRule::EqualFrequency] {
                 let params = GrowParams { max_depth: None, max_features: d, min_weight_split: 2.0, threshold_rule: rule };
                 let grow = |presort: bool| {
-                    let grower =
-                        Grower { x: &features, criterion: &crit, leaf_fitter: &CountLeaf, params: &params, reset_features: true, weight_of: Vec::new() };
+                    let grower = Grower {
+                        x: &features,
+                        criterion: &crit,
+                        leaf_fitter: &CountLeaf,
+                        params: &params,
+                        reset_features: true,
+                        weight_of: Vec::new(),
+                    };
                     grower.grow_from_root(&mut samples.clone(), &mut weights.clone(), 5, presort)
                 };
                 let (sorting, presorted) = (grow(false), grow(true));
@@ -1018,7 +1063,8 @@ mod tests {
         let x = FeatureMatrixView::new(&xs, 8, 1).unwrap();
         let crit = ClassEntropy::new(&classes, 2, 1e-9);
         let params = GrowParams { max_depth: None, max_features: 1, min_weight_split: 2.0, threshold_rule: ThresholdRule::Best };
-        let tree = grow_tree(&TrainingFeatures::new(&x), (0..8).collect(), vec![1.0; 8], &crit, &CountLeaf, &params, &mut Rng::new(0));
+        let tree =
+            grow_tree(&TrainingFeatures::new(&x), (0..8).collect(), vec![1.0; 8], &crit, &CountLeaf, &params, &mut Rng::new(0));
         assert_eq!(tree.nodes.len(), 1);
     }
 }
