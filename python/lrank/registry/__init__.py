@@ -11,172 +11,22 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 from lrank.errors import LrankError
+from lrank.registry.spec import (
+    LearnerOption,
+    LearnerOptionError,
+    LearnerSpec,
+    parse_choice,
+    parse_depth,
+    parse_learner_name,
+    parse_max_features,
+    parse_optional_count,
+    parse_share_percent,
+    set_learner_lookup,
+)
 
 ENTRY_POINT_GROUP = "lrank.learners"
-
-
-class LearnerOptionError(LrankError, ValueError):
-    """A learner name or learner option given on the command line is wrong."""
-
-
-def _parse_max_features(text: str) -> str | int | float:
-    if text in ("log2+1", "sqrt", "all"):
-        return text
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError("expected 'log2+1', 'sqrt', 'all', an int or a float") from None
-
-
-def _parse_depth(text: str) -> int | None:
-    value = int(text)
-    if value < 0:
-        raise ValueError("must be >= 0 (0 means unlimited)")
-    return None if value == 0 else value
-
-
-def _parse_optional_count(text: str) -> int | None:
-    value = int(text)
-    if value < 0:
-        raise ValueError("must be >= 0 (0 means choose automatically)")
-    return None if value == 0 else value
-
-
-def _parse_choice(*choices: str) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        if text not in choices:
-            raise ValueError(f"expected one of {', '.join(choices)}")
-        return text
-
-    parse.__name__ = "|".join(choices)
-    return parse
-
-
-@dataclass(frozen=True)
-class LearnerOption:
-    """One WEKA-style option: ``flag`` (e.g. ``-I``) sets estimator parameter ``param``."""
-
-    flag: str
-    param: str
-    help: str
-    parse: Callable[[str], Any] | None = int  # None: a switch setting ``param`` to ``switch_value``
-    metavar: str = "N"
-    switch_value: Any = True
-
-
-@dataclass(frozen=True)
-class LearnerSpec:
-    """A learner as the CLI sees it."""
-
-    name: str
-    factory: Callable[..., Any]
-    summary: str
-    reference: str = ""
-    options: tuple[LearnerOption, ...] = field(default_factory=tuple)
-    # Estimator parameters the CLI sets from its own options, when the estimator has them.
-    seed_param: str | None = "random_state"
-    jobs_param: str | None = "n_jobs"
-    # Meta-learners (WEKA's style): the option setting this parameter names a learner, and the
-    # tokens after a "--" are that learner's options ("-W LRT -I 100 -- -depth 5").
-    nested_param: str | None = None
-    nested_default: str | None = None
-
-    def parse_options(self, args: Sequence[str]) -> dict[str, Any]:
-        """Estimator parameters from WEKA-style tokens, e.g. ``["-I", "100", "-depth", "0"]``."""
-        tokens = list(args)
-        nested: list[str] = []
-        if self.nested_param is not None and "--" in tokens:
-            cut = tokens.index("--")
-            tokens, nested = tokens[:cut], tokens[cut + 1 :]
-        params = self._parse_own(tokens)
-        if self.nested_param is not None:
-            name = params.pop(self.nested_param, self.nested_default)
-            if name is None:
-                raise LearnerOptionError(f"{self.name}: name the learner to use with -W")
-            inner = get_learner(str(name))
-            params[self.nested_param] = inner.factory(**inner.parse_options(nested))
-        return params
-
-    def _parse_own(self, tokens: list[str]) -> dict[str, Any]:
-        by_flag = {o.flag: o for o in self.options}
-        by_flag.update({"--" + o.param.replace("_", "-"): o for o in self.options})
-        params: dict[str, Any] = {}
-        i = 0
-        while i < len(tokens):
-            tok = tokens[i]
-            opt = by_flag.get(tok)
-            if opt is None:
-                known = ", ".join(o.flag for o in self.options) or "none"
-                raise LearnerOptionError(f"{self.name}: unknown option {tok!r} (options: {known})")
-            if opt.parse is None:
-                params[opt.param] = opt.switch_value
-                i += 1
-                continue
-            if i + 1 >= len(tokens):
-                raise LearnerOptionError(f"{self.name}: option {tok} needs a value ({opt.metavar})")
-            try:
-                params[opt.param] = opt.parse(tokens[i + 1])
-            except ValueError as exc:
-                raise LearnerOptionError(f"{self.name}: bad value {tokens[i + 1]!r} for {tok}: {exc}") from None
-            i += 2
-        return params
-
-    def build(
-        self,
-        args: Sequence[str] = (),
-        *,
-        seed: int | None = None,
-        n_jobs: int | None = None,
-        categorical_features: Any = None,
-    ) -> Any:
-        """A fresh estimator with the given options; the seed, the threads and the nominal
-        features of the data (a boolean mask) are set when the learner has such parameters."""
-        params = self.parse_options(args)
-        est = self.factory(**params)
-        names = est.get_params() if hasattr(est, "get_params") else {}
-        if (
-            seed is not None
-            and self.seed_param is not None
-            and self.seed_param in names
-            and self.seed_param not in params
-        ):
-            est.set_params(**{self.seed_param: seed})
-        if (
-            n_jobs is not None
-            and self.jobs_param is not None
-            and self.jobs_param in names
-            and self.jobs_param not in params
-        ):
-            est.set_params(**{self.jobs_param: n_jobs})
-        if categorical_features is not None and "categorical_features" in names:
-            est.set_params(categorical_features=categorical_features)
-        return est
-
-    def usage(self) -> str:
-        """How the learner's options are written after ``--`` (for help texts)."""
-        if self.nested_param is None:
-            return ""
-        return f"-W NAME [other options] [-- NAME's options]  (default NAME: {self.nested_default})"
-
-
-def _parse_learner_name(text: str) -> str:
-    return get_learner(text).name
-
-
-def _parse_share_percent(text: str) -> float:
-    value = float(text)
-    if not 0 < value <= 100:
-        raise ValueError("must lie in (0, 100]")
-    return value / 100.0
 
 
 def _builtin_specs() -> list[LearnerSpec]:
@@ -200,21 +50,19 @@ def _builtin_specs() -> list[LearnerSpec]:
             reference="Zhou & Qiu 2018, Random forest for label ranking",
             options=(
                 LearnerOption("-I", "n_estimators", "number of trees (default 50)"),
-                LearnerOption(
-                    "-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 8)", _parse_depth
-                ),
+                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 8)", parse_depth),
                 LearnerOption(
                     "-K",
                     "max_features",
                     "features drawn per node: log2+1, sqrt, all, N or a share (default log2+1)",
-                    _parse_max_features,
+                    parse_max_features,
                     "K",
                 ),
                 LearnerOption(
                     "-class-mode",
                     "class_mode",
                     "class for information gain: ranking, top_label or pairwise (default ranking)",
-                    _parse_choice("ranking", "top_label", "pairwise"),
+                    parse_choice("ranking", "top_label", "pairwise"),
                     "MODE",
                 ),
                 LearnerOption(
@@ -237,7 +85,7 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-K",
                     "n_neighbors",
                     "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 0)",
-                    _parse_optional_count,
+                    parse_optional_count,
                 ),
                 LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
             ),
@@ -275,7 +123,7 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-W",
                     "base_estimator",
                     "learner to bag (default LRT); its options follow a second --",
-                    _parse_learner_name,
+                    parse_learner_name,
                     "NAME",
                 ),
                 LearnerOption("-I", "n_estimators", "number of members (default 50)"),
@@ -283,14 +131,14 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-P",
                     "max_samples",
                     "bootstrap size as a percentage of the training rows (default 100)",
-                    _parse_share_percent,
+                    parse_share_percent,
                     "PCT",
                 ),
                 LearnerOption(
                     "-A",
                     "aggregation",
                     "consensus: borda, copeland, mallows or kemeny (default borda)",
-                    _parse_choice("borda", "copeland", "mallows", "kemeny"),
+                    parse_choice("borda", "copeland", "mallows", "kemeny"),
                     "AGG",
                 ),
             ),
@@ -315,7 +163,7 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-K",
                     "max_features",
                     "features drawn per node: a share, N, sqrt, log2+1 or all (default 0.333)",
-                    _parse_max_features,
+                    parse_max_features,
                     "K",
                 ),
                 LearnerOption(
@@ -339,7 +187,7 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-B",
                     "classifier",
                     "classifier per pair: tree or forest (default tree)",
-                    _parse_choice("tree", "forest"),
+                    parse_choice("tree", "forest"),
                     "BASE",
                 ),
                 LearnerOption("-I", "n_estimators", "trees per pair of a forest (default 100)"),
@@ -347,18 +195,16 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-K",
                     "max_features",
                     "features per node of a forest: sqrt, log2+1, all, N or a share (default sqrt)",
-                    _parse_max_features,
+                    parse_max_features,
                     "K",
                 ),
-                LearnerOption(
-                    "-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth
-                ),
+                LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
                 LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
                 LearnerOption(
                     "-V",
                     "voting",
                     "copeland or probability (default copeland)",
-                    _parse_choice("copeland", "probability"),
+                    parse_choice("copeland", "probability"),
                     "VOTE",
                 ),
             ),
@@ -374,7 +220,7 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-V",
                     "voting",
                     "soft (summed probabilities) or binary (wins) (default soft)",
-                    _parse_choice("soft", "binary"),
+                    parse_choice("soft", "binary"),
                     "VOTE",
                 ),
                 LearnerOption("-max-iter", "max_iter", "Newton steps at most per pair (default 100)"),
@@ -391,13 +237,13 @@ def _builtin_specs() -> list[LearnerSpec]:
                     "-K",
                     "n_neighbors",
                     "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 5)",
-                    _parse_optional_count,
+                    parse_optional_count,
                 ),
                 LearnerOption(
                     "-weights",
                     "weights",
                     "uniform or dudani (default uniform)",
-                    _parse_choice("uniform", "dudani"),
+                    parse_choice("uniform", "dudani"),
                     "W",
                 ),
                 LearnerOption("-max-iter", "max_iter", "MM iterations at most (default 100)"),
@@ -409,7 +255,7 @@ def _builtin_specs() -> list[LearnerSpec]:
 
 def _labelwise_options() -> tuple[LearnerOption, ...]:
     return (
-        LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
+        LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
         LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
         LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
         LearnerOption("-tune", "tune_depth", "choose the depth from 5, 10, 15, unlimited by inner 5-fold CV", None, ""),
@@ -418,7 +264,7 @@ def _labelwise_options() -> tuple[LearnerOption, ...]:
 
 def _label_tree_options() -> tuple[LearnerOption, ...]:
     return (
-        LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", _parse_depth),
+        LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
         LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2m)", float, "W"),
         LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
     )
@@ -455,6 +301,8 @@ def get_learner(name: str) -> LearnerSpec:
         raise LearnerOptionError(f"unknown learner {name!r}; available: {', '.join(sorted(learners))}")
     return found
 
+
+set_learner_lookup(get_learner)
 
 __all__ = [
     "ENTRY_POINT_GROUP",

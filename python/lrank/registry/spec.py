@@ -1,0 +1,213 @@
+"""What a learner is to the command line: :class:`LearnerSpec`, its WEKA-style :class:`LearnerOption`
+and the parsers of option values.
+
+The estimator modules define their learners' specs next to their classes, so they import this
+module; the registry (:mod:`lrank.registry`) imports the estimator modules to collect the specs.
+This module therefore imports neither. A meta-learner's option that names another learner
+(Bagging's ``-W``) needs the registry's lookup all the same: the registry hands it over with
+:func:`set_learner_lookup` when it is imported, and ``lrank.registry`` is this module's package,
+so it is always imported, and the lookup in place, before a spec can be used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lrank.errors import LrankError
+
+__all__ = [
+    "LearnerOption",
+    "LearnerOptionError",
+    "LearnerSpec",
+    "find_learner",
+    "parse_choice",
+    "parse_depth",
+    "parse_learner_name",
+    "parse_max_features",
+    "parse_optional_count",
+    "parse_share_percent",
+    "set_learner_lookup",
+]
+
+
+class LearnerOptionError(LrankError, ValueError):
+    """A learner name or learner option given on the command line is wrong."""
+
+
+_learner_lookup: Callable[[str], LearnerSpec] | None = None
+
+
+def set_learner_lookup(lookup: Callable[[str], LearnerSpec]) -> None:
+    """Install the function that finds a learner by name (the registry's ``get_learner``)."""
+    global _learner_lookup
+    _learner_lookup = lookup
+
+
+def find_learner(name: str) -> LearnerSpec:
+    """The learner called ``name``, as the registry finds it (LearnerOptionError if unknown)."""
+    if _learner_lookup is None:  # pragma: no cover - lrank.registry installs it on import
+        raise RuntimeError("no learner lookup installed: import lrank.registry")
+    return _learner_lookup(name)
+
+
+# -- parsers of option values: str -> value, ValueError with a short reason when it is wrong ------
+
+
+def parse_max_features(text: str) -> str | int | float:
+    if text in ("log2+1", "sqrt", "all"):
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError("expected 'log2+1', 'sqrt', 'all', an int or a float") from None
+
+
+def parse_depth(text: str) -> int | None:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be >= 0 (0 means unlimited)")
+    return None if value == 0 else value
+
+
+def parse_optional_count(text: str) -> int | None:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be >= 0 (0 means choose automatically)")
+    return None if value == 0 else value
+
+
+def parse_choice(*choices: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        if text not in choices:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return text
+
+    parse.__name__ = "|".join(choices)
+    return parse
+
+
+def parse_share_percent(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 100:
+        raise ValueError("must lie in (0, 100]")
+    return value / 100.0
+
+
+def parse_learner_name(text: str) -> str:
+    return find_learner(text).name
+
+
+# -- the spec ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LearnerOption:
+    """One WEKA-style option: ``flag`` (e.g. ``-I``) sets estimator parameter ``param``."""
+
+    flag: str
+    param: str
+    help: str
+    parse: Callable[[str], Any] | None = int  # None: a switch setting ``param`` to ``switch_value``
+    metavar: str = "N"
+    switch_value: Any = True
+
+
+@dataclass(frozen=True)
+class LearnerSpec:
+    """A learner as the CLI sees it."""
+
+    name: str
+    factory: Callable[..., Any]
+    summary: str
+    reference: str = ""
+    options: tuple[LearnerOption, ...] = field(default_factory=tuple)
+    # Estimator parameters the CLI sets from its own options, when the estimator has them.
+    seed_param: str | None = "random_state"
+    jobs_param: str | None = "n_jobs"
+    # Meta-learners (WEKA's style): the option setting this parameter names a learner, and the
+    # tokens after a "--" are that learner's options ("-W LRT -I 100 -- -depth 5").
+    nested_param: str | None = None
+    nested_default: str | None = None
+
+    def parse_options(self, args: Sequence[str]) -> dict[str, Any]:
+        """Estimator parameters from WEKA-style tokens, e.g. ``["-I", "100", "-depth", "0"]``."""
+        tokens = list(args)
+        nested: list[str] = []
+        if self.nested_param is not None and "--" in tokens:
+            cut = tokens.index("--")
+            tokens, nested = tokens[:cut], tokens[cut + 1 :]
+        params = self._parse_own(tokens)
+        if self.nested_param is not None:
+            name = params.pop(self.nested_param, self.nested_default)
+            if name is None:
+                raise LearnerOptionError(f"{self.name}: name the learner to use with -W")
+            inner = find_learner(str(name))
+            params[self.nested_param] = inner.factory(**inner.parse_options(nested))
+        return params
+
+    def _parse_own(self, tokens: list[str]) -> dict[str, Any]:
+        by_flag = {o.flag: o for o in self.options}
+        by_flag.update({"--" + o.param.replace("_", "-"): o for o in self.options})
+        params: dict[str, Any] = {}
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            opt = by_flag.get(tok)
+            if opt is None:
+                known = ", ".join(o.flag for o in self.options) or "none"
+                raise LearnerOptionError(f"{self.name}: unknown option {tok!r} (options: {known})")
+            if opt.parse is None:
+                params[opt.param] = opt.switch_value
+                i += 1
+                continue
+            if i + 1 >= len(tokens):
+                raise LearnerOptionError(f"{self.name}: option {tok} needs a value ({opt.metavar})")
+            try:
+                params[opt.param] = opt.parse(tokens[i + 1])
+            except ValueError as exc:
+                raise LearnerOptionError(f"{self.name}: bad value {tokens[i + 1]!r} for {tok}: {exc}") from None
+            i += 2
+        return params
+
+    def build(
+        self,
+        args: Sequence[str] = (),
+        *,
+        seed: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: Any = None,
+    ) -> Any:
+        """A fresh estimator with the given options; the seed, the threads and the nominal
+        features of the data (a boolean mask) are set when the learner has such parameters."""
+        params = self.parse_options(args)
+        est = self.factory(**params)
+        names = est.get_params() if hasattr(est, "get_params") else {}
+        if (
+            seed is not None
+            and self.seed_param is not None
+            and self.seed_param in names
+            and self.seed_param not in params
+        ):
+            est.set_params(**{self.seed_param: seed})
+        if (
+            n_jobs is not None
+            and self.jobs_param is not None
+            and self.jobs_param in names
+            and self.jobs_param not in params
+        ):
+            est.set_params(**{self.jobs_param: n_jobs})
+        if categorical_features is not None and "categorical_features" in names:
+            est.set_params(categorical_features=categorical_features)
+        return est
+
+    def usage(self) -> str:
+        """How the learner's options are written after ``--`` (for help texts)."""
+        if self.nested_param is None:
+            return ""
+        return f"-W NAME [other options] [-- NAME's options]  (default NAME: {self.nested_default})"
