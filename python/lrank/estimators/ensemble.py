@@ -12,6 +12,7 @@ from lrank import _core
 from lrank.aggregation import AGGREGATORS
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
 
 # Core names of the aggregators.
 _CORE_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
@@ -157,3 +158,41 @@ class BaggingLabelRanker(LabelRanker):
         self.n_features_in_ = model.n_features
         self.n_labels_ = model.n_labels
         self.seed_ = int(json.loads(model.params_json())["Bagging"]["seed"])
+
+
+# -- the command line's view of the learner (collected by lrank.registry) --------------------------
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="Bagging",
+        factory=BaggingLabelRanker,
+        summary="Bagging of any learner: bootstrap members combined by a consensus ranking",
+        reference="Breiman 1996; Aledo, Gamez & Molina 2017 (bagged LRT, W-LRT, F-LRT)",
+        options=(
+            LearnerOption(
+                "-W",
+                "base_estimator",
+                "learner to bag (default LRT); its options follow a second --",
+                parse_learner_name,
+                "NAME",
+            ),
+            LearnerOption("-I", "n_estimators", "number of members (default 50)"),
+            LearnerOption(
+                "-P",
+                "max_samples",
+                "bootstrap size as a percentage of the training rows (default 100)",
+                parse_share_percent,
+                "PCT",
+            ),
+            LearnerOption(
+                "-A",
+                "aggregation",
+                "consensus: borda, copeland, mallows or kemeny (default borda)",
+                parse_choice("borda", "copeland", "mallows", "kemeny"),
+                "AGG",
+            ),
+        ),
+        nested_param="base_estimator",
+        nested_default="LRT",
+    ),
+)

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
 
 
 def core_max_features(mf: Any) -> Any:
@@ -154,3 +155,41 @@ class LabelRankingRandomForest(LabelRanker):
         self.n_features_in_ = model.n_features
         self.n_labels_ = model.n_labels
         self.seed_ = int(model.params()["seed"])
+
+
+# -- the command line's view of the learner (collected by lrank.registry) --------------------------
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="LRRF",
+        factory=LabelRankingRandomForest,
+        summary="Label ranking random forest (information gain of ranking classes, generalized Borda leaves)",
+        reference="Zhou & Qiu 2018, Random forest for label ranking",
+        options=(
+            LearnerOption("-I", "n_estimators", "number of trees (default 50)"),
+            LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 8)", parse_depth),
+            LearnerOption(
+                "-K",
+                "max_features",
+                "features drawn per node: log2+1, sqrt, all, N or a share (default log2+1)",
+                parse_max_features,
+                "K",
+            ),
+            LearnerOption(
+                "-class-mode",
+                "class_mode",
+                "class for information gain: ranking, top_label or pairwise (default ranking)",
+                parse_choice("ranking", "top_label", "pairwise"),
+                "MODE",
+            ),
+            LearnerOption(
+                "-no-bootstrap",
+                "bootstrap",
+                "grow every tree on the whole training set",
+                None,
+                "",
+                switch_value=False,
+            ),
+        ),
+    ),
+)

@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.estimators.forest import core_max_features
+from lrank.registry.spec import LearnerOption, LearnerSpec, parse_depth, parse_max_features
 
 _DOC_MODEL = """
     A ranking holding k labels gives the label at position r the target (r - 1/2) / k; a label
@@ -157,3 +158,48 @@ class LabelwiseRandomForest(_Labelwise):
             "bootstrap": bool(self.bootstrap),
             "max_features": core_max_features(self.max_features),
         }
+
+
+# -- the command line's view of the learners (collected by lrank.registry) -------------------------
+
+_TREE_OPTIONS = (
+    LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
+    LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+    LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
+    LearnerOption("-tune", "tune_depth", "choose the depth from 5, 10, 15, unlimited by inner 5-fold CV", None, ""),
+)
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="LWDT",
+        factory=LabelwiseDecisionTree,
+        summary="Labelwise decision tree: one multi-output regression tree of the labels' relative positions",
+        reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
+        options=_TREE_OPTIONS,
+    ),
+    LearnerSpec(
+        name="LWRF",
+        factory=LabelwiseRandomForest,
+        summary="Labelwise random forest: regression forest of the labels' relative positions",
+        reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
+        options=(
+            LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
+            LearnerOption(
+                "-K",
+                "max_features",
+                "features drawn per node: a share, N, sqrt, log2+1 or all (default 0.333)",
+                parse_max_features,
+                "K",
+            ),
+            LearnerOption(
+                "-no-bootstrap",
+                "bootstrap",
+                "grow every tree on the whole training set",
+                None,
+                "",
+                switch_value=False,
+            ),
+            *_TREE_OPTIONS,
+        ),
+    ),
+)

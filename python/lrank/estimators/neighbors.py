@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import CoreLearnerRanker, LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice, parse_optional_count
 
 
 class InstanceBasedLabelRanker(LabelRanker):
@@ -181,3 +182,47 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
         ranks, conf = self.model_.predict_with_confidence(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
         assert conf is not None
         return ranks, conf
+
+
+# -- the command line's view of the learners (collected by lrank.registry) -------------------------
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="IBLR",
+        factory=InstanceBasedLabelRanker,
+        summary="Instance-based label ranking: k nearest neighbours aggregated by a Mallows model",
+        reference="Cheng, Huehn & Huellermeier 2009, Decision tree and instance-based learning for label ranking",
+        options=(
+            LearnerOption(
+                "-K",
+                "n_neighbors",
+                "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 0)",
+                parse_optional_count,
+            ),
+            LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
+        ),
+    ),
+    LearnerSpec(
+        name="IBPL",
+        factory=InstanceBasedPlackettLuce,
+        summary="Instance-based Plackett-Luce: k nearest neighbours' rankings fitted by Hunter's MM",
+        reference="Cheng, Dembczynski & Huellermeier 2010, Label ranking methods based on the Plackett-Luce model",
+        options=(
+            LearnerOption(
+                "-K",
+                "n_neighbors",
+                "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 5)",
+                parse_optional_count,
+            ),
+            LearnerOption(
+                "-weights",
+                "weights",
+                "uniform or dudani (default uniform)",
+                parse_choice("uniform", "dudani"),
+                "W",
+            ),
+            LearnerOption("-max-iter", "max_iter", "MM iterations at most (default 100)"),
+            LearnerOption("-tol", "tol", "MM tolerance, relative to the largest skill (default 1e-6)", float, "T"),
+        ),
+    ),
+)

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.estimators.forest import core_max_features
+from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
 
 _VOTING = {"copeland": "Copeland", "probability": "Probability"}
 
@@ -102,3 +103,41 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's votes (Copeland wins or summed probabilities; higher preferred), (n, m)."""
         return self._scores(X)
+
+
+# -- the command line's view of the learner (collected by lrank.registry) --------------------------
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="OVO",
+        factory=OneVsOneLabelRanker,
+        summary="One-versus-one: a tree or forest classifier per label pair, combined by Copeland or probabilities",
+        reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
+        options=(
+            LearnerOption(
+                "-B",
+                "classifier",
+                "classifier per pair: tree or forest (default tree)",
+                parse_choice("tree", "forest"),
+                "BASE",
+            ),
+            LearnerOption("-I", "n_estimators", "trees per pair of a forest (default 100)"),
+            LearnerOption(
+                "-K",
+                "max_features",
+                "features per node of a forest: sqrt, log2+1, all, N or a share (default sqrt)",
+                parse_max_features,
+                "K",
+            ),
+            LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
+            LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+            LearnerOption(
+                "-V",
+                "voting",
+                "copeland or probability (default copeland)",
+                parse_choice("copeland", "probability"),
+                "VOTE",
+            ),
+        ),
+    ),
+)

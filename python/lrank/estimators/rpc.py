@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import CoreLearnerRanker
+from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice
 
 _VOTING = {"soft": "Probability", "binary": "Copeland"}
 
@@ -85,3 +86,27 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's votes (summed probabilities or wins; higher preferred), shape (n, m)."""
         return self._scores(X)
+
+
+# -- the command line's view of the learner (collected by lrank.registry) --------------------------
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="RPC",
+        factory=RankingByPairwiseComparison,
+        summary="Ranking by pairwise comparison: L2-regularised logistic regression per label pair",
+        reference="Huellermeier, Fuernkranz, Cheng & Brinker 2008, Label ranking by learning pairwise preferences",
+        options=(
+            LearnerOption("-C", "C", "inverse regularisation strength (default 1.0)", float, "C"),
+            LearnerOption(
+                "-V",
+                "voting",
+                "soft (summed probabilities) or binary (wins) (default soft)",
+                parse_choice("soft", "binary"),
+                "VOTE",
+            ),
+            LearnerOption("-max-iter", "max_iter", "Newton steps at most per pair (default 100)"),
+        ),
+        seed_param=None,
+    ),
+)

@@ -3,6 +3,7 @@ variants with unsupervised thresholds (Aledo, Gámez & Molina)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.registry.spec import LearnerOption, LearnerSpec, parse_depth
 
 SPLITTERS = ("best", "equal_width", "equal_frequency")
 
@@ -122,3 +124,36 @@ class LabelRankingTree(LabelRanker):
         self.n_features_in_ = model.n_features
         self.n_labels_ = model.n_labels
         self.seed_ = int(model.params()["seed"])
+
+
+# -- the command line's view of the learners (collected by lrank.registry) -------------------------
+
+_TREE_OPTIONS = (
+    LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
+    LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2m)", float, "W"),
+    LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
+)
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="LRT",
+        factory=LabelRankingTree,
+        summary="Label ranking tree: Mallows-spread splits, Mallows median leaves completed from ancestors",
+        reference="Cheng, Huehn & Huellermeier 2009, Decision tree and instance-based learning for label ranking",
+        options=_TREE_OPTIONS,
+    ),
+    LearnerSpec(
+        name="WLRT",
+        factory=functools.partial(LabelRankingTree, splitter="equal_width"),
+        summary="LRT with equal-width thresholds (midpoint of the node's range); bag it with -W Bagging",
+        reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak learners",
+        options=_TREE_OPTIONS,
+    ),
+    LearnerSpec(
+        name="FLRT",
+        factory=functools.partial(LabelRankingTree, splitter="equal_frequency"),
+        summary="LRT with equal-frequency thresholds (the node's median); bag it with -W Bagging",
+        reference="Aledo, Gamez & Molina 2017, Tackling the supervised label ranking problem by bagging weak learners",
+        options=_TREE_OPTIONS,
+    ),
+)
