@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
+import re
 import sys
 import types
+import warnings
 
+import lrank.registry
 import pytest
-from lrank import LabelRankingRandomForest, LrankError
+from click.testing import CliRunner
+from lrank import LabelRankingRandomForest
+from lrank.cli import main
 from lrank.registry import (
     ENTRY_POINT_GROUP,
     LearnerOption,
     LearnerOptionError,
+    LearnerPluginWarning,
     LearnerSpec,
     available_learners,
     get_learner,
@@ -64,21 +71,48 @@ PLUGIN = LearnerSpec(
 )
 
 
-def _install_fake_entry_point(monkeypatch, value: str, name: str = "MAJ"):
+def _install_fake_entry_points(monkeypatch, *points: tuple[str, str]) -> list[int]:
+    """Entry points ``(name, value)`` of the group, over a fake plug-in module; returns a list
+    that counts the reads of the group."""
     module = types.ModuleType("fake_lrank_plugin")
     module.SPEC = PLUGIN
     module.make_spec = lambda: PLUGIN
     module.NOT_A_SPEC = 42
+    module.IMPOSTOR = LearnerSpec("LRRF", _Majority, "impostor")
+    module.impostor_lowercase = LearnerSpec("lrrf", _Majority, "impostor")
+    module.nameless = LearnerSpec("", _Majority, "no name")
+
+    def failing_factory():
+        raise RuntimeError("plug-in bug")
+
+    module.failing = failing_factory
     monkeypatch.setitem(sys.modules, "fake_lrank_plugin", module)
-    ep = importlib.metadata.EntryPoint(name=name, value=value, group=ENTRY_POINT_GROUP)
+    eps = importlib.metadata.EntryPoints(
+        [importlib.metadata.EntryPoint(name=n, value=v, group=ENTRY_POINT_GROUP) for n, v in points]
+    )
+    reads = []
     real = importlib.metadata.entry_points
 
     def fake(**kw):
         if kw.get("group") == ENTRY_POINT_GROUP:
-            return importlib.metadata.EntryPoints([ep])
+            reads.append(1)
+            return eps
         return real(**kw)
 
     monkeypatch.setattr(importlib.metadata, "entry_points", fake)
+    return reads
+
+
+def _install_fake_entry_point(monkeypatch, value: str, name: str = "MAJ") -> list[int]:
+    return _install_fake_entry_points(monkeypatch, (name, value))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_plugins():
+    """The registry reads the entry points once per process: each test starts and ends afresh."""
+    lrank.registry._forget_plugins()
+    yield
+    lrank.registry._forget_plugins()
 
 
 @pytest.mark.parametrize("value", ["fake_lrank_plugin:SPEC", "fake_lrank_plugin:make_spec"])
@@ -90,21 +124,90 @@ def test_third_party_learners_plug_in_through_entry_points(monkeypatch, value):
     assert isinstance(est, _Majority) and est.flip is True and est.random_state == 4
 
 
-def test_broken_plugins_are_reported(monkeypatch):
-    _install_fake_entry_point(monkeypatch, "fake_lrank_plugin:NOT_A_SPEC")
-    with pytest.raises(LrankError, match="is not an lrank.registry.LearnerSpec"):
-        available_learners()
-    _install_fake_entry_point(monkeypatch, "fake_lrank_plugin:MISSING")
-    with pytest.raises(LrankError, match="failed to load"):
-        available_learners()
+def test_entry_points_are_read_once(monkeypatch):
+    reads = _install_fake_entry_point(monkeypatch, "fake_lrank_plugin:SPEC")
+    for _ in range(3):
+        assert get_learner("MAJ") is PLUGIN
+        assert "MAJ" in available_learners()
+    get_learner("Bagging").parse_options(["-W", "LRT"])  # a nested learner is looked up too
+    assert len(reads) == 1
+    lrank.registry._forget_plugins()
+    assert get_learner("maj") is PLUGIN and len(reads) == 2
 
 
-def test_plugins_cannot_shadow_builtins(monkeypatch):
-    clash = LearnerSpec("LRRF", _Majority, "impostor")
-    module = types.ModuleType("fake_clash")
-    module.SPEC = clash
-    monkeypatch.setitem(sys.modules, "fake_clash", module)
-    ep = importlib.metadata.EntryPoint(name="LRRF", value="fake_clash:SPEC", group=ENTRY_POINT_GROUP)
-    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **kw: importlib.metadata.EntryPoints([ep]))
-    with pytest.raises(LrankError, match="clashes with a built-in"):
-        available_learners()
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("fake_lrank_plugin:MISSING", "failed to load: AttributeError"),
+        ("no_such_lrank_plugin_module:SPEC", "failed to load: ModuleNotFoundError"),
+        ("fake_lrank_plugin:failing", "failed to load: RuntimeError: plug-in bug"),
+        ("fake_lrank_plugin:NOT_A_SPEC", "is not an lrank.registry.LearnerSpec but a int"),
+        ("fake_lrank_plugin:nameless", "has no learner name"),
+        ("fake_lrank_plugin:IMPOSTOR", "its learner 'LRRF' clashes with a built-in learner of that name"),
+        ("fake_lrank_plugin:impostor_lowercase", "its learner 'lrrf' clashes with a built-in learner of that name"),
+    ],
+)
+def test_a_broken_plugin_is_skipped_with_a_warning_naming_it(monkeypatch, value, problem):
+    reads = _install_fake_entry_points(monkeypatch, ("BROKEN", value), ("MAJ", "fake_lrank_plugin:SPEC"))
+    message = re.escape(f"learner plug-in 'BROKEN' ({value})") + ".*" + re.escape(problem) + ".*skipping it"
+    with pytest.warns(LearnerPluginWarning, match=message):
+        learners = available_learners()
+    # the other plug-in and the built-in learners are all there, and LRRF is lrank's own
+    assert "MAJ" in learners and learners["LRRF"].factory is LabelRankingRandomForest
+    assert get_learner("lrrf").factory is LabelRankingRandomForest
+    assert "BROKEN" not in learners and "lrrf" not in learners
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # warned once: later calls reuse what was read
+        assert get_learner("MAJ") is PLUGIN
+    assert len(reads) == 1
+
+
+def test_a_broken_plugin_does_not_break_the_cli(monkeypatch):
+    _install_fake_entry_points(monkeypatch, ("BROKEN", "fake_lrank_plugin:failing"), ("MAJ", "fake_lrank_plugin:SPEC"))
+    with pytest.warns(LearnerPluginWarning, match="'BROKEN'"):
+        result = CliRunner().invoke(main, ["learners"])
+    assert result.exit_code == 0, result.output
+    assert "LRRF: Label ranking random forest" in result.output
+    assert "MAJ: always the Borda consensus" in result.output and "BROKEN" not in result.output
+
+
+def test_a_plugin_cannot_take_another_plugins_name(monkeypatch):
+    _install_fake_entry_points(monkeypatch, ("MAJ", "fake_lrank_plugin:SPEC"), ("MAJ2", "fake_lrank_plugin:make_spec"))
+    with pytest.warns(
+        LearnerPluginWarning, match=r"'MAJ2'.*clashes with learner plug-in 'MAJ' \(fake_lrank_plugin:SPEC\)"
+    ):
+        assert get_learner("MAJ") is PLUGIN
+
+
+def test_unreadable_entry_points_leave_the_built_in_learners(monkeypatch):
+    def broken(**kw):
+        raise OSError("bad metadata")
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", broken)
+    with pytest.warns(LearnerPluginWarning, match="cannot read the 'lrank.learners' entry points: OSError"):
+        assert get_learner("LRRF").factory is LabelRankingRandomForest
+
+
+def test_a_plugin_may_look_up_learners_while_it_loads(monkeypatch):
+    """A plug-in built from a built-in spec at import time sees the built-in learners."""
+
+    def derived():
+        return dataclasses.replace(get_learner("LRT"), name="MYLRT", summary="a renamed LRT")
+
+    reads = _install_fake_entry_point(monkeypatch, "fake_lrank_plugin:derived", name="MYLRT")
+    sys.modules["fake_lrank_plugin"].derived = derived
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert get_learner("MYLRT").summary == "a renamed LRT"
+    assert len(reads) == 1
+
+
+def test_builtin_learners_come_from_their_estimator_modules():
+    """Each learner is defined in one place: its estimator module's LEARNER_SPECS."""
+    import importlib
+
+    specs = [s for m in lrank.registry.BUILTIN_MODULES for s in importlib.import_module(m).LEARNER_SPECS]
+    assert [s.name for s in specs] == list(available_learners())
+    assert all(available_learners()[s.name] is s for s in specs)
+    assert len({s.name.lower() for s in specs}) == len(specs)
+    assert {s.name for s in importlib.import_module("lrank.estimators.tree").LEARNER_SPECS} == {"LRT", "WLRT", "FLRT"}

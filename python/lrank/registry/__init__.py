@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import threading
+import warnings
 
-from lrank.errors import LrankError
 from lrank.registry.spec import LearnerOption, LearnerOptionError, LearnerSpec, set_learner_lookup
 
 ENTRY_POINT_GROUP = "lrank.learners"
@@ -42,27 +43,85 @@ def _builtin_specs() -> tuple[LearnerSpec, ...]:
     return tuple(specs)
 
 
+class LearnerPluginWarning(UserWarning):
+    """A learner plug-in could not be used and was skipped (the message names its entry point)."""
+
+
+# The plug-ins' specs once the entry points are read (None before), and a guard for a plug-in
+# that asks for learners while it loads (it sees the built-in ones and the plug-ins before it).
+_plugins: tuple[LearnerSpec, ...] | None = None
+_plugins_loading: list[LearnerSpec] | None = None
+_plugins_lock = threading.RLock()
+
+
 def _entry_point_specs() -> list[LearnerSpec]:
-    specs = []
-    for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+    """The plug-ins' specs, read from the entry points once per process."""
+    global _plugins, _plugins_loading
+    with _plugins_lock:
+        if _plugins is None:
+            if _plugins_loading is not None:
+                return list(_plugins_loading)
+            _plugins_loading = []
+            try:
+                _load_plugins(_plugins_loading)
+                _plugins = tuple(_plugins_loading)
+            finally:
+                _plugins_loading = None
+        return list(_plugins)
+
+
+def _forget_plugins() -> None:
+    """Read the entry points again on the next call (for tests)."""
+    global _plugins
+    with _plugins_lock:
+        _plugins = None
+
+
+def _load_plugins(specs: list[LearnerSpec]) -> None:
+    # A broken plug-in must break neither lrank nor the other learners: it is skipped, with a
+    # warning naming its entry point. Names are compared as get_learner finds them, ignoring case.
+    owners = {spec.name.lower(): "a built-in learner" for spec in _builtin_specs()}
+    try:
+        entry_points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+    except Exception as exc:  # unreadable package metadata
+        _skip(f"cannot read the {ENTRY_POINT_GROUP!r} entry points: {type(exc).__name__}: {exc}", "them")
+        return
+    for ep in entry_points:
+        where = f"learner plug-in {ep.name!r} ({ep.value})"
         try:
             obj = ep.load()
             spec = obj() if callable(obj) and not isinstance(obj, LearnerSpec) else obj
-        except Exception as exc:  # a broken plug-in must not break lrank itself
-            raise LrankError(f"learner plug-in {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
+        except Exception as exc:
+            _skip(f"{where} failed to load: {type(exc).__name__}: {exc}")
+            continue
         if not isinstance(spec, LearnerSpec):
-            raise LrankError(f"learner plug-in {ep.name!r} ({ep.value}) is not an lrank.registry.LearnerSpec")
+            _skip(f"{where} is not an lrank.registry.LearnerSpec but a {type(spec).__name__}")
+            continue
+        if not isinstance(spec.name, str) or not spec.name:
+            _skip(f"{where} has no learner name")
+            continue
+        owner = owners.get(spec.name.lower())
+        if owner is not None:
+            _skip(f"{where}: its learner {spec.name!r} clashes with {owner} of that name")
+            continue
+        owners[spec.name.lower()] = where
         specs.append(spec)
-    return specs
+
+
+def _skip(message: str, what: str = "it") -> None:
+    warnings.warn(f"{message}; skipping {what}", LearnerPluginWarning, stacklevel=2)
 
 
 def available_learners() -> dict[str, LearnerSpec]:
-    """All learners by name: the built-in ones, then the plug-ins (which cannot shadow them)."""
+    """All learners by name: the built-in ones, then the plug-ins (which cannot shadow them).
+
+    The plug-ins' entry points are read on the first call only; a plug-in that fails to load,
+    is no :class:`LearnerSpec` or takes a name already taken is skipped with a
+    :class:`LearnerPluginWarning`.
+    """
     learners = {s.name: s for s in _builtin_specs()}
     for spec in _entry_point_specs():
-        if spec.name in learners:
-            raise LrankError(f"learner plug-in {spec.name!r} clashes with a built-in learner of that name")
-        learners[spec.name] = spec
+        learners.setdefault(spec.name, spec)
     return learners
 
 
@@ -80,6 +139,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "LearnerOption",
     "LearnerOptionError",
+    "LearnerPluginWarning",
     "LearnerSpec",
     "available_learners",
     "get_learner",
