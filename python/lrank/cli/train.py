@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
-import numpy as np
 
 from lrank.cli.common import user_errors
 from lrank.cli.report import text_report
-from lrank.data import read_dataset
-from lrank.data.alignment import aligned_features, aligned_rankings
-from lrank.evaluation import Evaluation, cross_validate
-from lrank.model_file import save_model
-from lrank.rankings import delete_labels
-from lrank.registry import get_learner
+from lrank.evaluation import FoldResult
+from lrank.evaluation.workflow import Progress, train_and_evaluate
 
 
 @click.command("train", context_settings={"help_option_names": ["-h", "--help"]})
@@ -100,75 +95,47 @@ def train_command(
     Learner options go after `--`, e.g.  lrank train -t iris.xarff -W LRRF -- -I 100 -depth 0
     """
     with user_errors():
-        spec = get_learner(learner)
-        options = list(learner_options)
-        spec.parse_options(options)  # report option mistakes before reading any data
-        train = read_dataset(train_file)
-        if not test_file and not no_cv and folds > train.n_rows:
-            raise click.ClickException(f"cannot make {folds} folds from {train.n_rows} instances")
-        x = train.feature_matrix()
-        y = train.rankings
-        assert y is not None  # read_dataset requires rankings
-        weights = train.weights if np.any(train.weights != 1.0) else None
-        labels = list(train.labels)
+        result = train_and_evaluate(
+            learner,
+            train_file,
+            learner_options,
+            test=test_file,
+            seed=seed,
+            n_jobs=jobs,
+            folds=folds,
+            repeats=repeats,
+            missing=missing,
+            cross_validation=not no_cv,
+            model_out=model_out,
+            progress=_progress_bar(folds, repeats) if sys.stderr.isatty() else None,  # no bar in logs and pipes
+        )
 
-        nominal = train.nominal_features()
-        categorical = nominal.tolist() if nominal.any() else None
-
-        def make() -> Any:
-            return spec.build(options, seed=seed, n_jobs=jobs, categorical_features=categorical)
-
-        y_fit = delete_labels(y, missing, np.random.default_rng([seed, 0x5EED])) if missing > 0 else y
-        estimator = make()
-        start = time.perf_counter()
-        estimator.fit(x, y_fit, sample_weight=weights)
-        build_time = time.perf_counter() - start
-        if model_out:
-            save_model(
-                model_out,
-                estimator,
-                learner=spec.name,
-                learner_options=options,
-                labels=labels,
-                attributes=train.attributes,
-                relation=train.relation,
-            )
-
-        evaluations: list[Evaluation] = []
-        test_info: dict[str, Any] = {}
-        if test_file:
-            test = read_dataset(test_file)
-            xt, yt = aligned_features(train.attributes, test), aligned_rankings(labels, test)
-            start = time.perf_counter()
-            pred = estimator.predict(xt)
-            test_info = {
-                "test_file": test_file,
-                "test_instances": test.n_rows,
-                "test_time_seconds": time.perf_counter() - start,
-            }
-            ev = Evaluation("test data", labels)
-            ev.add(yt, pred)
-            evaluations.append(ev)
-        else:
-            ev = Evaluation("training data", labels)
-            ev.add(y, estimator.predict(x))
-            evaluations.append(ev)
-            if not no_cv:
-                evaluations.append(_cross_validate(make, x, y, weights, labels, folds, repeats, seed, missing))
-
+    data = result.data
+    assert result.build_seconds is not None  # the final model is always fitted here
+    test_info: dict[str, Any] = {}
+    if test_file:
+        test_info = {
+            "test_file": test_file,
+            "test_instances": result.test_rows,
+            "test_time_seconds": result.test_seconds,
+        }
     report: dict[str, Any] = {
-        "learner": {"name": spec.name, "options": options, "params": _jsonable(estimator.get_params())},
-        "relation": train.relation,
+        "learner": {
+            "name": result.spec.name,
+            "options": result.options,
+            "params": _jsonable(result.estimator.get_params()),
+        },
+        "relation": data.dataset.relation,
         "train_file": train_file,
-        "instances": train.n_rows,
-        "features": x.shape[1],
-        "labels": labels,
+        "instances": data.n_rows,
+        "features": data.x.shape[1],
+        "labels": data.labels,
         "test_mode": _test_mode(test_file, folds, repeats, seed, no_cv),
         "missing_label_probability": missing,
-        "build_time_seconds": round(build_time, 6),
+        "build_time_seconds": round(result.build_seconds, 6),
         **test_info,
         "model_file": model_out,
-        "evaluations": [e.to_dict() for e in evaluations],
+        "evaluations": [e.to_dict() for e in result.evaluations],
     }
     if fmt == "json":
         click.echo(json.dumps(report, indent=2))
@@ -176,33 +143,17 @@ def train_command(
         click.echo(text_report(report))
 
 
-def _cross_validate(
-    make: Callable[[], Any],
-    x: np.ndarray,
-    y: np.ndarray,
-    weights: np.ndarray | None,
-    labels: list[str],
-    folds: int,
-    repeats: int,
-    seed: int,
-    missing: float,
-) -> Evaluation:
-    total = folds * repeats
-    kwargs: dict[str, Any] = {
-        "labels": labels,
-        "n_folds": folds,
-        "repeats": repeats,
-        "seed": seed,
-        "missing": missing,
-        "sample_weight": weights,
-    }
-    if not sys.stderr.isatty():  # no bar in logs and pipes
-        return cross_validate(make, x, y, **kwargs)
-    # The bar goes to stderr so that stdout stays a clean report (and clean JSON).
-    with click.progressbar(
-        length=total, label=f"{folds}-fold cross-validation x {repeats}", file=sys.stderr, show_eta=True
-    ) as bar:
-        return cross_validate(make, x, y, **kwargs, on_fold=lambda r, k, m: bar.update(1))
+def _progress_bar(folds: int, repeats: int) -> Progress:
+    """A bar on stderr over the cross-validation folds, so that stdout stays a clean report
+    (and clean JSON)."""
+
+    @contextlib.contextmanager
+    def bar(total: int) -> Iterator[Callable[[FoldResult], None]]:
+        label = f"{folds}-fold cross-validation x {repeats}"
+        with click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True) as progress:
+            yield lambda fold: progress.update(1)
+
+    return bar
 
 
 def _test_mode(test_file: str | None, folds: int, repeats: int, seed: int, no_cv: bool) -> str:

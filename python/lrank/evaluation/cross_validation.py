@@ -7,7 +7,8 @@ experiment runner (:mod:`lrank.experiment`) use the very same folds and deleted 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+import time
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -101,6 +102,59 @@ def fold_plan(y: NDArray[np.int32], *, n_folds: int, seed: int, missing: float, 
     return next(fold_plans(y, n_folds=n_folds, repeats=repeat + 1, seed=seed, missing=missing, only={(repeat, fold)}))
 
 
+@dataclass(frozen=True)
+class FoldResult:
+    """What one fold gave: its sizes, the means of the measures on its test rows, and the
+    seconds the learner took to fit and to predict."""
+
+    repeat: int
+    fold: int
+    n_train: int
+    n_test: int
+    measures: dict[str, float]
+    fit_seconds: float
+    predict_seconds: float
+
+
+def evaluate_folds(
+    make_estimator: Callable[[], object],
+    x: NDArray[np.float64],
+    y: NDArray[np.int32],
+    plans: Iterable[FoldPlan],
+    *,
+    labels: Sequence[str],
+    sample_weight: NDArray[np.float64] | None = None,
+    on_fold: Callable[[FoldResult], None] | None = None,
+) -> tuple[Evaluation, list[FoldResult]]:
+    """Fit a fresh estimator on each plan's training rows (with its rankings after label
+    deletion) and measure it on the plan's test rows against their complete rankings."""
+    evaluation = Evaluation(name="cross-validation", labels=list(labels))
+    results = []
+    for plan in plans:
+        est = make_estimator()
+        w = None if sample_weight is None else sample_weight[plan.train]
+        start = time.perf_counter()
+        est.fit(x[plan.train], plan.y_train, sample_weight=w)  # type: ignore[attr-defined]
+        fit_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        predicted = est.predict(x[plan.test])  # type: ignore[attr-defined]
+        predict_seconds = time.perf_counter() - start
+        means = evaluation.add(y[plan.test], predicted)
+        result = FoldResult(
+            repeat=plan.repeat,
+            fold=plan.fold,
+            n_train=int(plan.train.size),
+            n_test=int(plan.test.size),
+            measures=means,
+            fit_seconds=fit_seconds,
+            predict_seconds=predict_seconds,
+        )
+        results.append(result)
+        if on_fold is not None:
+            on_fold(result)
+    return evaluation, results
+
+
 def cross_validate(
     make_estimator: Callable[[], object],
     x: NDArray[np.float64],
@@ -119,12 +173,14 @@ def cross_validate(
     (keeping at least two per ranking); test rankings stay complete, as in the papers.
     ``on_fold(repeat, fold, measures)`` is called after each fold (progress reporting).
     """
-    evaluation = Evaluation(name="cross-validation", labels=list(labels))
-    for plan in fold_plans(y, n_folds=n_folds, repeats=repeats, seed=seed, missing=missing):
-        est = make_estimator()
-        w = None if sample_weight is None else sample_weight[plan.train]
-        est.fit(x[plan.train], plan.y_train, sample_weight=w)  # type: ignore[attr-defined]
-        means = evaluation.add(y[plan.test], est.predict(x[plan.test]))  # type: ignore[attr-defined]
-        if on_fold is not None:
-            on_fold(plan.repeat, plan.fold, means)
+    plans = fold_plans(y, n_folds=n_folds, repeats=repeats, seed=seed, missing=missing)
+    evaluation, _ = evaluate_folds(
+        make_estimator,
+        x,
+        y,
+        plans,
+        labels=labels,
+        sample_weight=sample_weight,
+        on_fold=None if on_fold is None else lambda r: on_fold(r.repeat, r.fold, r.measures),
+    )
     return evaluation

@@ -1,0 +1,200 @@
+"""Training a learner and evaluating it: what ``lrank train`` does, and each cell of
+``lrank experiment``, as one library function, :func:`train_and_evaluate`.
+
+The learner is built from its registry spec with the seed, the threads and the nominal features
+of the data; the model on all training data is fitted (after optional label deletion) and
+evaluated on a test set or on the training data, and cross-validated with the papers' protocol
+(:func:`lrank.evaluation.fold_plans`), or only on given folds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lrank.data import LabelRankingDataset, read_dataset
+from lrank.data.alignment import aligned_features, aligned_rankings
+from lrank.errors import InvalidInputError
+from lrank.evaluation.cross_validation import DELETION_SEED_TAG, FoldPlan, FoldResult, evaluate_folds, fold_plans
+from lrank.evaluation.measures import Evaluation
+from lrank.model_file import save_model
+from lrank.rankings import delete_labels
+from lrank.registry import LearnerSpec, get_learner
+
+__all__ = ["TrainingData", "TrainingResult", "load_training_data", "train_and_evaluate"]
+
+PathLike = str | os.PathLike[str]
+# Called with the number of folds when cross-validation starts; the callable that its context
+# yields is called after each fold (lrank train draws a progress bar with it).
+Progress = Callable[[int], AbstractContextManager[Callable[[FoldResult], None]]]
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """A data set as the learners take it: features, rankings, weights and nominal features."""
+
+    dataset: LabelRankingDataset
+    x: NDArray[np.float64]
+    y: NDArray[np.int32]
+    weights: NDArray[np.float64] | None  # None when every row weighs 1
+    categorical: list[bool] | None  # None when no feature is nominal
+    labels: list[str]
+
+    @classmethod
+    def from_dataset(cls, data: LabelRankingDataset) -> TrainingData:
+        if data.rankings is None:
+            raise InvalidInputError("the training data has no rankings")
+        nominal = data.nominal_features()
+        return cls(
+            dataset=data,
+            x=data.feature_matrix(),
+            y=data.rankings,
+            weights=data.weights if np.any(data.weights != 1.0) else None,
+            categorical=nominal.tolist() if nominal.any() else None,
+            labels=list(data.labels),
+        )
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.x.shape[0])
+
+
+def load_training_data(path: PathLike) -> TrainingData:
+    """Read a data file (any format :func:`lrank.data.read_dataset` reads) for training."""
+    return TrainingData.from_dataset(read_dataset(path))
+
+
+@dataclass
+class TrainingResult:
+    """What :func:`train_and_evaluate` did and measured."""
+
+    spec: LearnerSpec
+    options: list[str]
+    data: TrainingData
+    # The model fitted on all training data, and the seconds its fit took (None without one).
+    estimator: Any
+    build_seconds: float | None
+    # In this order: on the test data or on the training data, then cross-validation.
+    evaluations: list[Evaluation] = field(default_factory=list)
+    # Each cross-validation fold: sizes, measures, fit and predict seconds.
+    folds: list[FoldResult] = field(default_factory=list)
+    test_rows: int | None = None
+    test_seconds: float | None = None  # predicting the test data
+
+
+def train_and_evaluate(
+    learner: str | LearnerSpec,
+    train: TrainingData | LabelRankingDataset | PathLike,
+    options: Sequence[str] = (),
+    *,
+    test: LabelRankingDataset | PathLike | None = None,
+    seed: int = 1,
+    n_jobs: int | None = None,
+    folds: int = 10,
+    repeats: int = 1,
+    missing: float = 0.0,
+    cross_validation: bool = True,
+    plans: Sequence[FoldPlan] | None = None,
+    final_model: bool = True,
+    model_out: PathLike | None = None,
+    progress: Progress | None = None,
+) -> TrainingResult:
+    """Build ``learner`` (a registry name or spec) with WEKA-style ``options`` and evaluate it.
+
+    With ``final_model`` (the default) the learner is fitted on all training data, its labels
+    deleted with probability ``missing`` first, and saved to ``model_out`` if given; then it is
+    evaluated on ``test`` if given, else on the (complete) training data. Without ``test`` and
+    with ``cross_validation``, it is also cross-validated: ``repeats`` x ``folds``-fold
+    stratified, label deletion ``missing``, repeat r seeded ``seed + r`` (as
+    :func:`lrank.evaluation.cross_validate`), or on just the given fold ``plans``. ``seed`` also
+    seeds the learner and the deletion for the final model; ``n_jobs`` is its threads.
+
+    Option mistakes are raised before any data is read, a fold count larger than the data
+    before any fitting.
+    """
+    spec = get_learner(learner) if isinstance(learner, str) else learner
+    options = list(options)
+    spec.parse_options(options)  # report option mistakes before reading any data
+    if isinstance(train, TrainingData):
+        data = train
+    elif isinstance(train, LabelRankingDataset):
+        data = TrainingData.from_dataset(train)
+    else:
+        data = load_training_data(train)
+    validate = test is None and cross_validation
+    if validate and plans is None and folds > data.n_rows:
+        raise InvalidInputError(f"cannot make {folds} folds from {data.n_rows} instances")
+    if test is not None and not final_model:
+        raise InvalidInputError("evaluating on test data needs the final model")
+
+    def make() -> Any:
+        return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
+
+    result = TrainingResult(spec=spec, options=options, data=data, estimator=None, build_seconds=None)
+    if final_model:
+        estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
+        if test is not None:
+            _evaluate_on_test(result, estimator, test)
+        else:
+            evaluation = Evaluation("training data", data.labels)
+            evaluation.add(data.y, estimator.predict(data.x))
+            result.evaluations.append(evaluation)
+    if validate:
+        if plans is None:
+            plans = list(fold_plans(data.y, n_folds=folds, repeats=repeats, seed=seed, missing=missing))
+        with progress(len(plans)) if progress is not None else _no_progress() as on_fold:
+            evaluation, result.folds = evaluate_folds(
+                make, data.x, data.y, plans, labels=data.labels, sample_weight=data.weights, on_fold=on_fold
+            )
+        result.evaluations.append(evaluation)
+    return result
+
+
+def _fit_final_model(
+    result: TrainingResult, make: Callable[[], Any], *, seed: int, missing: float, model_out: PathLike | None
+) -> Any:
+    data = result.data
+    y_fit = delete_labels(data.y, missing, np.random.default_rng([seed, DELETION_SEED_TAG])) if missing > 0 else data.y
+    estimator = make()
+    start = time.perf_counter()
+    estimator.fit(data.x, y_fit, sample_weight=data.weights)
+    result.build_seconds = time.perf_counter() - start
+    result.estimator = estimator
+    if model_out:
+        save_model(
+            model_out,
+            estimator,
+            learner=result.spec.name,
+            learner_options=result.options,
+            labels=data.labels,
+            attributes=data.dataset.attributes,
+            relation=data.dataset.relation,
+        )
+    return estimator
+
+
+def _evaluate_on_test(result: TrainingResult, estimator: Any, test: LabelRankingDataset | PathLike) -> None:
+    data = result.data
+    test_data = test if isinstance(test, LabelRankingDataset) else read_dataset(test)
+    x_test = aligned_features(data.dataset.attributes, test_data)
+    y_test = aligned_rankings(data.labels, test_data)
+    start = time.perf_counter()
+    predicted = estimator.predict(x_test)
+    result.test_seconds = time.perf_counter() - start
+    result.test_rows = test_data.n_rows
+    evaluation = Evaluation("test data", data.labels)
+    evaluation.add(y_test, predicted)
+    result.evaluations.append(evaluation)
+
+
+@contextlib.contextmanager
+def _no_progress() -> Iterator[None]:
+    yield None
