@@ -2,8 +2,9 @@
 
 Every cell is computed by :func:`execute_cell` from its :class:`CellTask` alone: the fold comes
 from :func:`lrank.evaluation.fold_plans` (the protocol of ``lrank train`` and
-:func:`lrank.evaluation.cross_validate`), the learner is built fresh with the experiment's seed.
-So a cell's numbers do not depend on which other cells run, in which order, in which process, or
+:func:`lrank.evaluation.cross_validate`), and the learner is built, fitted and measured on it by
+:func:`lrank.evaluation.workflow.train_and_evaluate`, as ``lrank train`` does, fresh with the
+experiment's seed. So a cell's numbers do not depend on which other cells run, in which order, in which process, or
 on how many threads a learner uses.
 """
 
@@ -28,10 +29,10 @@ from numpy.typing import NDArray
 from lrank import __version__
 from lrank.data import read_dataset
 from lrank.errors import ExperimentError, LrankError
-from lrank.evaluation import FoldPlan, fold_plans, measure_predictions
+from lrank.evaluation import FoldPlan, fold_plans
+from lrank.evaluation.workflow import TrainingData, load_training_data, train_and_evaluate
 from lrank.experiment.config import DatasetSource, ExperimentConfig, LearnerSetting
 from lrank.experiment.store import KEY, MEASURE_COLUMNS, ResultStore, StoreWriter
-from lrank.registry import get_learner
 
 __all__ = ["CellTask", "DatasetInfo", "RunSummary", "execute_cell", "plan_experiment", "run_experiment"]
 
@@ -91,15 +92,7 @@ def file_sha256(path: str) -> str:
 # -- per-process caches: a worker reads each data file once and lays out each repeat once -------
 
 
-@dataclass(frozen=True)
-class _LoadedData:
-    x: NDArray[np.float64]
-    y: NDArray[np.int32]
-    weights: NDArray[np.float64] | None
-    categorical: list[bool] | None
-
-
-_DATA: OrderedDict[str, _LoadedData] = OrderedDict()
+_DATA: OrderedDict[str, TrainingData] = OrderedDict()
 _PLANS: OrderedDict[tuple[str, int, int, float, int], list[FoldPlan]] = OrderedDict()
 
 
@@ -110,18 +103,10 @@ def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any, size: int) -> 
         cache.popitem(last=False)
 
 
-def _load(path: str) -> _LoadedData:
+def _load(path: str) -> TrainingData:
     hit = _DATA.get(path)
     if hit is None:
-        data = read_dataset(path)
-        assert data.rankings is not None  # read_dataset requires rankings
-        nominal = data.nominal_features()
-        hit = _LoadedData(
-            x=data.feature_matrix(),
-            y=data.rankings,
-            weights=data.weights if np.any(data.weights != 1.0) else None,
-            categorical=nominal.tolist() if nominal.any() else None,
-        )
+        hit = load_training_data(path)
         _remember(_DATA, path, hit, size=4)
     else:
         _DATA.move_to_end(path)
@@ -150,18 +135,16 @@ def _plan(task: CellTask, y: NDArray[np.int32]) -> FoldPlan:
 def compute_cell(task: CellTask) -> dict[str, Any]:
     """Fit the cell's learner on its training fold and measure it on its test fold."""
     data = _load(task.dataset.source.path)
-    plan = _plan(task, data.y)
-    estimator = get_learner(task.learner.name).build(
-        list(task.learner.options), seed=task.seed, n_jobs=task.jobs, categorical_features=data.categorical
+    result = train_and_evaluate(
+        task.learner.name,
+        data,
+        task.learner.options,
+        seed=task.seed,
+        n_jobs=task.jobs,
+        plans=[_plan(task, data.y)],
+        final_model=False,
     )
-    w = None if data.weights is None else data.weights[plan.train]
-    start = time.perf_counter()
-    estimator.fit(data.x[plan.train], plan.y_train, sample_weight=w)
-    fit_seconds = time.perf_counter() - start
-    start = time.perf_counter()
-    predicted = estimator.predict(data.x[plan.test])
-    predict_seconds = time.perf_counter() - start
-    means, _, _ = measure_predictions(data.y[plan.test], predicted)
+    (fold,) = result.folds
     return {
         "dataset": task.dataset.source.name,
         "dataset_sha256": task.dataset.sha256,
@@ -173,11 +156,11 @@ def compute_cell(task: CellTask) -> dict[str, Any]:
         "missing": task.missing,
         "repeat": task.repeat,
         "fold": task.fold,
-        "n_train": int(plan.train.size),
-        "n_test": int(plan.test.size),
-        **{m: float(means[m]) for m in MEASURE_COLUMNS},
-        "fit_seconds": fit_seconds,
-        "predict_seconds": predict_seconds,
+        "n_train": fold.n_train,
+        "n_test": fold.n_test,
+        **{m: float(fold.measures[m]) for m in MEASURE_COLUMNS},
+        "fit_seconds": fold.fit_seconds,
+        "predict_seconds": fold.predict_seconds,
         "seed": task.seed,
         "folds": task.folds,
         "repeats": task.repeats,
