@@ -5,6 +5,7 @@ Estimators follow scikit-learn's conventions: ``fit(X, Y)`` with ``Y`` a rank ma
 missing), ``predict(X)`` returning a complete rank matrix, ``score`` the mean Kendall tau.
 """
 
+from lrank import registry  # noqa: F401 - whichever lrank module is imported, the specs can find learners by name
 from lrank._core import __version__
 from lrank.errors import DataFormatError, InvalidInputError, LrankError, ModelFormatError
 from lrank.estimators import (

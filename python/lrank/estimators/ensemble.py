@@ -12,7 +12,7 @@ from lrank import _core
 from lrank.aggregation import AGGREGATORS
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
-from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
 
 # Core names of the aggregators.
 _CORE_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
-from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
 
 
 def core_max_features(mf: Any) -> Any:

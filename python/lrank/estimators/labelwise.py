@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.estimators.forest import core_max_features
-from lrank.registry.spec import LearnerOption, LearnerSpec, parse_depth, parse_max_features
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth, parse_max_features
 
 _DOC_MODEL = """
     A ranking holding k labels gives the label at position r the target (r - 1/2) / k; a label

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.estimators.forest import core_max_features
-from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
 
 _VOTING = {"copeland": "Copeland", "probability": "Probability"}
 

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.registry.spec import LearnerOption, LearnerSpec, parse_choice
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice
 
 _VOTING = {"soft": "Probability", "binary": "Copeland"}
 

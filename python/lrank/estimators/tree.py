@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
-from lrank.registry.spec import LearnerOption, LearnerSpec, parse_depth
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth
 
 SPLITTERS = ("best", "equal_width", "equal_frequency")
 

@@ -9,38 +9,24 @@ names a :class:`LearnerSpec` (or a callable returning one), for example in ``pyp
 
 from __future__ import annotations
 
-import functools
-import importlib
 import importlib.metadata
 import threading
 import warnings
 
-from lrank.registry.spec import LearnerOption, LearnerOptionError, LearnerSpec, set_learner_lookup
+from lrank.estimators import ensemble, forest, labelwise, neighbors, pairwise, rpc, tree
+from lrank.learner_spec import LearnerOption, LearnerOptionError, LearnerSpec, set_learner_lookup
 
 ENTRY_POINT_GROUP = "lrank.learners"
 
 
-# The modules of lrank's own learners, in the order ``lrank learners`` lists them. Each defines
-# its estimator classes and, next to them, their specs as ``LEARNER_SPECS``. They are imported
-# when the specs are first asked for, not with this package: they import lrank.registry.spec,
-# and so this package, themselves.
-BUILTIN_MODULES = (
-    "lrank.estimators.forest",
-    "lrank.estimators.neighbors",
-    "lrank.estimators.tree",
-    "lrank.estimators.ensemble",
-    "lrank.estimators.labelwise",
-    "lrank.estimators.pairwise",
-    "lrank.estimators.rpc",
-)
+# lrank's own learners, module by module in the order ``lrank learners`` lists them. Each module
+# defines its estimator classes and, next to them, their specs as ``LEARNER_SPECS``.
+BUILTIN_MODULES = (forest, neighbors, tree, ensemble, labelwise, pairwise, rpc)
+_BUILTIN_SPECS: tuple[LearnerSpec, ...] = tuple(spec for module in BUILTIN_MODULES for spec in module.LEARNER_SPECS)
 
 
-@functools.cache
 def _builtin_specs() -> tuple[LearnerSpec, ...]:
-    specs: list[LearnerSpec] = []
-    for module_name in BUILTIN_MODULES:
-        specs.extend(importlib.import_module(module_name).LEARNER_SPECS)
-    return tuple(specs)
+    return _BUILTIN_SPECS
 
 
 class LearnerPluginWarning(UserWarning):

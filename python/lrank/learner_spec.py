@@ -3,10 +3,11 @@ and the parsers of option values.
 
 The estimator modules define their learners' specs next to their classes, so they import this
 module; the registry (:mod:`lrank.registry`) imports the estimator modules to collect the specs.
-This module therefore imports neither. A meta-learner's option that names another learner
-(Bagging's ``-W``) needs the registry's lookup all the same: the registry hands it over with
-:func:`set_learner_lookup` when it is imported, and ``lrank.registry`` is this module's package,
-so it is always imported, and the lookup in place, before a spec can be used.
+This module therefore imports neither, and lies outside the registry package (importing a
+module of a package runs the package's ``__init__`` first). A meta-learner's option that names
+another learner (Bagging's ``-W``) needs the registry's lookup all the same: the registry hands
+it over with :func:`set_learner_lookup` when it is imported, and the ``lrank`` package imports
+the registry, so the lookup is in place whatever module of lrank is imported first.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def set_learner_lookup(lookup: Callable[[str], LearnerSpec]) -> None:
 
 def find_learner(name: str) -> LearnerSpec:
     """The learner called ``name``, as the registry finds it (LearnerOptionError if unknown)."""
-    if _learner_lookup is None:  # pragma: no cover - lrank.registry installs it on import
+    if _learner_lookup is None:  # pragma: no cover - the lrank package imports lrank.registry
         raise RuntimeError("no learner lookup installed: import lrank.registry")
     return _learner_lookup(name)
 
