@@ -25,10 +25,6 @@ BUILTIN_MODULES = (forest, neighbors, tree, ensemble, labelwise, pairwise, rpc)
 _BUILTIN_SPECS: tuple[LearnerSpec, ...] = tuple(spec for module in BUILTIN_MODULES for spec in module.LEARNER_SPECS)
 
 
-def _builtin_specs() -> tuple[LearnerSpec, ...]:
-    return _BUILTIN_SPECS
-
-
 class LearnerPluginWarning(UserWarning):
     """A learner plug-in could not be used and was skipped (the message names its entry point)."""
 
@@ -66,7 +62,7 @@ def _forget_plugins() -> None:
 def _load_plugins(specs: list[LearnerSpec]) -> None:
     # A broken plug-in must break neither lrank nor the other learners: it is skipped, with a
     # warning naming its entry point. Names are compared as get_learner finds them, ignoring case.
-    owners = {spec.name.lower(): "a built-in learner" for spec in _builtin_specs()}
+    owners = {spec.name.lower(): "a built-in learner" for spec in _BUILTIN_SPECS}
     try:
         entry_points = list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
     except Exception as exc:  # unreadable package metadata
@@ -105,7 +101,7 @@ def available_learners() -> dict[str, LearnerSpec]:
     is no :class:`LearnerSpec` or takes a name already taken is skipped with a
     :class:`LearnerPluginWarning`.
     """
-    learners = {s.name: s for s in _builtin_specs()}
+    learners = {s.name: s for s in _BUILTIN_SPECS}
     for spec in _entry_point_specs():
         learners.setdefault(spec.name, spec)
     return learners
