@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,22 @@ import sys
 import numpy as np
 import pytest
 from lrank import LrankError, ModelFormatError, _core
-from lrank.errors import InvalidInputError
+from lrank.errors import InvalidInputError, InvalidParameterError
+
+
+def _forest(x, y, *, n_estimators, seed, max_depth=8, n_jobs=None):
+    params = {
+        "RandomForest": {
+            "n_estimators": n_estimators,
+            "max_depth": max_depth,
+            "max_features": "Log2PlusOne",
+            "class_mode": "Ranking",
+            "bootstrap": True,
+            "seed": seed,
+            "entropy_epsilon": 1e-6,
+        }
+    }
+    return _core.Model.fit(json.dumps(params), x, y, n_jobs=n_jobs)
 
 
 def test_a_rust_panic_arrives_as_lrank_error_not_panic_exception():
@@ -54,13 +70,13 @@ def test_row_measures_and_pairwise_matrix():
 def test_non_contiguous_inputs_are_accepted(problem):
     x, y = problem
     xf = np.asfortranarray(x)
-    model = _core.RandomForestModel.fit(xf, np.ascontiguousarray(y), n_estimators=3, seed=1)
+    model = _forest(xf, np.ascontiguousarray(y), n_estimators=3, seed=1)
     np.testing.assert_array_equal(model.predict(xf), model.predict(np.ascontiguousarray(x)))
 
 
 def test_model_files_round_trip_and_refuse_damage(problem):
     x, y = problem
-    model = _core.RandomForestModel.fit(x, y, n_estimators=4, seed=5)
+    model = _forest(x, y, n_estimators=4, seed=5)
     for fmt in ("binary", "json"):
         data = _core.save_model(model, '{"labels": ["a"]}', fmt)
         back, meta = _core.load_model(data)
@@ -116,7 +132,7 @@ def test_fit_releases_the_gil():
     def fit() -> None:
         started.set()
         t0 = time.perf_counter()
-        _core.RandomForestModel.fit(x, y, n_estimators=60, max_depth=None, seed=1, n_jobs=1)
+        _forest(x, y, n_estimators=60, max_depth=None, seed=1, n_jobs=1)
         span.append(time.perf_counter() - t0)
         done.set()
 
@@ -130,3 +146,35 @@ def test_fit_releases_the_gil():
     worker.join()
     assert span[0] > 0.3, "the fit must be long enough to measure"
     assert ticks > 0.2 * rate * span[0], (ticks, rate, span)
+
+
+def test_every_core_error_variant_has_its_exception(problem):
+    x, y = problem
+    params = json.loads(_core.Model.fit(json.dumps({"Dummy": {"aggregator": "Borda", "seed": 0}}), x, y).params_json())
+    assert params == {"Dummy": {"aggregator": "Borda", "seed": 0}}
+    bad = {"RandomForest": {**json.loads(_forest(x, y, n_estimators=2, seed=0).params_json())["RandomForest"]}}
+    bad["RandomForest"]["n_estimators"] = 0
+    with pytest.raises(InvalidParameterError, match="n_estimators: must be at least 1") as err:
+        _core.Model.fit(json.dumps(bad), x, y)
+    assert (err.value.parameter, err.value.reason) == ("n_estimators", "must be at least 1")
+    with pytest.raises(InvalidInputError, match="invalid learner parameters"):
+        _core.Model.fit('{"NoSuchLearner": {}}', x, y)
+    with pytest.raises(InvalidInputError, match="row 0 of the rank matrix"):
+        _core.Model.fit(json.dumps(params), x[:2], np.array([[1, 1, 2, 3], [1, 2, 3, 4]], dtype=np.int32))
+    with pytest.raises(InvalidInputError, match="n_jobs"):
+        _core.Model.fit(json.dumps(params), x, y, n_jobs=0)
+    with pytest.raises(ModelFormatError):
+        _core.load_model(b"LRANKMDL")
+
+
+def test_one_model_class_for_every_learner(problem):
+    x, y = problem
+    assert "Dummy" in _core.LEARNER_KINDS and len(set(_core.LEARNER_KINDS)) == len(_core.LEARNER_KINDS)
+    model = _core.Model.fit(json.dumps({"Dummy": {"aggregator": "Copeland", "seed": 0}}), x, y)
+    assert model.kind == "Dummy" and (model.n_features, model.n_labels) == x.shape[1:] + y.shape[1:]
+    ranks, confidence = model.predict_with_confidence(x)
+    assert confidence is None and model.predict_scores(x) is None and model.predict_members(x) is None
+    assert (ranks == ranks[0]).all()
+    forest = _forest(x, y, n_estimators=3, seed=2)
+    assert forest.predict_members(x).shape == (3, *y.shape)
+    assert json.loads(forest.summary_json())["tree_depths"]

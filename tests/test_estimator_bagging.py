@@ -85,7 +85,7 @@ def test_core_parameters_fit_the_same_model_as_the_estimator(problem, base):
     x, y = problem
     base.set_params(random_state=11)
     direct = base.fit(x, y)
-    generic = _core.LearnerModel.fit(json.dumps(base._core_params(seed=direct.seed_)), x, y)
+    generic = _core.Model.fit(json.dumps(base._core_params(seed=direct.seed_)), x, y)
     np.testing.assert_array_equal(generic.predict(x), direct.predict(x))
 
 

@@ -25,8 +25,8 @@ def test_fit_returns_self_and_predicts_complete_rankings(problem):
     assert pred.shape == y.shape and pred.dtype == np.int32
     assert is_complete_ranking_matrix(pred)
     assert est.n_features_in_ == 3 and est.n_labels_ == 4
-    assert est.model_.n_estimators == 20
-    assert max(est.model_.tree_depths()) <= 8
+    assert len(est.tree_depths_) == 20
+    assert max(est.tree_depths_) <= 8
 
 
 def test_learns_a_ranking_function_better_than_chance():
@@ -117,7 +117,7 @@ def test_incomplete_rankings_and_missing_features(problem):
         assert is_complete_ranking_matrix(est.predict(x))
     # The fill value is the lower median of the present values.
     present = np.sort(x[~np.isnan(x[:, 1]), 1])
-    assert est.model_.fill_values[1] == present[(present.size - 1) // 2]
+    assert est.fill_values_[1] == present[(present.size - 1) // 2]
 
 
 def test_accepts_dataframes_and_nan_marked_missing_labels(problem):

@@ -30,9 +30,9 @@ def test_one_neighbour_reproduces_the_training_rankings(problem):
 def test_k_is_chosen_from_the_papers_candidates(problem):
     x, y = problem
     est = InstanceBasedLabelRanker(random_state=0).fit(x, y)
-    scores = est.model_.k_scores
-    assert [k for k, _ in scores] == [5, 10, 15, 20]
-    assert est.n_neighbors_ == max(scores, key=lambda s: s[1])[0]
+    scores = est.k_scores_
+    assert list(scores) == [5, 10, 15, 20]
+    assert est.n_neighbors_ == max(scores, key=lambda k: scores[k])
 
 
 def test_deterministic_for_any_thread_count_and_pickles(problem):

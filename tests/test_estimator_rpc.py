@@ -67,6 +67,10 @@ def test_persistence_and_errors(problem):
     assert est.n_iter_ < est.max_iter  # converged (no warning either)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(x), est.predict(x))
     assert json.loads(est.model_.params_json())["Rpc"]["c"] == 1.0
-    for kwargs, match in [({"C": 0}, "C must"), ({"voting": "hard"}, "voting"), ({"max_iter": 0}, "max_iter")]:
+    for kwargs, match in [
+        ({"C": 0}, "invalid parameter C: must be positive"),
+        ({"voting": "hard"}, "voting"),
+        ({"max_iter": 0}, "max_iter"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             RankingByPairwiseComparison(**kwargs).fit(x, y)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
@@ -18,14 +19,14 @@ def test_fit_predict_and_leaf_confidence(problem):
     assert theta.shape == (len(x),) and np.all(theta > 0)
     assert est.score(x, y) > 0.8
     # The paper's stopping rule: no node with fewer than 2m = 8 examples is split.
-    assert est.model_.n_leaves <= len(x) // 4
+    assert est.n_leaves_ <= len(x) // 4
 
 
 def test_depth_limit_and_min_samples(problem):
     x, y = problem
-    assert LabelRankingTree(max_depth=0).fit(x, y).model_.n_leaves == 1
-    assert LabelRankingTree(max_depth=2).fit(x, y).model_.depth <= 2
-    assert LabelRankingTree(min_samples_split=10_000).fit(x, y).model_.n_leaves == 1
+    assert LabelRankingTree(max_depth=0).fit(x, y).n_leaves_ == 1
+    assert LabelRankingTree(max_depth=2).fit(x, y).depth_ <= 2
+    assert LabelRankingTree(min_samples_split=10_000).fit(x, y).n_leaves_ == 1
 
 
 def test_incomplete_rankings_are_completed(problem):
@@ -64,11 +65,14 @@ def test_same_tree_for_any_number_of_threads():
     assert models[0] == models[1]
 
 
+_SPLITTERS = {"equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}
+
+
 @pytest.mark.parametrize("splitter", ["equal_width", "equal_frequency"])
 def test_unsupervised_splitters_learn_and_differ_from_best(problem, splitter):
     x, y = problem
     est = LabelRankingTree(splitter=splitter, random_state=0).fit(x, y)
-    assert est.model_.params()["threshold_rule"] == splitter
+    assert json.loads(est.model_.params_json())["LabelTree"]["threshold_rule"] == _SPLITTERS[splitter]
     assert est.score(x, y) > 0.6
     assert est.model_ != LabelRankingTree(random_state=0).fit(x, y).model_
 
@@ -80,7 +84,7 @@ def test_categorical_features_change_how_codes_are_split():
     y = np.where((codes == 1.0), [[1, 2, 3]], [[3, 2, 1]]).astype(np.int32)
     as_category = LabelRankingTree(categorical_features=[0], random_state=0).fit(codes, y)
     as_number = LabelRankingTree().fit(codes, y)
-    assert (as_category.model_.depth, as_number.model_.depth) == (1, 2)
+    assert (as_category.depth_, as_number.depth_) == (1, 2)
     mask = LabelRankingTree(categorical_features=np.array([True]), random_state=0).fit(codes, y)
     assert mask.model_ == as_category.model_
 

@@ -16,10 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 V2 = ROOT / "tests" / "fixtures" / "v2"
 EXPECTED = json.loads((V2 / "expected.json").read_text())
 X = read_dataset(ROOT / "datasets" / "iris.xarff").feature_matrix()
-# IB-PL models did not load back before the registry redesign (issue 23): strict, so that the fix
-# has to remove this mark.
-_IBPL_BUG = pytest.mark.xfail(strict=True, reason="issue 23: a loaded IB-PL model gets IBLR's model class")
-NAMES = [pytest.param(n, marks=_IBPL_BUG) if n == "IBPL" else n for n in sorted(EXPECTED)]
+NAMES = sorted(EXPECTED)
 
 
 @pytest.mark.parametrize("name", NAMES)

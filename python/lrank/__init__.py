@@ -7,9 +7,10 @@ missing), ``predict(X)`` returning a complete rank matrix, ``score`` the mean Ke
 
 from lrank import registry  # noqa: F401 - whichever lrank module is imported, the specs can find learners by name
 from lrank._core import __version__
-from lrank.errors import DataFormatError, InvalidInputError, LrankError, ModelFormatError
+from lrank.errors import DataFormatError, InvalidInputError, InvalidParameterError, LrankError, ModelFormatError
 from lrank.estimators import (
     BaggingLabelRanker,
+    DummyLabelRanker,
     InstanceBasedLabelRanker,
     InstanceBasedPlackettLuce,
     LabelRankingRandomForest,
@@ -23,9 +24,11 @@ from lrank.estimators import (
 __all__ = [
     "BaggingLabelRanker",
     "DataFormatError",
+    "DummyLabelRanker",
     "InstanceBasedLabelRanker",
     "InstanceBasedPlackettLuce",
     "InvalidInputError",
+    "InvalidParameterError",
     "LabelRankingRandomForest",
     "LabelRankingTree",
     "LabelwiseDecisionTree",

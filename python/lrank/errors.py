@@ -15,6 +15,14 @@ class InvalidInputError(LrankError, ValueError):
     """Arrays or parameters passed to lrank are malformed (shape, range, value)."""
 
 
+class InvalidParameterError(InvalidInputError):
+    """A learner parameter outside its domain. ``parameter`` names it (as the estimator calls
+    it), ``reason`` says what is wrong."""
+
+    parameter: str
+    reason: str
+
+
 class ModelFormatError(LrankError, ValueError):
     """A saved model file is corrupt, of another format version, or not a model."""
 

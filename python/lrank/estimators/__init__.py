@@ -1,6 +1,7 @@
 """scikit-learn-style label ranking estimators."""
 
 from lrank.estimators.base import LabelRanker, NotFittedError
+from lrank.estimators.dummy import DummyLabelRanker
 from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
@@ -11,6 +12,7 @@ from lrank.estimators.tree import LabelRankingTree
 
 __all__ = [
     "BaggingLabelRanker",
+    "DummyLabelRanker",
     "InstanceBasedLabelRanker",
     "InstanceBasedPlackettLuce",
     "LabelRanker",

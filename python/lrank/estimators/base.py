@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import inspect
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
-from lrank.errors import InvalidInputError, LrankError
+from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
 from lrank.rankings import as_rank_matrix
 
 
@@ -106,15 +106,19 @@ class LabelRanker:
 
 
 class CoreLearnerRanker(LabelRanker):
-    """An estimator fitted by the core from its parameters (``_core.LearnerModel``).
+    """An estimator fitted by the Rust core (``_core.Model``): the one fit path of lrank.
 
-    Subclasses give ``_core_params(seed)`` (the core learner's parameters in serde form, under
-    the key ``_core_kind``); ``random_state``, ``n_jobs`` and ``categorical_features`` are used
-    when the subclass has them. ``_read_summary`` sets fitted attributes from what the model
-    reports of itself.
+    Subclasses give ``_core_kind`` (the core learner's name) and ``_core_params(seed)`` (its
+    parameters in serde form, ``{kind: {...}}``, converted by :mod:`lrank.estimators._convert`;
+    the core checks their domains), and name the core parameters they call otherwise in
+    ``_core_names``. ``random_state``, ``n_jobs`` and ``categorical_features`` are used when the
+    subclass has them. ``_read_summary`` sets fitted attributes from what the model reports of
+    itself, on fit and when a model is loaded.
     """
 
     _core_kind: str = ""
+    # Core parameter name -> this estimator's name, where they differ.
+    _core_names: ClassVar[dict[str, str]] = {}
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -122,22 +126,41 @@ class CoreLearnerRanker(LabelRanker):
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         """Fitted attributes from the model's summary (on fit, and when a model is loaded)."""
 
+    def _params_json(self, seed: int) -> str:
+        """The core parameters with ``seed``, as JSON, errors naming this estimator's parameters."""
+        try:
+            return json.dumps(self._core_params(seed))
+        except InvalidParameterError as err:
+            raise self._renamed(err) from None
+
+    def _renamed(self, err: InvalidParameterError) -> InvalidParameterError:
+        name = getattr(err, "parameter", None)
+        own = self._core_names.get(name, name) if isinstance(name, str) else None
+        if own is None or own == name:
+            return err
+        renamed = InvalidParameterError(f"invalid parameter {own}: {err.reason}")
+        renamed.parameter, renamed.reason = own, err.reason
+        return renamed
+
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
         """Fits on features ``X`` (n, d) and rank matrix ``Y`` (n, m); returns self."""
-        params = self._core_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
         names = self.get_params()
+        seed = resolve_seed(names["random_state"]) if "random_state" in names else 0
+        params = self._params_json(seed)
+        x, y, w = self._check_xy(X, Y, sample_weight)
+        try:
+            self.model_ = _core.Model.fit(
+                params,
+                x,
+                y,
+                w,
+                n_jobs=resolve_n_jobs(names.get("n_jobs")),
+                nominal=resolve_categorical(names.get("categorical_features"), x.shape[1]),
+            )
+        except InvalidParameterError as err:
+            raise self._renamed(err) from None
         if "random_state" in names:
-            self.seed_ = resolve_seed(names["random_state"])
-            params[self._core_kind]["seed"] = self.seed_
-        self.model_ = _core.LearnerModel.fit(
-            json.dumps(params),
-            x,
-            y,
-            w,
-            n_jobs=resolve_n_jobs(names.get("n_jobs")),
-            nominal=resolve_categorical(names.get("categorical_features"), x.shape[1]),
-        )
+            self.seed_ = seed
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
         return self
 
@@ -149,6 +172,13 @@ class CoreLearnerRanker(LabelRanker):
         self._check_fitted()
         return self.model_.predict(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
 
+    def _confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+        self._check_fitted()
+        ranks, conf = self.model_.predict_with_confidence(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+        if conf is None:  # pragma: no cover - only called by learners that have one
+            raise InvalidInputError(f"{type(self).__name__} gives no confidence")
+        return ranks, conf
+
     def _scores(self, X: ArrayLike) -> NDArray[np.float64]:
         self._check_fitted()
         scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
@@ -156,13 +186,21 @@ class CoreLearnerRanker(LabelRanker):
             raise InvalidInputError(f"{type(self).__name__} has no label scores")
         return scores
 
-    def _set_fitted(self, model: _core.LearnerModel) -> None:
+    def _members(self, X: ArrayLike) -> NDArray[np.int32]:
+        """An ensemble's members' rankings, shape (members, n, m)."""
+        self._check_fitted()
+        members = self.model_.predict_members(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+        if members is None:  # pragma: no cover - only called by ensembles
+            raise InvalidInputError(f"{type(self).__name__} has no members")
+        return members
+
+    def _set_fitted(self, model: _core.Model) -> None:
         """Restores fitted state from a loaded core model."""
         self.model_ = model
         self.n_features_in_ = model.n_features
         self.n_labels_ = model.n_labels
         if "random_state" in self.get_params():
-            self.seed_ = int(json.loads(model.params_json())[self._core_kind]["seed"])
+            self.seed_ = int(json.loads(model.params_json())[model.kind]["seed"])
         self._read_summary(json.loads(model.summary_json()), fitting=False)
 
 
@@ -195,9 +233,10 @@ def resolve_seed(random_state: int | None) -> int:
         return int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
     if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
         raise InvalidInputError(f"random_state must be an int or None, got {random_state!r}")
-    if random_state < 0:
-        raise InvalidInputError(f"random_state must be non-negative, got {random_state}")
-    return int(random_state) & 0xFFFF_FFFF_FFFF_FFFF
+    if not 0 <= random_state < 2**64:
+        # Not folded into 64 bits: 2**64 would silently give the model of seed 0.
+        raise InvalidInputError(f"random_state must lie in [0, 2**64), got {random_state}")
+    return int(random_state)
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int | None:

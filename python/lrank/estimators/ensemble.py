@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
 from lrank.aggregation import AGGREGATORS
 from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators import _convert
+from lrank.estimators.base import CoreLearnerRanker, resolve_seed
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
 
 # Core names of the aggregators.
 _CORE_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
 
 
-class BaggingLabelRanker(LabelRanker):
+class BaggingLabelRanker(CoreLearnerRanker):
     """Bagging: ``n_estimators`` copies of ``base_estimator``, each fitted on a bootstrap sample
     of the training rows (``max_samples`` times n rows drawn with replacement; a row drawn c
     times weighs c), predicting the consensus of their rankings.
@@ -58,58 +57,49 @@ class BaggingLabelRanker(LabelRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
+    _core_kind = "Bagging"
+
     def _base(self) -> Any:
         if self.base_estimator is None:
             from lrank.estimators.tree import LabelRankingTree
 
             return LabelRankingTree()
-        return self.base_estimator
+        base = self.base_estimator
+        if not all(callable(getattr(base, attr, None)) for attr in ("fit", "predict", "get_params")):
+            raise InvalidInputError(
+                f"base_estimator must be a label ranker with fit, predict and get_params, got {base!r}"
+            )
+        return base
 
-    def _validate_params(self) -> None:
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise InvalidInputError(f"n_estimators must be a positive int, got {n!r}")
-        if self.aggregation not in AGGREGATORS:
-            raise InvalidInputError(f"aggregation must be one of {', '.join(AGGREGATORS)}, got {self.aggregation!r}")
-        if not isinstance(self.max_samples, (int, float, np.number)) or not 0 < self.max_samples <= 1:
-            raise InvalidInputError(f"max_samples must lie in (0, 1], got {self.max_samples!r}")
+    def _own_params(self) -> dict[str, Any]:
+        return {
+            "n_estimators": _convert.count("n_estimators", self.n_estimators),
+            "aggregator": _convert.choice("aggregation", self.aggregation, _CORE_AGGREGATORS),
+            "max_samples": _convert.finite("max_samples", self.max_samples),
+        }
 
-    def _core_params(self, seed: int = 0) -> dict[str, Any] | None:
+    def _core_params(self, seed: int = 0) -> dict[str, Any] | None:  # type: ignore[override]
+        """The core's parameters, or None when the base learner is not one of the core's."""
         base = self._base()
-        if not hasattr(base, "_core_params"):
-            return None
-        inner = base._core_params()
+        inner = base._core_params() if isinstance(base, CoreLearnerRanker) else None
         if inner is None:
             return None
-        return {
-            "Bagging": {
-                "base": inner,
-                "n_estimators": int(self.n_estimators),
-                "aggregator": _CORE_AGGREGATORS[self.aggregation],
-                "max_samples": float(self.max_samples),
-                "seed": seed,
-            }
-        }
+        return {"Bagging": {"base": inner, **self._own_params(), "seed": seed}}
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> BaggingLabelRanker:
         """Fits the ensemble on features ``X`` (n, d) and rank matrix ``Y`` (n, m)."""
-        self._validate_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.seed_ = resolve_seed(self.random_state)
-        params = self._core_params(self.seed_)
-        self.model_: _core.LearnerModel | None
-        if params is not None:
-            self.model_ = _core.LearnerModel.fit(
-                json.dumps(params),
-                x,
-                y,
-                w,
-                n_jobs=resolve_n_jobs(self.n_jobs),
-                nominal=resolve_categorical(self.categorical_features, x.shape[1]),
-            )
+        if self._core_params() is not None:
+            super().fit(X, Y, sample_weight)
             self.estimators_ = None
             return self
-        self.model_ = None
+        own = self._own_params()
+        if own["n_estimators"] < 1 or not 0 < own["max_samples"] <= 1:
+            raise InvalidInputError(
+                f"n_estimators must be >= 1 and max_samples in (0, 1], got {self.n_estimators!r}, {self.max_samples!r}"
+            )
+        x, y, w = self._check_xy(X, Y, sample_weight)
+        self.seed_ = resolve_seed(self.random_state)
+        self.model_ = None  # type: ignore[assignment]  # members fitted in Python
         self.estimators_ = self._fit_in_python(x, y, w)
         return self
 
@@ -136,28 +126,24 @@ class BaggingLabelRanker(LabelRanker):
     def predict_per_member(self, X: ArrayLike) -> NDArray[np.int32]:
         """Each member's ranking for each row: shape (n_estimators, n, m)."""
         self._check_fitted()
-        x = self._check_x(X, fitting=False)
         if self.model_ is not None:
-            return self.model_.predict_per_member(x, n_jobs=resolve_n_jobs(self.n_jobs))
+            return self._members(X)
+        x = self._check_x(X, fitting=False)
         assert self.estimators_ is not None  # fitted in Python
         return np.stack([m.predict(x) for m in self.estimators_])
 
     def predict(self, X: ArrayLike) -> NDArray[np.int32]:
         """The consensus of the members' rankings, row by row (complete rank matrix)."""
         self._check_fitted()
-        x = self._check_x(X, fitting=False)
         if self.model_ is not None:
-            return self.model_.predict(x, n_jobs=resolve_n_jobs(self.n_jobs))
-        per = self.predict_per_member(x)
+            return super().predict(X)
+        per = self.predict_per_member(X)
         combine = AGGREGATORS[self.aggregation]
         return np.stack([combine(per[:, i, :]) for i in range(per.shape[1])]).astype(np.int32)
 
-    def _set_fitted(self, model: _core.LearnerModel) -> None:
-        self.model_ = model
+    def _set_fitted(self, model: Any) -> None:
+        super()._set_fitted(model)
         self.estimators_ = None
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.seed_ = int(json.loads(model.params_json())["Bagging"]["seed"])
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------

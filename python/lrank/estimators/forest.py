@@ -7,30 +7,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
-from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators import _convert
+from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
 
-
-def core_max_features(mf: Any) -> Any:
-    """A ``max_features`` value in the core's serde form."""
-    if mf is None or mf == "all":
-        return "All"
-    if mf == "log2+1":
-        return "Log2PlusOne"
-    if mf == "sqrt":
-        return "Sqrt"
-    if isinstance(mf, (int, np.integer)) and not isinstance(mf, bool) and mf >= 1:
-        return {"Count": int(mf)}
-    if isinstance(mf, (float, np.floating)) and 0 < mf <= 1:
-        return {"Fraction": float(mf)}
-    raise InvalidInputError(
-        f"max_features must be 'log2+1', 'sqrt', 'all', None, an int >= 1 or a float in (0, 1], got {mf!r}"
-    )
+_CLASS_MODES = {"ranking": "Ranking", "top_label": "TopLabel", "pairwise": "Pairwise"}
 
 
-class LabelRankingRandomForest(LabelRanker):
+class LabelRankingRandomForest(CoreLearnerRanker):
     """Label ranking random forest (LR-RF, Zhou & Qiu 2018, "Random forest for label ranking").
 
     Each tree grows on a bootstrap sample of size n. At every node ``max_features`` features are
@@ -88,73 +72,31 @@ class LabelRankingRandomForest(LabelRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
-    def _validate_params(self) -> None:
-        if (
-            isinstance(self.n_estimators, bool)
-            or not isinstance(self.n_estimators, (int, np.integer))
-            or self.n_estimators < 1
-        ):
-            raise InvalidInputError(f"n_estimators must be a positive int, got {self.n_estimators!r}")
-        if self.max_depth is not None and (
-            isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0
-        ):
-            raise InvalidInputError(f"max_depth must be a non-negative int or None, got {self.max_depth!r}")
+    _core_kind = "RandomForest"
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        self._validate_params()
-        max_features = core_max_features(self.max_features)
-        modes = {"ranking": "Ranking", "top_label": "TopLabel", "pairwise": "Pairwise"}
-        if self.class_mode not in modes:
-            raise InvalidInputError(f"class_mode must be 'ranking', 'top_label' or 'pairwise', got {self.class_mode!r}")
         return {
             "RandomForest": {
-                "n_estimators": int(self.n_estimators),
-                "max_depth": None if self.max_depth is None else int(self.max_depth),
-                "max_features": max_features,
-                "class_mode": modes[self.class_mode],
-                "bootstrap": bool(self.bootstrap),
+                "n_estimators": _convert.count("n_estimators", self.n_estimators),
+                "max_depth": _convert.count("max_depth", self.max_depth, none=True),
+                "max_features": _convert.max_features(self.max_features),
+                "class_mode": _convert.choice("class_mode", self.class_mode, _CLASS_MODES),
+                "bootstrap": _convert.flag("bootstrap", self.bootstrap),
                 "seed": seed,
                 "entropy_epsilon": 1e-6,
             }
         }
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingRandomForest:
-        """Fits the forest on features ``X`` (n, d) and rank matrix ``Y`` (n, m)."""
-        self._validate_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.seed_ = resolve_seed(self.random_state)
-        self.model_ = _core.RandomForestModel.fit(
-            x,
-            y,
-            w,
-            n_estimators=int(self.n_estimators),
-            max_depth=None if self.max_depth is None else int(self.max_depth),
-            max_features=self.max_features,
-            class_mode=self.class_mode,
-            bootstrap=bool(self.bootstrap),
-            seed=self.seed_,
-            n_jobs=resolve_n_jobs(self.n_jobs),
-            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
-        )
-        return self
-
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
-        """Predicted complete rank matrix (n, m)."""
-        self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        # Splits on the longest root-to-leaf path of each tree.
+        self.tree_depths_ = list(summary["tree_depths"])
+        # Training lower medians, used in place of missing feature values.
+        self.fill_values_ = np.asarray(summary["fill_values"], dtype=np.float64)
 
     def predict_per_tree(self, X: ArrayLike) -> NDArray[np.int32]:
         """Each tree's ranking for each row: shape (n, n_estimators, m)."""
-        self._check_fitted()
-        return self.model_.predict_per_tree(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
-
-    def _set_fitted(self, model: _core.RandomForestModel) -> None:
-        """Restores fitted state from a loaded core model."""
-        self.model_ = model
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.seed_ = int(model.params()["seed"])
+        return np.ascontiguousarray(self._members(X).transpose(1, 0, 2))
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------

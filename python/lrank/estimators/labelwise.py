@@ -8,9 +8,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank.errors import InvalidInputError
+from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.estimators.forest import core_max_features
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth, parse_max_features
 
 _DOC_MODEL = """
@@ -30,25 +29,15 @@ class _Labelwise(CoreLearnerRanker):
     def _params(self) -> dict[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _validate_common(self) -> None:
-        md = self.max_depth  # type: ignore[attr-defined]
-        if md is not None and (isinstance(md, bool) or not isinstance(md, (int, np.integer)) or md < 0):
-            raise InvalidInputError(f"max_depth must be a non-negative int or None, got {md!r}")
-        for name in ("min_samples_split", "min_samples_leaf"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or v < 0:
-                raise InvalidInputError(f"{name} must be a number >= 0, got {v!r}")
-
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        self._validate_common()
         p = self._params()
         p.update(
             {
-                "max_depth": None if self.max_depth is None else int(self.max_depth),  # type: ignore[attr-defined]
-                "min_samples_split": float(self.min_samples_split),  # type: ignore[attr-defined]
-                "min_samples_leaf": float(self.min_samples_leaf),  # type: ignore[attr-defined]
-                "tune_depth": bool(self.tune_depth),  # type: ignore[attr-defined]
+                "max_depth": _convert.count("max_depth", self.max_depth, none=True),  # type: ignore[attr-defined]
+                "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),  # type: ignore[attr-defined]
+                "min_samples_leaf": _convert.finite("min_samples_leaf", self.min_samples_leaf),  # type: ignore[attr-defined]
+                "tune_depth": _convert.flag("tune_depth", self.tune_depth),  # type: ignore[attr-defined]
                 "seed": seed,
             }
         )
@@ -150,13 +139,10 @@ class LabelwiseRandomForest(_Labelwise):
         self.categorical_features = categorical_features
 
     def _params(self) -> dict[str, Any]:
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise InvalidInputError(f"n_estimators must be a positive int, got {n!r}")
         return {
-            "n_estimators": int(n),
-            "bootstrap": bool(self.bootstrap),
-            "max_features": core_max_features(self.max_features),
+            "n_estimators": _convert.count("n_estimators", self.n_estimators),
+            "bootstrap": _convert.flag("bootstrap", self.bootstrap),
+            "max_features": _convert.max_features(self.max_features),
         }
 
 

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
-from lrank.errors import InvalidInputError
-from lrank.estimators.base import CoreLearnerRanker, LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators import _convert
+from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_optional_count
 
 
-class InstanceBasedLabelRanker(LabelRanker):
+class InstanceBasedLabelRanker(CoreLearnerRanker):
     """IBLR (the paper's IB-M): k nearest neighbours, aggregated by a Mallows model.
 
     Attributes are min-max normalised on the training data; the k nearest training rows by
@@ -48,61 +47,29 @@ class InstanceBasedLabelRanker(LabelRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
-    def _validate_params(self) -> None:
-        k = self.n_neighbors
-        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-            raise InvalidInputError(f"n_neighbors must be a positive int or None, got {k!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 0:
-            raise InvalidInputError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
+    _core_kind = "InstanceBased"
+    _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors"}
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        self._validate_params()
-        k = self.n_neighbors
         return {
             "InstanceBased": {
-                "k": None if k is None else int(k),
-                "max_iter": int(self.max_iter),
+                "k": _convert.count("n_neighbors", self.n_neighbors, none=True),
+                "max_iter": _convert.count("max_iter", self.max_iter),
                 "seed": seed,
                 "model": "Mallows",
                 "weighting": "Dudani",
             }
         }
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> InstanceBasedLabelRanker:
-        self._validate_params()
-        k = self.n_neighbors
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.seed_ = resolve_seed(self.random_state)
-        self.model_ = _core.InstanceBasedModel.fit(
-            x,
-            y,
-            w,
-            k=None if k is None else int(k),
-            max_iter=int(self.max_iter),
-            seed=self.seed_,
-            n_jobs=resolve_n_jobs(self.n_jobs),
-            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
-        )
-        self.n_neighbors_ = self.model_.k
-        return self
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        self.n_neighbors_ = summary["k"]
+        # Leave-one-out mean Kendall tau of each candidate k (empty when k was given).
+        self.k_scores_ = {int(k): (float("nan") if tau is None else float(tau)) for k, tau in summary["k_scores"]}
 
     def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         """Predicted rank matrix and each row's Mallows spread theta (higher: more confident)."""
-        self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
-
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
-        """Predicted complete rank matrix (n, m)."""
-        self._check_fitted()
-        return self.model_.predict_ranks(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
-
-    def _set_fitted(self, model: _core.InstanceBasedModel) -> None:
-        self.model_ = model
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.n_neighbors_ = model.k
-        self.seed_ = int(model.params()["seed"])
+        return self._confidence(X)
 
 
 class InstanceBasedPlackettLuce(CoreLearnerRanker):
@@ -151,24 +118,17 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
+    _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors", "weighting": "weights"}
+
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        k = self.n_neighbors
-        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1):
-            raise InvalidInputError(f"n_neighbors must be a positive int or None, got {k!r}")
-        if self.weights not in ("uniform", "dudani"):
-            raise InvalidInputError(f"weights must be 'uniform' or 'dudani', got {self.weights!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise InvalidInputError(f"max_iter must be a positive int, got {self.max_iter!r}")
-        if not isinstance(self.tol, (int, float, np.number)) or not self.tol >= 0:
-            raise InvalidInputError(f"tol must be >= 0, got {self.tol!r}")
         return {
             "InstanceBased": {
-                "k": None if k is None else int(k),
-                "max_iter": int(self.max_iter),
+                "k": _convert.count("n_neighbors", self.n_neighbors, none=True),
+                "max_iter": _convert.count("max_iter", self.max_iter),
                 "seed": seed,
-                "model": {"PlackettLuce": {"tol": float(self.tol)}},
-                "weighting": "Uniform" if self.weights == "uniform" else "Dudani",
+                "model": {"PlackettLuce": {"tol": _convert.finite("tol", self.tol)}},
+                "weighting": _convert.choice("weights", self.weights, {"uniform": "Uniform", "dudani": "Dudani"}),
             }
         }
 
@@ -178,10 +138,7 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
     def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         """Predicted rank matrix and each predicted ranking's probability under its neighbours'
         Plackett-Luce model."""
-        self._check_fitted()
-        ranks, conf = self.model_.predict_with_confidence(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
-        assert conf is not None
-        return ranks, conf
+        return self._confidence(X)
 
 
 # -- the command line's view of the learners (collected by lrank.registry) -------------------------

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank.errors import InvalidInputError
+from lrank import _core
+from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.estimators.forest import core_max_features
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
 
 _VOTING = {"copeland": "Copeland", "probability": "Probability"}
@@ -69,36 +70,23 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        if self.classifier not in ("tree", "forest"):
-            raise InvalidInputError(f"classifier must be 'tree' or 'forest', got {self.classifier!r}")
-        if self.voting not in _VOTING:
-            raise InvalidInputError(f"voting must be 'copeland' or 'probability', got {self.voting!r}")
-        md = self.max_depth
-        if md is not None and (isinstance(md, bool) or not isinstance(md, (int, np.integer)) or md < 0):
-            raise InvalidInputError(f"max_depth must be a non-negative int or None, got {md!r}")
-        mss = self.min_samples_split
-        if isinstance(mss, bool) or not isinstance(mss, (int, float, np.number)) or mss < 0:
-            raise InvalidInputError(f"min_samples_split must be a number >= 0, got {mss!r}")
-        if self.classifier == "forest":
-            n = self.n_estimators
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-                raise InvalidInputError(f"n_estimators must be a positive int, got {n!r}")
-            trees: dict[str, Any] = {
-                "n_estimators": int(n),
-                "bootstrap": bool(self.bootstrap),
-                "max_features": core_max_features(self.max_features),
-            }
-        else:
-            trees = {"n_estimators": 1, "bootstrap": False, "max_features": "All"}
-        return {
-            "Pairwise": {
-                **trees,
-                "max_depth": None if md is None else int(md),
-                "min_samples_split": float(mss),
-                "voting": _VOTING[self.voting],
-                "seed": seed,
-            }
+        classifier = _convert.choice("classifier", self.classifier, {"tree": "tree", "forest": "forest"})
+        forest = {
+            "n_estimators": _convert.count("n_estimators", self.n_estimators),
+            "bootstrap": _convert.flag("bootstrap", self.bootstrap),
+            "max_features": _convert.max_features(self.max_features),
         }
+        common = {
+            "max_depth": _convert.count("max_depth", self.max_depth, none=True),
+            "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),
+            "voting": _convert.choice("voting", self.voting, _VOTING),
+            "seed": seed,
+        }
+        if classifier == "tree":
+            # The forest's parameters are unused by a tree, but a wrong one is still an error.
+            _core.validate_params(json.dumps({"Pairwise": {**forest, **common}}))
+            return {"Pairwise": {"n_estimators": 1, "bootstrap": False, "max_features": "All", **common}}
+        return {"Pairwise": {**forest, **common}}
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's votes (Copeland wins or summed probabilities; higher preferred), (n, m)."""

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank.errors import InvalidInputError
+from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice
 
@@ -53,22 +53,16 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
+    _core_names: ClassVar[dict[str, str]] = {"c": "C"}
+
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        if isinstance(self.C, bool) or not isinstance(self.C, (int, float, np.number)) or not 0 < self.C < float("inf"):
-            raise InvalidInputError(f"C must be a positive number, got {self.C!r}")
-        if self.voting not in _VOTING:
-            raise InvalidInputError(f"voting must be 'soft' or 'binary', got {self.voting!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 1:
-            raise InvalidInputError(f"max_iter must be a positive int, got {self.max_iter!r}")
-        if not isinstance(self.tol, (int, float, np.number)) or not self.tol > 0:
-            raise InvalidInputError(f"tol must be positive, got {self.tol!r}")
         return {
             "Rpc": {
-                "c": float(self.C),
-                "voting": _VOTING[self.voting],
-                "max_iter": int(self.max_iter),
-                "tol": float(self.tol),
+                "c": _convert.finite("C", self.C),
+                "voting": _convert.choice("voting", self.voting, _VOTING),
+                "max_iter": _convert.count("max_iter", self.max_iter),
+                "tol": _convert.finite("tol", self.tol),
                 "seed": seed,
             }
         }

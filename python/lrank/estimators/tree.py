@@ -4,20 +4,20 @@ variants with unsupervised thresholds (Aledo, Gámez & Molina)."""
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
-from lrank.errors import InvalidInputError
-from lrank.estimators.base import LabelRanker, resolve_categorical, resolve_n_jobs, resolve_seed
+from lrank.estimators import _convert
+from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth
 
-SPLITTERS = ("best", "equal_width", "equal_frequency")
+_SPLITTERS = {"best": "Best", "equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}
+SPLITTERS = tuple(_SPLITTERS)
 
 
-class LabelRankingTree(LabelRanker):
+class LabelRankingTree(CoreLearnerRanker):
     """LRT: a decision tree whose splits maximise the size-weighted Mallows spread of the two
     sides, (|T+| theta+ + |T-| theta-) / |T|, and whose leaves predict the Mallows EM median of
     their rankings, completed from their ancestors when they lack labels (optimal insertion).
@@ -64,66 +64,28 @@ class LabelRankingTree(LabelRanker):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
-    def _validate_params(self) -> None:
-        if self.max_depth is not None and (
-            isinstance(self.max_depth, bool) or not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0
-        ):
-            raise InvalidInputError(f"max_depth must be a non-negative int or None, got {self.max_depth!r}")
-        if self.min_samples_split is not None and not (
-            isinstance(self.min_samples_split, (int, float, np.number)) and self.min_samples_split >= 0
-        ):
-            raise InvalidInputError(f"min_samples_split must be >= 0 or None, got {self.min_samples_split!r}")
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, (int, np.integer)) or self.max_iter < 0:
-            raise InvalidInputError(f"max_iter must be a non-negative int, got {self.max_iter!r}")
-        if self.splitter not in SPLITTERS:
-            raise InvalidInputError(f"splitter must be one of {', '.join(SPLITTERS)}, got {self.splitter!r}")
+    _core_kind = "LabelTree"
+    _core_names: ClassVar[dict[str, str]] = {"min_weight_split": "min_samples_split", "threshold_rule": "splitter"}
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        self._validate_params()
         return {
             "LabelTree": {
-                "max_depth": None if self.max_depth is None else int(self.max_depth),
-                "min_weight_split": None if self.min_samples_split is None else float(self.min_samples_split),
-                "max_iter": int(self.max_iter),
+                "max_depth": _convert.count("max_depth", self.max_depth, none=True),
+                "min_weight_split": _convert.number("min_samples_split", self.min_samples_split, none=True),
+                "max_iter": _convert.count("max_iter", self.max_iter),
                 "seed": seed,
-                "threshold_rule": {"best": "Best", "equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}[
-                    self.splitter
-                ],
+                "threshold_rule": _convert.choice("splitter", self.splitter, _SPLITTERS),
             }
         }
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> LabelRankingTree:
-        self._validate_params()
-        x, y, w = self._check_xy(X, Y, sample_weight)
-        self.seed_ = resolve_seed(self.random_state)
-        self.model_ = _core.LabelTreeModel.fit(
-            x,
-            y,
-            w,
-            max_depth=None if self.max_depth is None else int(self.max_depth),
-            min_weight_split=None if self.min_samples_split is None else float(self.min_samples_split),
-            max_iter=int(self.max_iter),
-            seed=self.seed_,
-            threshold_rule=self.splitter,
-            n_jobs=resolve_n_jobs(self.n_jobs),
-            nominal=resolve_categorical(self.categorical_features, x.shape[1]),
-        )
-        return self
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        self.depth_ = summary["depth"]
+        self.n_leaves_ = summary["n_leaves"]
 
     def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         """Predicted rank matrix and the Mallows spread theta of each row's leaf."""
-        self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=resolve_n_jobs(self.n_jobs))
-
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:
-        return self.predict_with_confidence(X)[0]
-
-    def _set_fitted(self, model: _core.LabelTreeModel) -> None:
-        self.model_ = model
-        self.n_features_in_ = model.n_features
-        self.n_labels_ = model.n_labels
-        self.seed_ = int(model.params()["seed"])
+        return self._confidence(X)
 
 
 # -- the command line's view of the learners (collected by lrank.registry) -------------------------

@@ -14,11 +14,29 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// threads for every call would cost more still. The all-cores case also runs on a pool of our
 /// own, not rayon's global one, because a thread that has run one-thread work is a worker of
 /// its own pool, and rayon would send its parallel work there.
+///
+/// More threads than cores are never started: a thread count comes from users and model files,
+/// and a million threads would exhaust the machine, while results do not depend on the count.
 pub fn with_threads<T: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
-    match n_jobs {
+    match n_jobs.map(|n| n.min(available_cores())) {
         Some(1) => on_this_thread(f),
         None => Ok(pool(0)?.install(f)),
         Some(n) => Ok(pool(n)?.install(f)),
+    }
+}
+
+/// The cores this process may use (at least 1).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The thread count of an `n_jobs` argument: `None` or -1 for all cores, k > 0 for k threads
+/// (at most the cores, see [`with_threads`]).
+pub fn threads_of_n_jobs(n_jobs: Option<i64>) -> Result<Option<usize>> {
+    match n_jobs {
+        None | Some(-1) => Ok(None),
+        Some(n) if n > 0 => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+        Some(n) => Err(LrankError::InvalidInput(format!("n_jobs must be a positive number of threads or -1, got {n}"))),
     }
 }
 
@@ -73,7 +91,12 @@ mod tests {
         assert_eq!((id, threads), (caller, 1));
         // After one-thread work the caller is a worker of its own pool: the other sizes must
         // still get their own threads.
-        assert_eq!(with_threads(Some(3), rayon::current_num_threads).unwrap(), 3);
+        assert_eq!(with_threads(Some(3), rayon::current_num_threads).unwrap(), 3.min(available_cores()));
+        // Never more threads than cores, however many are asked for.
+        assert_eq!(with_threads(Some(1_000_000), rayon::current_num_threads).unwrap(), available_cores());
+        assert_eq!(threads_of_n_jobs(Some(-1)).unwrap(), None);
+        assert_eq!(threads_of_n_jobs(Some(4)).unwrap(), Some(4));
+        assert!(threads_of_n_jobs(Some(0)).is_err() && threads_of_n_jobs(Some(-3)).is_err());
         let all = with_threads(None, rayon::current_num_threads).unwrap();
         assert_eq!(all, rayon::ThreadPoolBuilder::new().build().unwrap().current_num_threads());
         // Parallel iterators inside one-thread work run, in order of the index, on the caller.

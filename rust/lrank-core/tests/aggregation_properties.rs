@@ -3,8 +3,8 @@
 mod common;
 
 use common::*;
-use lrank_core::aggregation::{add_borda_votes, borda, borda_scores, BordaAccumulator};
-use lrank_core::ranking::{validate_ranking, RankMatrixView};
+use lrank_core::consensus::{add_borda_votes, borda, borda_scores, BordaAccumulator};
+use lrank_core::data::ranking::{validate_ranking, RankMatrixView};
 use proptest::prelude::*;
 
 /// `n` rankings of `m` labels, flattened, with their shape.

@@ -4,11 +4,13 @@
 mod common;
 
 use common::*;
-use lrank_core::features::FeatureMatrixView;
-use lrank_core::forest::{ClassMode, RandomForestModel, RandomForestParams};
-use lrank_core::model_io::{from_binary, from_json, to_binary, to_json, Model, SavedModel};
+use lrank_core::data::features::FeatureMatrixView;
+use lrank_core::data::ranking::{validate_ranking, RankMatrixView};
+use lrank_core::learner::Learner;
+use lrank_core::learners::random_forest::{ClassMode, RandomForestModel, RandomForestParams};
+use lrank_core::model_io::{from_binary, from_json, to_binary, to_json, SavedModel};
 use lrank_core::parallel::with_threads;
-use lrank_core::ranking::{validate_ranking, RankMatrixView};
+use lrank_core::registry::Model;
 use lrank_core::tree::MaxFeatures;
 use proptest::prelude::*;
 
@@ -83,14 +85,14 @@ fn problem() -> impl Strategy<Value = Problem> {
 fn fit(p: &Problem, threads: usize) -> RandomForestModel {
     let xv = FeatureMatrixView::new(&p.x, p.n, p.d).unwrap();
     let yv = RankMatrixView::new(&p.y, p.n, p.m).unwrap();
-    with_threads(Some(threads), || RandomForestModel::fit(&xv, &yv, p.sample_weight.as_deref(), p.params.clone()))
+    with_threads(Some(threads), || RandomForestModel::fit_views(&xv, &yv, p.sample_weight.as_deref(), p.params.clone()))
         .unwrap()
         .unwrap_or_else(|e| panic!("fit failed: {e}"))
 }
 
 fn predict(model: &RandomForestModel, x: &[f64], n: usize, d: usize, threads: usize) -> Vec<i32> {
     let xv = FeatureMatrixView::new(x, n, d).unwrap();
-    with_threads(Some(threads), || model.predict(&xv)).unwrap().unwrap()
+    with_threads(Some(threads), || model.predict_ranks(&xv)).unwrap().unwrap()
 }
 
 /// The first difference between two models, briefly (a whole model is too long to print).
@@ -151,13 +153,13 @@ proptest! {
             // The forest's ranking is the plain Borda consensus of its trees' rankings
             // (integer votes, ties to the lower label index).
             let xv = FeatureMatrixView::new(x, n, p.d).unwrap();
-            let per_tree = a.predict_per_tree(&xv).unwrap();
+            let per_tree = a.member_ranks(&xv).unwrap().unwrap();
             let t = a.trees.len();
             prop_assert_eq!(per_tree.len(), n * t * p.m);
             for i in 0..n {
                 let mut votes = vec![0i64; p.m];
                 for k in 0..t {
-                    let r = &per_tree[(i * t + k) * p.m..(i * t + k + 1) * p.m];
+                    let r = &per_tree[(k * n + i) * p.m..(k * n + i + 1) * p.m];
                     prop_assert!(is_complete_ranking(r));
                     for j in 0..p.m {
                         votes[j] += (p.m as i32 + 1 - r[j]) as i64;

@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
-use lrank_core::aggregation::borda;
-use lrank_core::mallows::{expected_kendall_distance, fit_mallows, kemeny, optimal_insertion, theta_mle, MallowsFit};
-use lrank_core::ranking::RankMatrixView;
+use lrank_core::consensus::borda;
+use lrank_core::consensus::{expected_kendall_distance, fit_mallows, kemeny, optimal_insertion, theta_mle, MallowsFit};
+use lrank_core::data::ranking::RankMatrixView;
 use proptest::prelude::*;
 
 /// Kendall distance on the label pairs both rankings contain (independent of the crate).

@@ -3,11 +3,11 @@
 mod common;
 
 use common::*;
-use lrank_core::distance::{kendall_distance, kendall_tau, normalized_footrule, spearman_footrule, spearman_rho};
-use lrank_core::evaluation::{pairwise_matrix, row_measures};
-use lrank_core::ranking::{
+use lrank_core::data::ranking::{
     n_present, order_of, ranking_from_scores, ranks_of_order, top_label, validate_ranking, RankMatrixView,
 };
+use lrank_core::metrics::distance::{kendall_distance, kendall_tau, normalized_footrule, spearman_footrule, spearman_rho};
+use lrank_core::metrics::evaluation::{pairwise_matrix, row_measures};
 use lrank_core::LrankError;
 use proptest::prelude::*;
 

@@ -11,7 +11,7 @@
 //! `k - 1` cuts come back when the values have few distinct levels (none for a constant
 //! attribute). NaN values are ignored.
 
-use crate::tree::midpoint;
+use crate::numeric::midpoint;
 
 /// Cut points of `k` equal-width bins over the values' range (at most `k - 1`, ascending).
 pub fn equal_width_cuts(values: &[f64], k: usize) -> Vec<f64> {

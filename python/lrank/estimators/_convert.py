@@ -1,0 +1,81 @@
+"""Estimator parameters to the core's serde form.
+
+The core checks every parameter's domain once (``lrank._core`` raises
+:class:`~lrank.errors.InvalidParameterError` naming it); here values are only converted to the
+types the core reads, with a message naming the parameter where a wrong type would otherwise
+reach the core as an unreadable serde error (a string where a number belongs, a bool where an
+int belongs, a negative count, a word that is no choice).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from lrank.errors import InvalidParameterError
+
+
+def _bad(name: str, reason: str) -> InvalidParameterError:
+    err = InvalidParameterError(f"invalid parameter {name}: {reason}")
+    err.parameter, err.reason = name, reason
+    return err
+
+
+def count(name: str, value: Any, *, none: bool = False) -> int | None:
+    """A whole number >= 0 (a bool is not one); None where ``none`` allows it."""
+    if value is None and none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        allowed = "an int >= 0 or None" if none else "an int >= 0"
+        raise _bad(name, f"must be {allowed}, got {value!r}")
+    if value < 0 or value >= 2**63:
+        raise _bad(name, f"must be an int in [0, 2**63), got {value!r}")
+    return int(value)
+
+
+def number(name: str, value: Any, *, none: bool = False) -> float | None:
+    """A real number (finite or not: the core checks its range); None where ``none`` allows it."""
+    if value is None and none:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise _bad(name, f"must be a number{' or None' if none else ''}, got {value!r}")
+    return float(value)
+
+
+def finite(name: str, value: Any) -> float:
+    """A finite real number (JSON has no infinity or NaN)."""
+    x = number(name, value)
+    assert x is not None
+    if not math.isfinite(x):
+        raise _bad(name, f"must be finite, got {value!r}")
+    return x
+
+
+def flag(name: str, value: Any) -> bool:
+    """True or False (not a string or a number that Python would call true)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise _bad(name, f"must be True or False, got {value!r}")
+    return bool(value)
+
+
+def choice(name: str, value: Any, choices: Mapping[str, Any]) -> Any:
+    """The core's form of one of ``choices``' keys."""
+    if not isinstance(value, str) or value not in choices:
+        raise _bad(name, f"must be one of {', '.join(map(repr, choices))}, got {value!r}")
+    return choices[value]
+
+
+def max_features(value: Any, name: str = "max_features") -> Any:
+    """ "log2+1", "sqrt", "all" or None, a count >= 1, or a share in (0, 1]."""
+    if value is None or value == "all":
+        return "All"
+    if isinstance(value, str):
+        return choice(name, value, {"log2+1": "Log2PlusOne", "sqrt": "Sqrt", "all": "All"})
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return {"Count": count(name, value)}
+    if isinstance(value, (float, np.floating)):
+        return {"Fraction": finite(name, value)}
+    raise _bad(name, f"must be 'log2+1', 'sqrt', 'all', None, an int or a float in (0, 1], got {value!r}")

@@ -1,0 +1,49 @@
+//! Consensus: one ranking from several (weighted, possibly incomplete) rankings.
+//!
+//! - [`borda`]: generalized Borda, with exact ties ([`BordaAccumulator`]).
+//! - [`copeland`]: pairwise majority wins.
+//! - [`mallows`]: the Mallows model (θ MLE, optimal insertion, the EM median of Cheng et al.).
+//! - [`kemeny`]: the exact Kemeny median (at most 16 labels).
+//! - [`plackett_luce`]: Plackett-Luce skills by Hunter's MM algorithm.
+//! - [`Aggregator`]: the choice among them that ensembles offer, above them all.
+
+pub mod borda;
+pub mod checked;
+pub mod copeland;
+pub mod kemeny;
+pub mod mallows;
+pub mod plackett_luce;
+
+pub use borda::{add_borda_votes, borda, borda_scores, BordaAccumulator};
+pub use copeland::{copeland, copeland_scores};
+pub use kemeny::{kemeny, MAX_KEMENY_LABELS};
+pub use mallows::{expected_kendall_distance, fit_mallows, optimal_insertion, theta_mle, MallowsFit, ThetaTable};
+pub use plackett_luce::{fit_plackett_luce, ranking_probability, PlackettLuceFit};
+
+use crate::data::ranking::RankMatrixView;
+use serde::{Deserialize, Serialize};
+
+/// A consensus method, for ensembles that combine their members' rankings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Aggregator {
+    /// Generalized Borda (exact ties, to the lower label index).
+    Borda,
+    /// Copeland: pairwise majority wins.
+    Copeland,
+    /// The Mallows EM median of Cheng, Hühn & Hüllermeier (20 iterations at most).
+    Mallows,
+    /// Exact Kemeny (at most 16 labels).
+    Kemeny,
+}
+
+impl Aggregator {
+    /// The consensus of the rows of `rankings` (weighted, possibly incomplete).
+    pub fn aggregate(self, rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> crate::Result<Vec<i32>> {
+        match self {
+            Aggregator::Borda => Ok(borda(rankings, weights)),
+            Aggregator::Copeland => Ok(copeland(rankings, weights)),
+            Aggregator::Mallows => Ok(mallows::fit_mallows(rankings, weights, 20)?.centre),
+            Aggregator::Kemeny => kemeny::kemeny(rankings, weights),
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! The checked training set every learner fits on, and the check of row weights.
+
+use crate::data::features::FeatureMatrixView;
+use crate::data::ranking::{n_present, RankMatrixView};
+use crate::error::{invalid, LrankError, Result};
+
+/// A training set that passed the checks every learner needs (see [`TrainingSet::new`]).
+#[derive(Clone, Debug)]
+pub struct TrainingSet<'a> {
+    pub x: FeatureMatrixView<'a>,
+    pub y: RankMatrixView<'a>,
+    /// One weight per row: the sample weights, or all 1.
+    pub weights: Vec<f64>,
+}
+
+impl<'a> TrainingSet<'a> {
+    /// Refuses: no rows, no features, X and Y of different lengths, a ranking without labels
+    /// (it carries no information and has no top label), sample weights of the wrong length or
+    /// negative or not finite.
+    pub fn new(x: FeatureMatrixView<'a>, y: RankMatrixView<'a>, sample_weight: Option<&[f64]>) -> Result<Self> {
+        let n = x.n_rows();
+        if n == 0 {
+            return Err(invalid("cannot fit on an empty training set"));
+        }
+        if y.n_rows() != n {
+            return Err(invalid(format!("X has {n} rows but Y has {}", y.n_rows())));
+        }
+        if x.n_features() == 0 {
+            return Err(invalid("X has no features"));
+        }
+        if let Some(row) = y.rows().position(|r| n_present(r) == 0) {
+            return Err(LrankError::InvalidRanking { row, reason: "a training ranking must contain at least one label".into() });
+        }
+        let weights = match sample_weight {
+            None => vec![1.0; n],
+            Some(w) if w.len() != n => return Err(invalid(format!("sample_weight has {} entries, expected {n}", w.len()))),
+            Some(w) if w.iter().any(|&v| !(v >= 0.0) || v.is_infinite()) => {
+                return Err(invalid("sample weights must be finite and non-negative"))
+            }
+            Some(w) => w.to_vec(),
+        };
+        Ok(TrainingSet { x, y, weights })
+    }
+
+    /// A training set of rows already checked (a subsample of a checked set, with weights of
+    /// the same kind).
+    pub fn from_checked(x: FeatureMatrixView<'a>, y: RankMatrixView<'a>, weights: Vec<f64>) -> Self {
+        debug_assert!(x.n_rows() == y.n_rows() && weights.len() == x.n_rows());
+        TrainingSet { x, y, weights }
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.x.n_rows()
+    }
+    pub fn n_features(&self) -> usize {
+        self.x.n_features()
+    }
+    pub fn n_labels(&self) -> usize {
+        self.y.n_labels()
+    }
+}
+
+/// Row weights, if given, must have one finite, non-negative entry per row.
+pub fn check_weights(weights: Option<&[f64]>, n_rows: usize) -> Result<()> {
+    if let Some(w) = weights {
+        if w.len() != n_rows {
+            return Err(invalid(format!("weights has {} entries, expected {n_rows}", w.len())));
+        }
+        if w.iter().any(|&v| !v.is_finite() || v < 0.0) {
+            return Err(invalid("weights must be finite and non-negative"));
+        }
+    }
+    Ok(())
+}

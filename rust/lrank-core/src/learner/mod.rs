@@ -1,0 +1,158 @@
+//! The interface every learner implements, and what the registry's dispatch builds on.
+//!
+//! A learner is its fitted model type ([`Learner`]) with a parameter type ([`Params`], checked
+//! once, before any data is read, like linfa's checked parameters). It fits on a checked
+//! [`TrainingSet`], predicts a [`Prediction`] (ranks, and the confidences and label scores of
+//! learners that have them), describes itself ([`Header`], a JSON summary of what the fit found
+//! out) and checks itself after it was read from a model file ([`Learner::check`]).
+
+pub mod checks;
+
+use crate::data::features::FeatureMatrixView;
+use crate::data::training::TrainingSet;
+use crate::error::{LrankError, Result};
+use rayon::prelude::*;
+
+/// A learner's parameters.
+pub trait Params: Clone + Send + Sync {
+    /// Checks every parameter's domain; the error names the parameter.
+    fn validate(&self) -> Result<()>;
+    /// The random seed (learners without randomness keep one too, unused).
+    fn seed(&self) -> u64;
+    /// The same parameters with another seed (ensembles give each member its own).
+    fn set_seed(&mut self, seed: u64);
+}
+
+/// What a fitted model was fitted on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub n_features: usize,
+    pub n_labels: usize,
+}
+
+/// Which outputs beyond the ranks a prediction computes (they are not free).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outputs {
+    /// A per-row confidence, for learners that have one.
+    pub confidence: bool,
+    /// Per-row label scores, for learners that have them.
+    pub scores: bool,
+}
+
+impl Outputs {
+    pub const RANKS: Outputs = Outputs { confidence: false, scores: false };
+}
+
+/// Predictions for n rows and m labels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// Complete rank matrix, n x m, row-major.
+    pub ranks: Vec<i32>,
+    /// One confidence per row (the Mallows spread θ of IBLR's neighbourhood or of LRT's leaf,
+    /// the predicted ranking's probability for IB-PL), when asked for and the learner has one.
+    pub confidence: Option<Vec<f64>>,
+    /// n x m label scores behind the ranking, when asked for and the learner has them:
+    /// labelwise learners' predicted relative positions (lower preferred), pairwise learners'
+    /// votes (higher preferred).
+    pub scores: Option<Vec<f64>>,
+}
+
+impl Prediction {
+    pub fn ranks(ranks: Vec<i32>) -> Self {
+        Prediction { ranks, confidence: None, scores: None }
+    }
+}
+
+/// A fitted model of one learner.
+pub trait Learner: Sized + Clone + Send + Sync {
+    type Params: Params;
+
+    /// Fits on a checked training set with validated parameters (the registry's dispatch
+    /// validates and checks; call [`fit_checked`] to do both).
+    fn fit(params: Self::Params, data: &TrainingSet<'_>) -> Result<Self>;
+
+    fn header(&self) -> Header;
+
+    /// The parameters the model was fitted with.
+    fn params(&self) -> Self::Params;
+
+    /// Predicts the rows of `x`, whose feature count the caller has checked against the header.
+    fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction>;
+
+    /// Each member's rank matrix (members x n x m, row-major), for ensembles; `None` otherwise.
+    fn member_ranks(&self, _x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        Ok(None)
+    }
+
+    /// The predicted rank matrix alone (the feature count checked).
+    fn predict_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
+        Ok(predict_checked(self, x, Outputs::RANKS)?.ranks)
+    }
+
+    /// The predicted ranks and each row's confidence, for learners that have one.
+    fn predict_with_confidence(&self, x: &FeatureMatrixView<'_>) -> Result<(Vec<i32>, Vec<f64>)> {
+        let p = predict_checked(self, x, Outputs { confidence: true, scores: false })?;
+        let confidence = p.confidence.ok_or_else(|| crate::error::invalid("this learner gives no confidence"))?;
+        Ok((p.ranks, confidence))
+    }
+
+    /// The label scores behind the ranking (n x m), for learners that have them.
+    fn predict_scores(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<f64>> {
+        let p = predict_checked(self, x, Outputs { confidence: false, scores: true })?;
+        p.scores.ok_or_else(|| crate::error::invalid("this learner gives no label scores"))
+    }
+
+    /// [`fit_checked`] on borrowed views, the parameters last.
+    fn fit_views(
+        x: &FeatureMatrixView<'_>,
+        y: &crate::data::ranking::RankMatrixView<'_>,
+        sample_weight: Option<&[f64]>,
+        params: Self::Params,
+    ) -> Result<Self> {
+        fit_checked(params, *x, *y, sample_weight)
+    }
+
+    /// What the fit found out, beyond the parameters (tuned settings, sizes), as JSON.
+    fn summary(&self) -> serde_json::Value;
+
+    /// Structural checks of a model read from a file (a JSON model file can be edited by
+    /// hand): sizes, links, rankings. The message says what is inconsistent.
+    fn check(&self) -> std::result::Result<(), String>;
+}
+
+/// Validates the parameters, checks the training set, and fits.
+pub fn fit_checked<L: Learner>(
+    params: L::Params,
+    x: FeatureMatrixView<'_>,
+    y: crate::data::ranking::RankMatrixView<'_>,
+    sample_weight: Option<&[f64]>,
+) -> Result<L> {
+    params.validate()?;
+    L::fit(params, &TrainingSet::new(x, y, sample_weight)?)
+}
+
+/// Checks that `x` has the model's feature count, then predicts.
+pub fn predict_checked<L: Learner>(model: &L, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
+    crate::data::features::check_n_features(x, model.header().n_features)?;
+    model.predict(x, outputs)
+}
+
+/// The predict loop of row-wise learners: `out` (n rows of `width` values) filled in parallel,
+/// row `i` by `fill(scratch, x.row(i), out_row)` with one `scratch` per task.
+pub fn fill_rows<T: Send + Default + Clone, S>(
+    x: &FeatureMatrixView<'_>,
+    width: usize,
+    init: impl Fn() -> S + Send + Sync,
+    fill: impl Fn(&mut S, &[f64], &mut [T]) + Send + Sync,
+) -> Vec<T> {
+    let mut out = vec![T::default(); x.n_rows() * width];
+    if width > 0 {
+        out.par_chunks_mut(width).enumerate().for_each_init(init, |scratch, (i, dst)| fill(scratch, x.row(i), dst));
+    }
+    out
+}
+
+/// An error for a parameter outside its domain.
+pub fn bad_param(name: &'static str, reason: impl Into<String>) -> LrankError {
+    LrankError::InvalidParameter { name, reason: reason.into() }
+}

@@ -1,0 +1,175 @@
+//! Bagging (Breiman 1996) of any lrank learner, as Aledo, Gámez & Molina bag label ranking
+//! trees: `n_estimators` members, each fitted on a bootstrap sample of the training rows (drawn
+//! with replacement, `max_samples` times n of them; a row drawn c times weighs c times its
+//! sample weight), and a prediction that is the consensus of the members' rankings by one of
+//! the core's aggregators (Borda by default).
+//!
+//! Member b draws its sample from the stream `child_seed(seed, b)` and is fitted with the
+//! base learner's parameters and that stream's next number as its seed; members are fitted in
+//! parallel and kept in order, so the ensemble does not depend on the thread count.
+
+use crate::consensus::{Aggregator, BordaAccumulator};
+use crate::data::features::FeatureMatrixView;
+use crate::data::ranking::RankMatrixView;
+use crate::data::training::TrainingSet;
+use crate::error::{invalid, Result};
+use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
+use crate::rng::{child_seed, Rng};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Bagging of a base learner with parameters `P` (the registry's `LearnerParams`: any learner).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
+pub struct BaggingParams<P> {
+    #[serde(deserialize_with = "crate::numeric::nesting_limited::deserialize")]
+    pub base: Box<P>,
+    pub n_estimators: usize,
+    pub aggregator: Aggregator,
+    /// Bootstrap sample size as a share of the training rows, in (0, 1].
+    pub max_samples: f64,
+    pub seed: u64,
+}
+
+impl<P> BaggingParams<P> {
+    pub fn new(base: P) -> Self {
+        BaggingParams { base: Box::new(base), n_estimators: 50, aggregator: Aggregator::Borda, max_samples: 1.0, seed: 0 }
+    }
+}
+
+impl<P: Params> Params for BaggingParams<P> {
+    /// Its own parameters, then the base learner's.
+    fn validate(&self) -> Result<()> {
+        if self.n_estimators == 0 {
+            return Err(bad_param("n_estimators", "must be at least 1"));
+        }
+        if !(self.max_samples > 0.0 && self.max_samples <= 1.0) {
+            return Err(bad_param("max_samples", format!("must lie in (0, 1], got {}", self.max_samples)));
+        }
+        self.base.validate()
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+}
+
+/// A bagged ensemble: members of type `M` fitted with parameters `P`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(bound(deserialize = "P: Deserialize<'de>, M: Deserialize<'de>"))]
+pub struct BaggingModel<P, M> {
+    pub params: BaggingParams<P>,
+    pub n_features: usize,
+    pub n_labels: usize,
+    #[serde(deserialize_with = "crate::numeric::nesting_limited::deserialize")]
+    pub members: Vec<M>,
+}
+
+impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
+    type Params = BaggingParams<P>;
+
+    fn fit(params: BaggingParams<P>, data: &TrainingSet<'_>) -> Result<Self> {
+        let (x, y, weights) = (&data.x, &data.y, &data.weights);
+        let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
+        let draws = ((params.max_samples * n as f64).round() as usize).max(1);
+        let members = (0..params.n_estimators)
+            .into_par_iter()
+            .map(|b| {
+                let mut rng = Rng::new(child_seed(params.seed, b as u64));
+                let mut counts = vec![0u32; n];
+                for _ in 0..draws {
+                    counts[rng.below(n)] += 1;
+                }
+                let rows: Vec<usize> = (0..n).filter(|&i| counts[i] > 0 && weights[i] > 0.0).collect();
+                if rows.is_empty() {
+                    return Err(invalid("a bootstrap sample holds no row with positive weight"));
+                }
+                let xs: Vec<f64> = rows.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
+                let ys: Vec<i32> = rows.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
+                let ws: Vec<f64> = rows.iter().map(|&i| counts[i] as f64 * weights[i]).collect();
+                let xv = FeatureMatrixView::new(&xs, rows.len(), d)?.with_kinds(x.kinds())?;
+                let yv = RankMatrixView::from_valid(&ys, rows.len(), m);
+                let mut member_params = (*params.base).clone();
+                member_params.set_seed(rng.next_u64());
+                M::fit(member_params, &TrainingSet::from_checked(xv, yv, ws))
+            })
+            .collect::<Result<Vec<M>>>()?;
+        Ok(BaggingModel { params, n_features: d, n_labels: m, members })
+    }
+
+    fn header(&self) -> Header {
+        Header { n_features: self.n_features, n_labels: self.n_labels }
+    }
+
+    fn params(&self) -> BaggingParams<P> {
+        self.params.clone()
+    }
+
+    /// The consensus of the members' rankings for every row.
+    fn predict(&self, x: &FeatureMatrixView<'_>, _outputs: Outputs) -> Result<Prediction> {
+        let per_member = self.member_rankings(x)?;
+        let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
+        let mut out = vec![0i32; n * m];
+        if m == 0 {
+            return Ok(Prediction::ranks(out));
+        }
+        out.par_chunks_mut(m).enumerate().try_for_each_init(
+            || vec![0i32; b * m],
+            |rows, (i, dst)| -> Result<()> {
+                for k in 0..b {
+                    rows[k * m..(k + 1) * m].copy_from_slice(&per_member[(k * n + i) * m..(k * n + i + 1) * m]);
+                }
+                let view = RankMatrixView::from_valid(rows, b, m);
+                let consensus = match self.params.aggregator {
+                    // The common case, without the general dispatch's allocations.
+                    Aggregator::Borda => {
+                        let mut acc = BordaAccumulator::new(m);
+                        view.rows().for_each(|r| acc.add(r, 1.0));
+                        acc.ranking()
+                    }
+                    other => other.aggregate(&view, None)?,
+                };
+                dst.copy_from_slice(&consensus);
+                Ok(())
+            },
+        )?;
+        Ok(Prediction::ranks(out))
+    }
+
+    fn member_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        Ok(Some(self.member_rankings(x)?))
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({"n_members": self.members.len()})
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        if self.members.is_empty() {
+            return Err("the ensemble has no members".into());
+        }
+        for member in &self.members {
+            if member.header() != self.header() {
+                return Err("a member has other labels or features than the ensemble".into());
+            }
+            member.check()?;
+        }
+        Ok(())
+    }
+}
+
+impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
+    /// Each member's rank matrix (members x n x m, row-major).
+    fn member_rankings(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
+        let mut out = Vec::with_capacity(self.members.len() * x.n_rows() * self.n_labels);
+        for member in &self.members {
+            out.extend(member.predict(x, Outputs::RANKS)?.ranks);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

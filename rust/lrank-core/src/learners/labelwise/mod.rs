@@ -1,0 +1,497 @@
+//! Labelwise label ranking (Fotakis, Kalavasis, Kontonis & Tzamos, "Label ranking through
+//! nonparametric regression", ICML 2022): regress each label's relative position on the
+//! features and rank the labels by their predicted positions.
+//!
+//! - Targets: a ranking holding k labels gives label j at position r the score (r - 1/2) / k, in
+//!   (0, 1). For complete rankings this is position / m shifted by the constant 1/(2m), which
+//!   changes neither the regression splits nor the predicted order; for incomplete rankings it
+//!   is the middle of the label's share of the order. A label missing from a ranking has no
+//!   target there: it is left out of that label's regression (the other labels of the row
+//!   still count).
+//! - One multi-output CART tree predicts the whole score vector: a split maximises the decrease
+//!   of the summed squared error over labels, each label over the rows that rank it (the
+//!   proxy Σ_j S_L²/W_L + S_R²/W_R, S and W the label's weighted target sum and weight); a leaf
+//!   holds each label's weighted mean target, or its parent's value for a label none of its rows
+//!   ranks (the root uses 1/2, the middle).
+//! - `LWDT` is one tree (fully grown by default), `LWRF` a random forest of them (bootstrap
+//!   samples, a share of the features per node) whose prediction averages the trees' score
+//!   vectors. The predicted ranking sorts labels by increasing score, ties to the lower label.
+//! - Tuned mode picks `max_depth` from {5, 10, 15, unlimited} by inner 5-fold cross-validation on
+//!   the training data (mean Kendall tau; ties to the shallower depth), then refits.
+
+use crate::data::features::{FeatureMatrixView, Filled};
+use crate::data::ranking::{n_present, ranking_from_scores, RankMatrixView};
+use crate::data::training::TrainingSet;
+use crate::error::{invalid, Result};
+use crate::learner::checks::same_len;
+use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::metrics::distance::kendall_tau;
+use crate::rng::Rng;
+use crate::tree::{
+    all_rows, sweep, Boundaries, BoundarySweep, GrowParams, Growth, LeafFitter, MaxFeatures, SortedSample, SplitCriterion,
+    ThresholdRule, TrainingFeatures, Tree,
+};
+use serde::{Deserialize, Serialize};
+
+/// Depths tried by the tuned mode (`None`: unlimited).
+pub const DEPTH_CANDIDATES: [Option<usize>; 4] = [Some(5), Some(10), Some(15), None];
+/// Folds of the tuned mode's inner cross-validation.
+pub const TUNING_FOLDS: usize = 5;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabelwiseParams {
+    /// Number of trees (1 with `bootstrap = false` and all features: a plain tree).
+    pub n_estimators: usize,
+    pub bootstrap: bool,
+    pub max_features: MaxFeatures,
+    /// Maximum splits on a root-to-leaf path; `None`: unlimited.
+    pub max_depth: Option<usize>,
+    /// Nodes with less total weight are leaves.
+    pub min_samples_split: f64,
+    /// Least total weight on each side of a split.
+    pub min_samples_leaf: f64,
+    /// Choose `max_depth` from [`DEPTH_CANDIDATES`] by inner cross-validation.
+    pub tune_depth: bool,
+    pub seed: u64,
+}
+
+impl LabelwiseParams {
+    /// A single fully grown tree (LWDT).
+    pub fn tree() -> Self {
+        LabelwiseParams {
+            n_estimators: 1,
+            bootstrap: false,
+            max_features: MaxFeatures::All,
+            max_depth: None,
+            min_samples_split: 2.0,
+            min_samples_leaf: 1.0,
+            tune_depth: false,
+            seed: 0,
+        }
+    }
+
+    /// A random forest of 100 trees on bootstrap samples with a third of the features per node
+    /// (LWRF).
+    pub fn forest() -> Self {
+        LabelwiseParams { n_estimators: 100, bootstrap: true, max_features: MaxFeatures::Fraction(1.0 / 3.0), ..Self::tree() }
+    }
+}
+
+impl Params for LabelwiseParams {
+    fn validate(&self) -> Result<()> {
+        if self.n_estimators == 0 {
+            return Err(bad_param("n_estimators", "must be at least 1"));
+        }
+        if !(self.min_samples_split >= 0.0) {
+            return Err(bad_param("min_samples_split", "must be >= 0"));
+        }
+        if !(self.min_samples_leaf >= 0.0) {
+            return Err(bad_param("min_samples_leaf", "must be >= 0"));
+        }
+        self.max_features.validate()
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+}
+
+/// A leaf's (or node's) predicted score per label.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreLeaf {
+    pub scores: Vec<f64>,
+}
+
+/// Mean Kendall tau of one candidate depth in the tuned mode's inner cross-validation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DepthScore {
+    pub max_depth: Option<usize>,
+    #[serde(with = "crate::numeric::nonfinite_f64")]
+    pub tau: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabelwiseModel {
+    pub params: LabelwiseParams,
+    /// The depth the trees were grown with (the tuned choice in tuned mode).
+    pub max_depth: Option<usize>,
+    /// Inner cross-validation results (empty unless tuned).
+    pub depth_scores: Vec<DepthScore>,
+    pub n_features: usize,
+    pub n_labels: usize,
+    pub fill_values: Vec<f64>,
+    pub trees: Vec<Tree<ScoreLeaf>>,
+}
+
+/// Per-sample targets: score per label and whether the label is ranked.
+struct Targets {
+    m: usize,
+    /// n x m scores (0 where missing).
+    score: Vec<f64>,
+    /// n x m: 1.0 where the label is ranked, else 0.0.
+    present: Vec<f64>,
+}
+
+impl Targets {
+    fn new(y: &RankMatrixView<'_>) -> Self {
+        let m = y.n_labels();
+        let mut score = vec![0.0; y.n_rows() * m];
+        let mut present = vec![0.0; y.n_rows() * m];
+        for (i, row) in y.rows().enumerate() {
+            let k = n_present(row) as f64;
+            for (j, &r) in row.iter().enumerate() {
+                if r > 0 {
+                    score[i * m + j] = (r as f64 - 0.5) / k;
+                    present[i * m + j] = 1.0;
+                }
+            }
+        }
+        Targets { m, score, present }
+    }
+
+    fn row(&self, i: u32) -> (&[f64], &[f64]) {
+        let i = i as usize;
+        (&self.score[i * self.m..(i + 1) * self.m], &self.present[i * self.m..(i + 1) * self.m])
+    }
+}
+
+/// Per-label weighted sums of a set of samples: weight W_j, target sum S_j and sum of squares.
+#[derive(Clone, Debug)]
+pub struct LabelSums {
+    weight: Vec<f64>,
+    sum: Vec<f64>,
+    sum_sq: Vec<f64>,
+    total: f64,
+}
+
+impl LabelSums {
+    fn empty(m: usize) -> Self {
+        LabelSums { weight: vec![0.0; m], sum: vec![0.0; m], sum_sq: vec![0.0; m], total: 0.0 }
+    }
+
+    #[inline]
+    fn add(&mut self, score: &[f64], present: &[f64], w: f64) {
+        for j in 0..score.len() {
+            let pw = present[j] * w;
+            self.weight[j] += pw;
+            self.sum[j] += pw * score[j];
+            self.sum_sq[j] += pw * score[j] * score[j];
+        }
+        self.total += w;
+    }
+
+    /// Σ_j S_j² / W_j (the part of the squared error a split can change).
+    fn proxy(&self) -> f64 {
+        self.sum.iter().zip(&self.weight).map(|(&s, &w)| if w > 0.0 { s * s / w } else { 0.0 }).sum()
+    }
+
+    fn squared_error(&self) -> f64 {
+        (0..self.sum.len())
+            .map(
+                |j| {
+                    if self.weight[j] > 0.0 {
+                        (self.sum_sq[j] - self.sum[j] * self.sum[j] / self.weight[j]).max(0.0)
+                    } else {
+                        0.0
+                    }
+                },
+            )
+            .sum()
+    }
+}
+
+/// Split criterion: decrease of the summed squared error over labels (module docs).
+struct LabelwiseVariance<'a> {
+    targets: &'a Targets,
+    min_leaf: f64,
+}
+
+impl LabelwiseVariance<'_> {
+    fn sums(&self, samples: impl Iterator<Item = (u32, f64)>) -> LabelSums {
+        let mut sums = LabelSums::empty(self.targets.m);
+        for (s, w) in samples {
+            let (score, present) = self.targets.row(s);
+            sums.add(score, present, w);
+        }
+        sums
+    }
+}
+
+impl SplitCriterion for LabelwiseVariance<'_> {
+    type NodeStats = LabelSums;
+
+    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> LabelSums {
+        self.sums(samples.iter().copied().zip(weights.iter().copied()))
+    }
+
+    fn is_terminal(&self, node: &LabelSums) -> bool {
+        // Every label's targets equal within the node (up to rounding).
+        node.squared_error() <= 1e-12 * node.total.max(1.0)
+    }
+
+    fn best_boundary(
+        &self,
+        node: &LabelSums,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        floor: f64,
+    ) -> Option<(usize, f64)> {
+        let mut state = VarianceSweep { criterion: self, node, parent: node.proxy(), left: LabelSums::empty(self.targets.m) };
+        sweep(&mut state, sorted, boundaries, floor)
+    }
+}
+
+/// [`LabelwiseVariance`]'s split in progress: the left side's sums (the right's are the node's
+/// minus those).
+struct VarianceSweep<'a> {
+    criterion: &'a LabelwiseVariance<'a>,
+    node: &'a LabelSums,
+    parent: f64,
+    left: LabelSums,
+}
+
+impl BoundarySweep for VarianceSweep<'_> {
+    const MARGIN: f64 = 1e-12;
+
+    #[inline]
+    fn move_left(&mut self, moved: &SortedSample) {
+        let (score, present) = self.criterion.targets.row(moved.sample);
+        self.left.add(score, present, moved.weight);
+    }
+
+    #[inline]
+    fn score(&mut self, _to_beat: f64) -> Option<f64> {
+        let (left, node, min_leaf) = (&self.left, self.node, self.criterion.min_leaf);
+        let right_total = node.total - left.total;
+        if !(left.total >= min_leaf && right_total >= min_leaf) {
+            return None;
+        }
+        let mut gain = -self.parent;
+        for j in 0..self.criterion.targets.m {
+            let (wl, sl) = (left.weight[j], left.sum[j]);
+            let (wr, sr) = (node.weight[j] - wl, node.sum[j] - sl);
+            if wl > 0.0 {
+                gain += sl * sl / wl;
+            }
+            if wr > 0.0 {
+                gain += sr * sr / wr;
+            }
+        }
+        Some(gain / node.total)
+    }
+}
+
+/// Node models: each label's mean target, the parent's value where no row ranks the label.
+struct MeanScores<'a> {
+    targets: &'a Targets,
+}
+
+impl LeafFitter for MeanScores<'_> {
+    type Leaf = ScoreLeaf;
+
+    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> ScoreLeaf {
+        self.fit_node(samples, weights, None)
+    }
+
+    fn uses_parent(&self) -> bool {
+        true
+    }
+
+    fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&ScoreLeaf>) -> ScoreLeaf {
+        let m = self.targets.m;
+        let mut sums = LabelSums::empty(m);
+        for (&s, &w) in samples.iter().zip(weights) {
+            let (score, present) = self.targets.row(s);
+            sums.add(score, present, w);
+        }
+        let scores = (0..m)
+            .map(|j| if sums.weight[j] > 0.0 { sums.sum[j] / sums.weight[j] } else { parent.map_or(0.5, |p| p.scores[j]) })
+            .collect();
+        ScoreLeaf { scores }
+    }
+}
+
+impl Learner for LabelwiseModel {
+    type Params = LabelwiseParams;
+
+    fn fit(params: LabelwiseParams, data: &TrainingSet<'_>) -> Result<Self> {
+        let (x, y) = (&data.x, &data.y);
+        let filled = Filled::new(x);
+        let fill = filled.fill.clone();
+        let xv = filled.view(x);
+        let (max_depth, depth_scores) =
+            if params.tune_depth { tune_depth(&xv, y, &data.weights, &params)? } else { (params.max_depth, Vec::new()) };
+        let trees = grow(&TrainingFeatures::new(&xv), y, &data.weights, &params, max_depth);
+        Ok(LabelwiseModel {
+            params,
+            max_depth,
+            depth_scores,
+            n_features: x.n_features(),
+            n_labels: y.n_labels(),
+            fill_values: fill,
+            trees,
+        })
+    }
+
+    fn header(&self) -> Header {
+        Header { n_features: self.n_features, n_labels: self.n_labels }
+    }
+
+    fn params(&self) -> LabelwiseParams {
+        self.params.clone()
+    }
+
+    /// Labels by increasing mean score, ties to the lower label.
+    fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
+        let scores = self.mean_scores(x);
+        let ranks = scores_to_rankings(&scores, self.n_labels);
+        Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "max_depth": self.max_depth,
+            "depth_scores": self.depth_scores.iter().map(|s| serde_json::json!({"max_depth": s.max_depth, "tau": s.tau})).collect::<Vec<_>>(),
+            "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
+            "tree_n_leaves": self.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
+        })
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        same_len(self.fill_values.len(), self.n_features, "fill_values")?;
+        if self.trees.is_empty() {
+            return Err("the model has no trees".into());
+        }
+        self.trees
+            .iter()
+            .try_for_each(|t| t.check(self.n_features, |leaf| same_len(leaf.scores.len(), self.n_labels, "a leaf's scores")))
+    }
+}
+
+impl LabelwiseModel {
+    /// The mean of the trees' score vectors for each row (n x m, row-major).
+    fn mean_scores(&self, x: &FeatureMatrixView<'_>) -> Vec<f64> {
+        let scale = 1.0 / self.trees.len() as f64;
+        fill_rows(
+            x,
+            self.n_labels,
+            || (),
+            |_, row, dst: &mut [f64]| {
+                for tree in &self.trees {
+                    let leaf = tree.leaf_for(row, &self.fill_values);
+                    for (d, s) in dst.iter_mut().zip(&leaf.scores) {
+                        *d += s;
+                    }
+                }
+                dst.iter_mut().for_each(|d| *d *= scale);
+            },
+        )
+    }
+}
+
+/// Rank vectors from score rows (lower score = more preferred; ties to the lower label).
+fn scores_to_rankings(scores: &[f64], m: usize) -> Vec<i32> {
+    scores.chunks_exact(m).flat_map(|row| ranking_from_scores(&row.iter().map(|s| -s).collect::<Vec<f64>>())).collect()
+}
+
+/// Grows the trees (a single plain tree grows its subtrees in parallel).
+fn grow(
+    x: &TrainingFeatures,
+    y: &RankMatrixView<'_>,
+    weights: &[f64],
+    params: &LabelwiseParams,
+    max_depth: Option<usize>,
+) -> Vec<Tree<ScoreLeaf>> {
+    let targets = Targets::new(y);
+    let criterion = LabelwiseVariance { targets: &targets, min_leaf: params.min_samples_leaf };
+    let fitter = MeanScores { targets: &targets };
+    let grow = GrowParams {
+        max_depth,
+        max_features: params.max_features.resolve(x.n_features()),
+        min_weight_split: params.min_samples_split,
+        threshold_rule: ThresholdRule::Best,
+    };
+    Growth::of(params.n_estimators, params.bootstrap, params.seed).grow(
+        x,
+        &all_rows(weights.len()),
+        weights,
+        &criterion,
+        &fitter,
+        &grow,
+    )
+}
+
+/// Inner cross-validation of the depth candidates: returns the chosen depth and every score.
+fn tune_depth(
+    x: &FeatureMatrixView<'_>,
+    y: &RankMatrixView<'_>,
+    weights: &[f64],
+    params: &LabelwiseParams,
+) -> Result<(Option<usize>, Vec<DepthScore>)> {
+    let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
+    if n < TUNING_FOLDS {
+        return Err(invalid(format!(
+            "tuning max_depth by {TUNING_FOLDS}-fold cross-validation needs at least {TUNING_FOLDS} rows, got {n}"
+        )));
+    }
+    // A seeded shuffle dealt into folds.
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = Rng::new(params.seed ^ 0x7A5E_D0C5);
+    rng.shuffle(&mut order);
+    let fold_of: Vec<usize> = {
+        let mut f = vec![0; n];
+        for (pos, &i) in order.iter().enumerate() {
+            f[i] = pos % TUNING_FOLDS;
+        }
+        f
+    };
+    let mut taus = vec![(0.0f64, 0usize); DEPTH_CANDIDATES.len()];
+    for fold in 0..TUNING_FOLDS {
+        let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != fold).collect();
+        let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == fold).collect();
+        let xs: Vec<f64> = train.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
+        let ys: Vec<i32> = train.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
+        let ws: Vec<f64> = train.iter().map(|&i| weights[i]).collect();
+        let xv = FeatureMatrixView::new(&xs, train.len(), d)?.with_kinds(x.kinds())?;
+        let features = TrainingFeatures::new(&xv);
+        let yv = RankMatrixView::from_valid(&ys, train.len(), m);
+        let xt: Vec<f64> = test.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
+        let xtv = FeatureMatrixView::new(&xt, test.len(), d)?;
+        for (c, &depth) in DEPTH_CANDIDATES.iter().enumerate() {
+            let model = LabelwiseModel {
+                params: params.clone(),
+                max_depth: depth,
+                depth_scores: Vec::new(),
+                n_features: d,
+                n_labels: m,
+                fill_values: vec![0.0; d],
+                trees: grow(&features, &yv, &ws, params, depth),
+            };
+            let pred = scores_to_rankings(&model.mean_scores(&xtv), m);
+            for (t, &i) in test.iter().enumerate() {
+                let tau = kendall_tau(y.row(i), &pred[t * m..(t + 1) * m]);
+                if tau.is_finite() {
+                    taus[c].0 += tau;
+                    taus[c].1 += 1;
+                }
+            }
+        }
+    }
+    let scores: Vec<DepthScore> = DEPTH_CANDIDATES
+        .iter()
+        .zip(&taus)
+        .map(|(&max_depth, &(sum, count))| DepthScore { max_depth, tau: if count > 0 { sum / count as f64 } else { f64::NAN } })
+        .collect();
+    let mut best = scores[0];
+    for s in &scores[1..] {
+        if s.tau > best.tau {
+            best = *s;
+        }
+    }
+    Ok((best.max_depth, scores))
+}
+
+#[cfg(test)]
+mod tests;

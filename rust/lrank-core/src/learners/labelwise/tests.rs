@@ -1,0 +1,160 @@
+use super::*;
+use crate::parallel::with_threads;
+
+fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
+    RankMatrixView::new(y, y.len() / m, m).unwrap()
+}
+
+#[test]
+fn targets_are_mid_positions_of_the_labels_present() {
+    let y = [2, 1, 3, 0, 1, 2];
+    let t = Targets::new(&view(&y, 3));
+    assert_eq!(t.row(0), (&[0.5, 1.0 / 6.0, 5.0 / 6.0][..], &[1.0, 1.0, 1.0][..]));
+    assert_eq!(t.row(1), (&[0.0, 0.25, 0.75][..], &[0.0, 1.0, 1.0][..]));
+}
+
+/// Squared error of each label over the rows that rank it, summed (the slow definition).
+fn squared_error(t: &Targets, rows: &[u32], w: &[f64]) -> f64 {
+    (0..t.m)
+        .map(|j| {
+            let (mut sw, mut s) = (0.0, 0.0);
+            for (&r, &wi) in rows.iter().zip(w) {
+                let (score, present) = t.row(r);
+                sw += present[j] * wi;
+                s += present[j] * wi * score[j];
+            }
+            if sw == 0.0 {
+                return 0.0;
+            }
+            let mean = s / sw;
+            rows.iter()
+                .zip(w)
+                .map(|(&r, &wi)| {
+                    let (score, present) = t.row(r);
+                    present[j] * wi * (score[j] - mean).powi(2)
+                })
+                .sum::<f64>()
+        })
+        .sum()
+}
+
+#[test]
+fn the_sweep_picks_the_split_with_the_largest_decrease_of_squared_error() {
+    let mut rng = Rng::new(8);
+    for trial in 0..80 {
+        let (n, m) = (3 + rng.below(25), 2 + trial % 5);
+        let mut y = Vec::new();
+        for _ in 0..n {
+            let mut order: Vec<usize> = (0..m).collect();
+            rng.shuffle(&mut order);
+            let keep = if rng.uniform() < 0.4 { 2.max(m - 1) } else { m };
+            y.extend(crate::data::ranking::ranks_of_order(&order[..keep], m));
+        }
+        let t = Targets::new(&view(&y, m));
+        let crit = LabelwiseVariance { targets: &t, min_leaf: 1.0 };
+        let rows: Vec<u32> = (0..n as u32).collect();
+        let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(2) as f64).collect();
+        let mut values: Vec<f64> = (0..n).map(|_| rng.below(n) as f64).collect();
+        values.sort_by(f64::total_cmp);
+        let sorted: Vec<SortedSample> =
+            (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: w[i] }).collect();
+        let node = crit.node_stats(&rows, &w);
+        let total: f64 = w.iter().sum();
+        let parent = squared_error(&t, &rows, &w);
+        let brute = (1..n)
+            .filter(|&k| values[k] != values[k - 1])
+            .map(|k| (k, (parent - squared_error(&t, &rows[..k], &w[..k]) - squared_error(&t, &rows[k..], &w[k..])) / total))
+            .fold(None, |best: Option<(usize, f64)>, c| if best.is_none_or(|b| c.1 > b.1 + 1e-9) { Some(c) } else { best });
+        let fast = crit.best_boundary(&node, &sorted, Boundaries::All, f64::NEG_INFINITY);
+        match (fast, brute) {
+            (Some((fk, fg)), Some((bk, bg))) => {
+                assert!((fg - bg).abs() < 1e-9, "trial {trial}: gain {fg} vs {bg}");
+                let at_fast =
+                    (parent - squared_error(&t, &rows[..fk], &w[..fk]) - squared_error(&t, &rows[fk..], &w[fk..])) / total;
+                assert!((at_fast - bg).abs() < 1e-9, "trial {trial}: boundary {fk} vs {bk}");
+            }
+            (None, None) => {}
+            other => panic!("trial {trial}: {other:?}"),
+        }
+    }
+}
+
+fn problem(n: usize, seed: u64) -> (Vec<f64>, Vec<i32>) {
+    let mut rng = Rng::new(seed);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let (a, b) = (rng.uniform(), rng.uniform());
+        x.extend([a, b]);
+        y.extend(match (a > 0.4, b > 0.6) {
+            (true, true) => [1, 2, 3],
+            (true, false) => [2, 1, 3],
+            (false, true) => [3, 1, 2],
+            (false, false) => [3, 2, 1],
+        });
+    }
+    (x, y)
+}
+
+fn fit(x: &[f64], y: &[i32], params: LabelwiseParams) -> LabelwiseModel {
+    let n = y.len() / 3;
+    LabelwiseModel::fit_views(&FeatureMatrixView::new(x, n, 2).unwrap(), &view(y, 3), None, params).unwrap()
+}
+
+#[test]
+fn a_grown_tree_learns_a_piecewise_ranking_function() {
+    let (x, y) = problem(300, 1);
+    let model = fit(&x, &y, LabelwiseParams::tree());
+    assert_eq!(model.predict_ranks(&FeatureMatrixView::new(&x, 300, 2).unwrap()).unwrap(), y);
+    assert!(model.trees[0].n_leaves() <= 6, "{} leaves", model.trees[0].n_leaves());
+}
+
+#[test]
+fn a_label_no_row_of_a_leaf_ranks_takes_its_parents_score() {
+    // Left half ranks only labels 0 and 1 (0 first); right half ranks 2 > 1 > 0.
+    let x: Vec<f64> = (0..20).map(f64::from).collect();
+    let y: Vec<i32> = (0..20).flat_map(|i| if i < 10 { [1, 2, 0] } else { [3, 2, 1] }).collect();
+    let model =
+        LabelwiseModel::fit_views(&FeatureMatrixView::new(&x, 20, 1).unwrap(), &view(&y, 3), None, LabelwiseParams::tree())
+            .unwrap();
+    assert_eq!(model.trees[0].n_leaves(), 2);
+    let scores = model.predict_scores(&FeatureMatrixView::new(&[0.0], 1, 1).unwrap()).unwrap();
+    // Label 2 is only ranked on the right, where it is first: the root's mean is 1/6.
+    for (got, want) in scores.iter().zip([0.25, 0.75, 1.0 / 6.0]) {
+        assert!((got - want).abs() < 1e-12, "{scores:?}");
+    }
+    assert_eq!(model.predict_ranks(&FeatureMatrixView::new(&[0.0], 1, 1).unwrap()).unwrap(), vec![2, 3, 1]);
+}
+
+#[test]
+fn forests_average_their_trees_and_do_not_depend_on_threads() {
+    let (x, y) = problem(400, 2);
+    let params = LabelwiseParams { n_estimators: 8, seed: 5, ..LabelwiseParams::forest() };
+    let one = with_threads(Some(1), || fit(&x, &y, params.clone())).unwrap();
+    let two = with_threads(Some(2), || fit(&x, &y, params.clone())).unwrap();
+    assert_eq!(one, two);
+    let xv = FeatureMatrixView::new(&x[..20], 10, 2).unwrap();
+    let mean = one.predict_scores(&xv).unwrap();
+    for i in 0..10 {
+        for j in 0..3 {
+            let by_hand: f64 = one.trees.iter().map(|t| t.leaf_for(xv.row(i), &one.fill_values).scores[j]).sum::<f64>() / 8.0;
+            assert!((mean[i * 3 + j] - by_hand).abs() < 1e-12);
+        }
+    }
+}
+
+#[test]
+fn tuned_mode_picks_the_best_cross_validated_depth() {
+    let (x, y) = problem(200, 3);
+    let model = fit(&x, &y, LabelwiseParams { tune_depth: true, ..LabelwiseParams::tree() });
+    assert_eq!(model.depth_scores.len(), 4);
+    let best = model.depth_scores.iter().fold(model.depth_scores[0], |b, s| if s.tau > b.tau { *s } else { b });
+    assert_eq!(model.max_depth, best.max_depth);
+    assert!(best.tau > 0.9, "{best:?}");
+    let small = LabelwiseModel::fit_views(
+        &FeatureMatrixView::new(&x[..6], 3, 2).unwrap(),
+        &view(&y[..9], 3),
+        None,
+        LabelwiseParams { tune_depth: true, ..LabelwiseParams::tree() },
+    );
+    assert!(small.unwrap_err().to_string().contains("at least 5 rows"));
+}

@@ -1,0 +1,12 @@
+//! The learners. Each is one module that implements [`crate::learner::Learner`]; none imports
+//! another (shared machinery lives below them: the tree engine, the pairwise decomposition,
+//! consensus). The registry lists them.
+
+pub mod bagging;
+pub mod dummy;
+pub mod label_tree;
+pub mod labelwise;
+pub mod neighbors;
+pub mod one_vs_one;
+pub mod random_forest;
+pub mod rpc;

@@ -1,0 +1,199 @@
+//! One-versus-one pairwise label ranking (as in Fotakis, Kalavasis, Kontonis & Tzamos 2022):
+//! one binary classifier per label pair {a, b}, a < b, trained on the rows whose ranking holds
+//! both labels (class: a before b), and a ranking from the pairwise predictions.
+//!
+//! - Base classifier: a decision tree (information gain, fully grown by default) or a random
+//!   forest of them (bootstrap samples of the pair's rows, a share of the features per node)
+//!   from lrank's tree engine; a leaf holds the weighted share of its rows with a before b, and a
+//!   forest averages its trees. A pair no training ranking holds predicts 1/2.
+//! - Aggregation: Copeland (a label scores 1 for each pair it is predicted to win, probability
+//!   above 1/2, and 1/2 for a probability of exactly 1/2) or summed probabilities (a label scores
+//!   Σ_b P(label before b)); labels are ranked by decreasing score, ties to the lower label.
+//! - Pairs are trained in parallel, pair p from the seed `child_seed(seed, p)`.
+
+use crate::data::features::FeatureMatrixView;
+use crate::data::ranking::ranking_from_scores;
+use crate::data::training::TrainingSet;
+use crate::error::Result;
+use crate::learner::checks::same_len;
+use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+pub use crate::pairwise::PairwiseVoting;
+use crate::pairwise::{check_pairs, fit_pairs, vote};
+use crate::rng::child_seed;
+use crate::tree::{ClassEntropy, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseParams {
+    /// Trees per pair (1 without bootstrap and with all features: a plain decision tree).
+    pub n_estimators: usize,
+    pub bootstrap: bool,
+    pub max_features: MaxFeatures,
+    pub max_depth: Option<usize>,
+    /// Nodes with less total weight are leaves.
+    pub min_samples_split: f64,
+    pub voting: PairwiseVoting,
+    pub seed: u64,
+}
+
+impl PairwiseParams {
+    /// One fully grown decision tree per pair.
+    pub fn tree() -> Self {
+        PairwiseParams {
+            n_estimators: 1,
+            bootstrap: false,
+            max_features: MaxFeatures::All,
+            max_depth: None,
+            min_samples_split: 2.0,
+            voting: PairwiseVoting::Copeland,
+            seed: 0,
+        }
+    }
+
+    /// A random forest of 100 trees per pair, sqrt(d) features per node.
+    pub fn forest() -> Self {
+        PairwiseParams { n_estimators: 100, bootstrap: true, max_features: MaxFeatures::Sqrt, ..Self::tree() }
+    }
+}
+
+impl Params for PairwiseParams {
+    fn validate(&self) -> Result<()> {
+        if self.n_estimators == 0 {
+            return Err(bad_param("n_estimators", "must be at least 1"));
+        }
+        if !(self.min_samples_split >= 0.0) {
+            return Err(bad_param("min_samples_split", "must be >= 0"));
+        }
+        self.max_features.validate()
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+}
+
+/// The classifier of one label pair (a < b): P(a before b).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairClassifier {
+    pub a: u32,
+    pub b: u32,
+    /// Trees with the share of "a before b" in each leaf; empty when no ranking held the pair.
+    pub trees: Vec<Tree<f64>>,
+}
+
+impl PairClassifier {
+    fn probability(&self, row: &[f64], fill: &[f64]) -> f64 {
+        if self.trees.is_empty() {
+            return 0.5;
+        }
+        self.trees.iter().map(|t| *t.leaf_for(row, fill)).sum::<f64>() / self.trees.len() as f64
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairwiseModel {
+    pub params: PairwiseParams,
+    pub n_features: usize,
+    pub n_labels: usize,
+    pub fill_values: Vec<f64>,
+    pub pairs: Vec<PairClassifier>,
+}
+
+/// A leaf's share of class 1 (a before b).
+struct ShareOfOnes<'a> {
+    classes: &'a [u32],
+}
+
+impl LeafFitter for ShareOfOnes<'_> {
+    type Leaf = f64;
+    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> f64 {
+        let total: f64 = weights.iter().sum();
+        let ones: f64 = samples.iter().zip(weights).filter(|(&s, _)| self.classes[s as usize] == 1).map(|(_, &w)| w).sum();
+        if total > 0.0 {
+            ones / total
+        } else {
+            0.5
+        }
+    }
+}
+
+impl Learner for PairwiseModel {
+    type Params = PairwiseParams;
+
+    fn fit(params: PairwiseParams, data: &TrainingSet<'_>) -> Result<Self> {
+        let (x, y) = (&data.x, &data.y);
+        let TreeInputs { fill_values, features } = TreeInputs::new(x);
+        let grow = GrowParams {
+            max_depth: params.max_depth,
+            max_features: params.max_features.resolve(x.n_features()),
+            min_weight_split: params.min_samples_split,
+            threshold_rule: ThresholdRule::Best,
+        };
+        let pairs = fit_pairs(y, &data.weights, |pair| {
+            let trees = if pair.rows.is_empty() {
+                Vec::new()
+            } else {
+                let criterion = ClassEntropy::new(&pair.classes, 2, 1e-9);
+                let leaf = ShareOfOnes { classes: &pair.classes };
+                let growth = Growth::of(params.n_estimators, params.bootstrap, child_seed(params.seed, pair.index as u64));
+                growth.grow(&features, &pair.rows, &pair.weights, &criterion, &leaf, &grow)
+            };
+            PairClassifier { a: pair.a as u32, b: pair.b as u32, trees }
+        });
+        Ok(PairwiseModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, pairs })
+    }
+
+    fn header(&self) -> Header {
+        Header { n_features: self.n_features, n_labels: self.n_labels }
+    }
+
+    fn params(&self) -> PairwiseParams {
+        self.params.clone()
+    }
+
+    /// Labels by decreasing score (Copeland wins or summed probabilities), ties to the lower label.
+    fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
+        let scores = fill_rows(
+            x,
+            self.n_labels,
+            || (),
+            |_, row, scores: &mut [f64]| {
+                for pair in &self.pairs {
+                    let p = pair.probability(row, &self.fill_values);
+                    vote(scores, pair.a as usize, pair.b as usize, p, self.params.voting);
+                }
+            },
+        );
+        let ranks = scores.chunks_exact(self.n_labels.max(1)).flat_map(ranking_from_scores).collect();
+        Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "n_pairs": self.pairs.len(),
+            "pairs_without_data": self.pairs.iter().filter(|p| p.trees.is_empty()).count(),
+        })
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        same_len(self.fill_values.len(), self.n_features, "fill_values")?;
+        check_pairs(self.pairs.iter().map(|p| (p.a, p.b)), self.n_labels)?;
+        for pair in &self.pairs {
+            pair.trees.iter().try_for_each(|t| {
+                t.check(self.n_features, |&prob| {
+                    if (0.0..=1.0).contains(&prob) {
+                        Ok(())
+                    } else {
+                        Err(format!("leaf probability {prob}"))
+                    }
+                })
+            })?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

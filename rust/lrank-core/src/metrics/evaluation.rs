@@ -1,0 +1,107 @@
+//! Ranking measures between true and predicted rank matrices, per row, plus the pairwise
+//! correct/incorrect matrix. Rows are compared on the labels both contain (see `distance`).
+
+use crate::data::ranking::{top_label, RankMatrixView};
+use crate::error::{invalid, Result};
+use crate::metrics::distance::{kendall_tau, normalized_footrule, spearman_footrule, spearman_rho};
+use rayon::prelude::*;
+
+/// Per-row measures; NaN where a measure is undefined for the row (fewer than two common labels).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RowMeasures {
+    pub kendall_tau: Vec<f64>,
+    pub spearman_rho: Vec<f64>,
+    pub footrule: Vec<f64>,
+    pub normalized_footrule: Vec<f64>,
+    /// 1 if the predicted top label is the true top label (the true ranking's first label), else 0.
+    pub top_label_correct: Vec<f64>,
+    /// 1 if the prediction orders the true ranking's labels exactly as it does, else 0.
+    pub exact_match: Vec<f64>,
+}
+
+fn check_same_shape(a: &RankMatrixView<'_>, b: &RankMatrixView<'_>) -> Result<()> {
+    if a.n_rows() != b.n_rows() || a.n_labels() != b.n_labels() {
+        return Err(invalid(format!(
+            "true and predicted rank matrices differ in shape: {}x{} vs {}x{}",
+            a.n_rows(),
+            a.n_labels(),
+            b.n_rows(),
+            b.n_labels()
+        )));
+    }
+    Ok(())
+}
+
+pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Result<RowMeasures> {
+    check_same_shape(truth, pred)?;
+    let rows: Vec<[f64; 6]> = (0..truth.n_rows())
+        .into_par_iter()
+        .map(|i| {
+            let (t, p) = (truth.row(i), pred.row(i));
+            let tau = kendall_tau(t, p);
+            let top = match top_label(t) {
+                Some(label) => (p[label] > 0 && (0..t.len()).all(|j| p[j] == 0 || p[j] >= p[label])) as i32 as f64,
+                None => f64::NAN,
+            };
+            let exact = if tau.is_nan() { f64::NAN } else { (tau == 1.0) as i32 as f64 };
+            [tau, spearman_rho(t, p), spearman_footrule(t, p), normalized_footrule(t, p), top, exact]
+        })
+        .collect();
+    let col = |k: usize| rows.iter().map(|r| r[k]).collect::<Vec<f64>>();
+    Ok(RowMeasures {
+        kendall_tau: col(0),
+        spearman_rho: col(1),
+        footrule: col(2),
+        normalized_footrule: col(3),
+        top_label_correct: col(4),
+        exact_match: col(5),
+    })
+}
+
+/// `(correct, incorrect)`, each m x m row-major: entry (a, b) counts the rows whose true ranking
+/// puts label a before label b and whose prediction agrees (correct) or does not (incorrect).
+pub fn pairwise_matrix(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Result<(Vec<u64>, Vec<u64>)> {
+    check_same_shape(truth, pred)?;
+    let m = truth.n_labels();
+    let mut correct = vec![0u64; m * m];
+    let mut incorrect = vec![0u64; m * m];
+    for i in 0..truth.n_rows() {
+        let (t, p) = (truth.row(i), pred.row(i));
+        for a in 0..m {
+            for b in 0..m {
+                if a == b || t[a] <= 0 || t[b] <= 0 || t[a] > t[b] || p[a] <= 0 || p[b] <= 0 {
+                    continue;
+                }
+                if p[a] < p[b] {
+                    correct[a * m + b] += 1;
+                } else {
+                    incorrect[a * m + b] += 1;
+                }
+            }
+        }
+    }
+    Ok((correct, incorrect))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_of_a_small_case() {
+        let truth = [1, 2, 3, 1, 2, 3];
+        let pred = [1, 2, 3, 2, 1, 3];
+        let t = RankMatrixView::new(&truth, 2, 3).unwrap();
+        let p = RankMatrixView::new(&pred, 2, 3).unwrap();
+        let m = row_measures(&t, &p).unwrap();
+        assert_eq!(m.kendall_tau[0], 1.0);
+        assert!((m.kendall_tau[1] - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(m.top_label_correct, vec![1.0, 0.0]);
+        assert_eq!(m.exact_match, vec![1.0, 0.0]);
+        let (c, ic) = pairwise_matrix(&t, &p).unwrap();
+        // pair (0 before 1): correct in row 0, incorrect in row 1
+        assert_eq!((c[1], ic[1]), (1, 1));
+        assert_eq!((c[2], ic[2]), (2, 0));
+        assert_eq!(c[3..].iter().sum::<u64>() + c[0], 2); // (1,2) twice correct
+    }
+}

@@ -1,0 +1,143 @@
+//! Small numeric and serde helpers shared by every layer.
+
+/// The threshold between two consecutive distinct values: their midpoint, kept strictly below
+/// `hi` so that `lo <= threshold < hi` also for neighbouring floats.
+pub fn midpoint(lo: f64, hi: f64) -> f64 {
+    let t = lo + (hi - lo) / 2.0;
+    if t >= hi {
+        lo
+    } else {
+        t
+    }
+}
+
+/// Serde for f64 fields that may be infinite or NaN (a Mallows spread is infinite for a pure
+/// node): JSON has no such numbers (serde_json would write `null` and fail to read it back), so
+/// human-readable formats write them as the strings "inf", "-inf" and "nan"; binary formats
+/// keep the plain f64.
+pub mod nonfinite_f64 {
+    use serde::de::{self, Visitor};
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() && !v.is_finite() {
+            s.serialize_str(if v.is_nan() {
+                "nan"
+            } else if *v > 0.0 {
+                "inf"
+            } else {
+                "-inf"
+            })
+        } else {
+            s.serialize_f64(*v)
+        }
+    }
+
+    struct F64OrName;
+
+    impl Visitor<'_> for F64OrName {
+        type Value = f64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a number or one of \"inf\", \"-inf\", \"nan\"")
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+            match v {
+                "inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "nan" => Ok(f64::NAN),
+                other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+            }
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        if d.is_human_readable() {
+            d.deserialize_any(F64OrName)
+        } else {
+            d.deserialize_f64(F64OrName)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn midpoint_stays_below_the_upper_value() {
+        assert_eq!(midpoint(1.0, 2.0), 1.5);
+        let hi = f64::from_bits(1.0f64.to_bits() + 1);
+        let t = midpoint(1.0, hi);
+        assert!(1.0 <= t && t < hi);
+    }
+
+    #[test]
+    fn non_finite_floats_are_named_in_json() {
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct T {
+            #[serde(with = "nonfinite_f64")]
+            v: f64,
+        }
+        for v in [f64::INFINITY, f64::NEG_INFINITY, 1.5] {
+            let text = serde_json::to_string(&T { v }).unwrap();
+            assert_eq!(serde_json::from_str::<T>(&text).unwrap(), T { v });
+            assert_eq!(postcard::from_bytes::<T>(&postcard::to_stdvec(&T { v }).unwrap()).unwrap(), T { v });
+        }
+        assert_eq!(serde_json::to_string(&T { v: f64::INFINITY }).unwrap(), r#"{"v":"inf"}"#);
+        assert!(serde_json::from_str::<T>(&serde_json::to_string(&T { v: f64::NAN }).unwrap()).unwrap().v.is_nan());
+        assert!(serde_json::from_str::<T>(r#"{"v":"lots"}"#).is_err());
+    }
+}
+
+/// Serde for the fields through which models nest (a bagged learner's base and members): a
+/// forged model file nested thousands deep would otherwise overflow the stack while it is
+/// decoded, checked or used. Decoding fails past [`MAX_NESTING`] levels.
+pub mod nesting_limited {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer};
+    use std::cell::Cell;
+
+    /// Nesting levels a model may have (bagging of bagging of ...); real models have one or two.
+    pub const MAX_NESTING: usize = 16;
+
+    thread_local! {
+        static DEPTH: Cell<usize> = const { Cell::new(0) };
+        static EXCEEDED: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Whether a decoding on this thread failed for nesting too deep since the last call (binary
+    /// decoders do not pass on the error's message).
+    pub fn take_exceeded() -> bool {
+        EXCEEDED.with(|e| e.replace(false))
+    }
+
+    /// Lowers the depth again however the nested decoding ends.
+    struct Level;
+    impl Drop for Level {
+        fn drop(&mut self) {
+            DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+        let depth = DEPTH.with(|c| {
+            c.set(c.get() + 1);
+            c.get()
+        });
+        let _level = Level;
+        if depth > MAX_NESTING {
+            EXCEEDED.with(|e| e.set(true));
+            return Err(D::Error::custom(format!("models nested more than {MAX_NESTING} deep")));
+        }
+        T::deserialize(d)
+    }
+}

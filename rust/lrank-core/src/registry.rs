@@ -1,0 +1,154 @@
+//! The one list of learners. The macro below turns it into the dispatch types: [`LearnerParams`]
+//! (a learner and its parameters) and [`Model`] (a fitted model), both serde enums whose
+//! variant names and order are the model files' (new learners go at the end), and into
+//! [`KINDS`], the learners' names. Both enums implement the same traits as the learners
+//! themselves, so meta-learners (bagging) hold them like any learner.
+
+use crate::data::features::FeatureMatrixView;
+use crate::data::training::TrainingSet;
+use crate::error::Result;
+use crate::learner::{Header, Learner, Outputs, Params, Prediction};
+use crate::learners::bagging::BaggingModel;
+use crate::learners::dummy::DummyModel;
+use crate::learners::label_tree::LabelTreeModel;
+use crate::learners::labelwise::LabelwiseModel;
+use crate::learners::neighbors::InstanceBasedModel;
+use crate::learners::one_vs_one::PairwiseModel;
+use crate::learners::random_forest::RandomForestModel;
+use crate::learners::rpc::RpcModel;
+use serde::{Deserialize, Serialize};
+
+macro_rules! learners {
+    ($($kind:ident => $model:ty,)*) => {
+        /// A learner and its parameters (serde: externally tagged, e.g. `{"LabelTree": {...}}`).
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub enum LearnerParams {
+            $($kind(<$model as Learner>::Params),)*
+        }
+
+        /// A fitted model of any learner.
+        // Models are built once and moved rarely; boxing the large variants would buy nothing.
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        pub enum Model {
+            $($kind($model),)*
+        }
+
+        /// The learners' names, in the order of the enums' variants.
+        pub const KINDS: &[&str] = &[$(stringify!($kind),)*];
+
+        impl LearnerParams {
+            /// The learner's name (one of [`KINDS`]).
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(LearnerParams::$kind(_) => stringify!($kind),)*
+                }
+            }
+        }
+
+        impl Params for LearnerParams {
+            fn validate(&self) -> Result<()> {
+                match self {
+                    $(LearnerParams::$kind(p) => p.validate(),)*
+                }
+            }
+            fn seed(&self) -> u64 {
+                match self {
+                    $(LearnerParams::$kind(p) => p.seed(),)*
+                }
+            }
+            fn set_seed(&mut self, seed: u64) {
+                match self {
+                    $(LearnerParams::$kind(p) => p.set_seed(seed),)*
+                }
+            }
+        }
+
+        impl Model {
+            /// The learner's name (one of [`KINDS`]).
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(Model::$kind(_) => stringify!($kind),)*
+                }
+            }
+        }
+
+        impl Learner for Model {
+            type Params = LearnerParams;
+
+            fn fit(params: LearnerParams, data: &TrainingSet<'_>) -> Result<Model> {
+                Ok(match params {
+                    $(LearnerParams::$kind(p) => Model::$kind(<$model as Learner>::fit(p, data)?),)*
+                })
+            }
+            fn header(&self) -> Header {
+                match self {
+                    $(Model::$kind(m) => m.header(),)*
+                }
+            }
+            fn params(&self) -> LearnerParams {
+                match self {
+                    $(Model::$kind(m) => LearnerParams::$kind(m.params()),)*
+                }
+            }
+            fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
+                match self {
+                    $(Model::$kind(m) => m.predict(x, outputs),)*
+                }
+            }
+            fn member_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+                match self {
+                    $(Model::$kind(m) => m.member_ranks(x),)*
+                }
+            }
+            fn summary(&self) -> serde_json::Value {
+                match self {
+                    $(Model::$kind(m) => m.summary(),)*
+                }
+            }
+            fn check(&self) -> std::result::Result<(), String> {
+                match self {
+                    $(Model::$kind(m) => m.check(),)*
+                }
+            }
+        }
+    };
+}
+
+learners! {
+    RandomForest => RandomForestModel,
+    InstanceBased => InstanceBasedModel,
+    LabelTree => LabelTreeModel,
+    Bagging => BaggingModel<LearnerParams, Model>,
+    Labelwise => LabelwiseModel,
+    Pairwise => PairwiseModel,
+    Rpc => RpcModel,
+    Dummy => DummyModel,
+}
+
+impl LearnerParams {
+    /// Parameters from their serde JSON form (e.g. `{"Dummy": {"aggregator": "Borda", "seed": 0}}`).
+    pub fn from_json(text: &str) -> Result<Self> {
+        serde_json::from_str(text).map_err(|e| crate::error::invalid(format!("invalid learner parameters: {e}")))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("parameters are plain data")
+    }
+}
+
+impl crate::model_io::Checked for Model {
+    fn check(&self) -> std::result::Result<(), String> {
+        Learner::check(self)
+    }
+}
+
+/// Validates the parameters, checks the training set and fits any learner.
+pub fn fit(
+    params: LearnerParams,
+    x: FeatureMatrixView<'_>,
+    y: crate::data::ranking::RankMatrixView<'_>,
+    sample_weight: Option<&[f64]>,
+) -> Result<Model> {
+    crate::learner::fit_checked::<Model>(params, x, y, sample_weight)
+}

@@ -1,0 +1,106 @@
+//! Growing several trees: a forest on bootstrap samples, or one plain tree; which of the two a
+//! learner's parameters mean is decided here, in [`Growth::of`].
+
+use super::grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
+use super::layout::TrainingFeatures;
+use super::model::Tree;
+use super::params::GrowParams;
+use super::sweep::SplitCriterion;
+use crate::rng::{child_seed, Rng};
+use rayon::prelude::*;
+
+/// How a forest draws each tree's training sample.
+#[derive(Clone, Copy, Debug)]
+pub struct ForestSampling {
+    pub n_trees: usize,
+    pub seed: u64,
+    /// A bootstrap sample of size n per tree (else every row once).
+    pub bootstrap: bool,
+}
+
+/// Grows the trees of a forest in parallel on the training rows `rows` (with weights
+/// `row_weights`): tree `t` draws its bootstrap sample (len(rows) draws among them) and then its
+/// splits from the stream `child_seed(seed, t)`, so the forest does not depend on the thread
+/// count. Rows with zero weight (row weight times bootstrap count) are left out.
+pub fn grow_forest<C: SplitCriterion, F: LeafFitter>(
+    x: &TrainingFeatures,
+    rows: &[u32],
+    row_weights: &[f64],
+    sampling: ForestSampling,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+) -> Vec<Tree<F::Leaf>> {
+    let n = rows.len();
+    (0..sampling.n_trees)
+        .into_par_iter()
+        .map(|t| {
+            let mut rng = Rng::new(child_seed(sampling.seed, t as u64));
+            let mut counts = vec![0.0f64; n];
+            if sampling.bootstrap {
+                for _ in 0..n {
+                    counts[rng.below(n)] += 1.0;
+                }
+            } else {
+                counts.iter_mut().for_each(|c| *c = 1.0);
+            }
+            let mut samples = Vec::with_capacity(n);
+            let mut weights = Vec::with_capacity(n);
+            for (k, &c) in counts.iter().enumerate() {
+                let w = c * row_weights[k];
+                if w > 0.0 {
+                    samples.push(rows[k]);
+                    weights.push(w);
+                }
+            }
+            grow_tree(x, samples, weights, criterion, leaf_fitter, params, &mut rng)
+        })
+        .collect()
+}
+
+/// The row ids `0..n` (every training row of a forest).
+pub fn all_rows(n: usize) -> Vec<u32> {
+    (0..n as u32).collect()
+}
+
+/// How a learner's trees grow.
+#[derive(Clone, Copy, Debug)]
+pub enum Growth {
+    /// Trees on samples drawn per tree (see [`grow_forest`]).
+    Forest(ForestSampling),
+    /// One tree on all rows, its nodes' random streams derived from `seed` (per-node mode: its
+    /// subtrees grow in parallel).
+    SingleTree { seed: u64 },
+}
+
+impl Growth {
+    /// One tree without bootstrap is a plain tree; anything else a forest.
+    pub fn of(n_trees: usize, bootstrap: bool, seed: u64) -> Self {
+        if n_trees == 1 && !bootstrap {
+            Growth::SingleTree { seed }
+        } else {
+            Growth::Forest(ForestSampling { n_trees, seed, bootstrap })
+        }
+    }
+
+    /// Grows the trees on `rows` with `row_weights` (rows of zero weight are left out).
+    pub fn grow<C: SplitCriterion, F: LeafFitter>(
+        self,
+        x: &TrainingFeatures,
+        rows: &[u32],
+        row_weights: &[f64],
+        criterion: &C,
+        leaf_fitter: &F,
+        params: &GrowParams,
+    ) -> Vec<Tree<F::Leaf>> {
+        match self {
+            Growth::Forest(sampling) => grow_forest(x, rows, row_weights, sampling, criterion, leaf_fitter, params),
+            Growth::SingleTree { seed } => {
+                let (samples, weights): (Vec<u32>, Vec<f64>) =
+                    rows.iter().copied().zip(row_weights.iter().copied()).filter(|&(_, w)| w > 0.0).unzip();
+                let mut rng = Rng::new(seed);
+                vec![grow_tree_with(x, samples, weights, criterion, leaf_fitter, params, &mut rng, TreeRandomness::PerNode)]
+            }
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! Growing one tree: each node decided (leaf or split), its samples partitioned, its subtrees
+//! grown depth-first from one random stream, or per node from derived streams so that large
+//! subtrees grow in parallel with the same result for any thread count.
+
+use super::layout::{root_orders, Orders, TrainingFeatures};
+use super::model::{Node, Tree};
+use super::params::GrowParams;
+use super::split::{find_split, Scratch, SplitChoice};
+use super::sweep::SplitCriterion;
+use crate::rng::{child_seed, Rng};
+
+/// Fits the model kept in a leaf from the samples (and weights) that reach it.
+pub trait LeafFitter: Sync {
+    type Leaf: Send + Sync;
+    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> Self::Leaf;
+
+    /// True for leaf models that build on their ancestors' (LRT completes a leaf's ranking from
+    /// its parent's): the engine then fits a model for every node, top-down, with [`fit_node`](Self::fit_node).
+    fn uses_parent(&self) -> bool {
+        false
+    }
+
+    /// The model of a node given its parent's model (`None` at the root).
+    fn fit_node(&self, samples: &[u32], weights: &[f64], _parent: Option<&Self::Leaf>) -> Self::Leaf {
+        self.fit_leaf(samples, weights)
+    }
+
+    /// Whether the children of a node that splits `samples` (`goes_left` tells the side) will
+    /// use the node's model as their parent's; when not, it is not fitted. (The model of a node
+    /// must not depend on its parent's unless that node's own parent is asked here too.)
+    fn children_need_parent(&self, _samples: &[u32], _goes_left: impl Fn(u32) -> bool) -> bool {
+        true
+    }
+}
+
+/// Where the random numbers of a tree come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeRandomness {
+    /// One stream, consumed node after node in depth-first order (left subtree first). Used by
+    /// the forests, whose trees already grow in parallel with one stream each.
+    Stream,
+    /// A stream per node, derived from its parent's seed: subtrees no longer depend on each
+    /// other, so they grow in parallel, with the same result for any thread count.
+    PerNode,
+}
+
+/// Subtrees with at least this many samples on both sides grow in parallel (per-node mode).
+const PARALLEL_SUBTREE_SIZE: usize = 1024;
+
+/// The fixed inputs of one tree's growth.
+pub(super) struct Grower<'a, C: SplitCriterion, F: LeafFitter> {
+    pub(super) x: &'a TrainingFeatures,
+    pub(super) criterion: &'a C,
+    pub(super) leaf_fitter: &'a F,
+    pub(super) params: &'a GrowParams,
+    /// Start every node's feature permutation from the identity (per-node mode).
+    pub(super) reset_features: bool,
+    /// Presorted mode: each sample's weight, indexed by sample (empty otherwise).
+    pub(super) weight_of: Vec<f64>,
+}
+
+/// Grows one tree on `samples` with `weights` (parallel arrays; `x` must hold no NaN), drawing
+/// random numbers from `rng` as one stream ([`TreeRandomness::Stream`]).
+///
+/// In each node the features are visited in a random order until `max_features` of them that
+/// vary within the node have been scored (features constant in the node do not count, as in
+/// scikit-learn); the best-scoring split wins, ties to the feature visited first. A node that
+/// no feature separates becomes a leaf. When every feature is to be scored (`max_features >= d`)
+/// and the node is large, features are scored in parallel; the result is the same.
+pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
+    x: &TrainingFeatures,
+    samples: Vec<u32>,
+    weights: Vec<f64>,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+    rng: &mut Rng,
+) -> Tree<F::Leaf> {
+    grow_tree_with(x, samples, weights, criterion, leaf_fitter, params, rng, TreeRandomness::Stream)
+}
+
+/// [`grow_tree`] with a choice of [`TreeRandomness`]. In per-node mode the root's stream is
+/// seeded from `rng`'s next number, and the nodes are numbered subtree by subtree (a node, then
+/// its left subtree, then its right subtree).
+#[allow(clippy::too_many_arguments)]
+pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
+    x: &TrainingFeatures,
+    mut samples: Vec<u32>,
+    mut weights: Vec<f64>,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+    rng: &mut Rng,
+    randomness: TreeRandomness,
+) -> Tree<F::Leaf> {
+    let grower = Grower {
+        x,
+        criterion,
+        leaf_fitter,
+        params,
+        reset_features: randomness == TreeRandomness::PerNode,
+        weight_of: Vec::new(),
+    };
+    let mut scratch = Scratch::default();
+    match randomness {
+        TreeRandomness::Stream => {
+            let mut tree = Tree { nodes: vec![Node::Leaf { leaf: 0 }], leaves: Vec::new() };
+            grower.grow_in_stream(0, &mut samples, &mut weights, 0, None, rng, &mut scratch, &mut tree);
+            tree
+        }
+        TreeRandomness::PerNode => grower.grow_from_root(&mut samples, &mut weights, rng.next_u64(), true),
+    }
+}
+
+/// What a node turned out to be.
+enum NodeOutcome<L> {
+    Leaf(L),
+    /// The split, the number of samples going left, and the node's own model (for fitters that
+    /// build on their parent's).
+    Split(SplitChoice, usize, Option<L>),
+}
+
+impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
+    /// Decides a node: a leaf with its model, or a split (the node's samples are then
+    /// partitioned, left part first, stably).
+    #[allow(clippy::too_many_arguments)]
+    fn decide(
+        &self,
+        samples: &mut [u32],
+        weights: &mut [f64],
+        orders: Orders<'_>,
+        depth: usize,
+        parent: Option<&F::Leaf>,
+        rng: &mut Rng,
+        scratch: &mut Scratch,
+    ) -> NodeOutcome<F::Leaf> {
+        let (x, params) = (self.x, self.params);
+        let total: f64 = weights.iter().sum();
+        let at_limit = params.max_depth.is_some_and(|m| depth >= m);
+        let best = if at_limit || total < params.min_weight_split {
+            None
+        } else {
+            let stats = self.criterion.node_stats(samples, weights);
+            if self.criterion.is_terminal(&stats) {
+                None
+            } else {
+                let mut features = std::mem::take(&mut scratch.features);
+                if features.len() != x.n_features() || self.reset_features {
+                    features = (0..x.n_features()).collect();
+                }
+                let presorted = orders.as_deref().map(|o| (o, self.weight_of.as_slice()));
+                let split =
+                    find_split(x, samples, weights, presorted, self.criterion, &stats, params, &mut features, scratch, rng);
+                scratch.features = features;
+                split
+            }
+        };
+        let Some(choice) = best else {
+            return NodeOutcome::Leaf(if self.leaf_fitter.uses_parent() {
+                self.leaf_fitter.fit_node(samples, weights, parent)
+            } else {
+                self.leaf_fitter.fit_leaf(samples, weights)
+            });
+        };
+        // A splitting node's own model serves only as its children's parent: fitted when one of
+        // them will ask for it.
+        let model = (self.leaf_fitter.uses_parent()
+            && self.leaf_fitter.children_need_parent(samples, |sample| choice.goes_left(x, sample as usize)))
+        .then(|| self.leaf_fitter.fit_node(samples, weights, parent));
+        let (right_s, right_w) = (&mut scratch.right_samples, &mut scratch.right_weights);
+        right_s.clear();
+        right_w.clear();
+        let mut n_left = 0;
+        if orders.is_some() && scratch.goes_left.len() < x.n_rows {
+            scratch.goes_left.resize(x.n_rows, false);
+        }
+        for k in 0..samples.len() {
+            let left = choice.goes_left(x, samples[k] as usize);
+            if orders.is_some() {
+                scratch.goes_left[samples[k] as usize] = left;
+            }
+            if left {
+                samples[n_left] = samples[k];
+                weights[n_left] = weights[k];
+                n_left += 1;
+            } else {
+                right_s.push(samples[k]);
+                right_w.push(weights[k]);
+            }
+        }
+        samples[n_left..].copy_from_slice(right_s);
+        weights[n_left..].copy_from_slice(right_w);
+        if let Some(orders) = orders {
+            // Each feature's block, partitioned stably: the left parts first (d blocks of
+            // n_left), then the right parts.
+            let (n, d) = (samples.len(), x.n_features());
+            let n_right = n - n_left;
+            let copy = &mut scratch.orders_copy;
+            copy.clear();
+            copy.extend_from_slice(orders);
+            for f in 0..d {
+                let (mut l, mut r) = (f * n_left, d * n_left + f * n_right);
+                for &s in &copy[f * n..(f + 1) * n] {
+                    if scratch.goes_left[s as usize] {
+                        orders[l] = s;
+                        l += 1;
+                    } else {
+                        orders[r] = s;
+                        r += 1;
+                    }
+                }
+            }
+        }
+        NodeOutcome::Split(choice, n_left, model)
+    }
+
+    /// Stream mode: fills `tree.nodes[node]` and grows its subtree, children's slots reserved
+    /// when the node splits and leaves numbered depth-first, left first.
+    #[allow(clippy::too_many_arguments)]
+    fn grow_in_stream(
+        &self,
+        node: usize,
+        samples: &mut [u32],
+        weights: &mut [f64],
+        depth: usize,
+        parent: Option<&F::Leaf>,
+        rng: &mut Rng,
+        scratch: &mut Scratch,
+        tree: &mut Tree<F::Leaf>,
+    ) {
+        match self.decide(samples, weights, None, depth, parent, rng, scratch) {
+            NodeOutcome::Leaf(leaf) => {
+                tree.nodes[node] = Node::Leaf { leaf: tree.leaves.len() as u32 };
+                tree.leaves.push(leaf);
+            }
+            NodeOutcome::Split(choice, n_left, model) => {
+                let left = tree.nodes.len();
+                tree.nodes.push(Node::Leaf { leaf: 0 });
+                tree.nodes.push(Node::Leaf { leaf: 0 });
+                tree.nodes[node] = choice.node(left as u32);
+                let (ls, rs) = samples.split_at_mut(n_left);
+                let (lw, rw) = weights.split_at_mut(n_left);
+                self.grow_in_stream(left, ls, lw, depth + 1, model.as_ref(), rng, scratch, tree);
+                self.grow_in_stream(left + 1, rs, rw, depth + 1, model.as_ref(), rng, scratch, tree);
+            }
+        }
+    }
+
+    /// Per-node mode from the root, presorted (when asked and possible: every feature scored,
+    /// each sample once) or sorting in every node; the tree is the same.
+    pub(super) fn grow_from_root(mut self, samples: &mut [u32], weights: &mut [f64], seed: u64, presort: bool) -> Tree<F::Leaf> {
+        let mut orders = None;
+        if presort && self.params.max_features >= self.x.n_features() {
+            let mut weight_of = vec![f64::NAN; self.x.n_rows];
+            let unique = samples.iter().zip(weights.iter()).all(|(&s, &w)| {
+                let seen = !weight_of[s as usize].is_nan();
+                weight_of[s as usize] = w;
+                !seen
+            });
+            if unique {
+                self.weight_of = weight_of;
+                orders = Some(root_orders(self.x, samples));
+            }
+        }
+        self.grow_per_node(samples, weights, orders.as_deref_mut(), 0, None, seed, &mut Scratch::default())
+    }
+
+    /// Per-node mode: the subtree of a node as a tree of its own (root first, then the left
+    /// subtree, then the right one); the two subtrees of a large node grow in parallel.
+    #[allow(clippy::too_many_arguments)]
+    fn grow_per_node(
+        &self,
+        samples: &mut [u32],
+        weights: &mut [f64],
+        mut orders: Orders<'_>,
+        depth: usize,
+        parent: Option<&F::Leaf>,
+        seed: u64,
+        scratch: &mut Scratch,
+    ) -> Tree<F::Leaf> {
+        let mut rng = Rng::new(seed);
+        match self.decide(samples, weights, orders.as_deref_mut(), depth, parent, &mut rng, scratch) {
+            NodeOutcome::Leaf(leaf) => Tree { nodes: vec![Node::Leaf { leaf: 0 }], leaves: vec![leaf] },
+            NodeOutcome::Split(choice, n_left, model) => {
+                let (ls, rs) = samples.split_at_mut(n_left);
+                let (lw, rw) = weights.split_at_mut(n_left);
+                let (lo, ro) = match orders {
+                    Some(o) => {
+                        let (lo, ro) = o.split_at_mut(n_left * self.x.n_features());
+                        (Some(lo), Some(ro))
+                    }
+                    None => (None, None),
+                };
+                let (left_seed, right_seed) = (child_seed(seed, 0), child_seed(seed, 1));
+                let parallel = ls.len().min(rs.len()) >= PARALLEL_SUBTREE_SIZE && rayon::current_num_threads() > 1;
+                let (left, right) = if parallel {
+                    rayon::join(
+                        || self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_seed, &mut Scratch::default()),
+                        || self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_seed, &mut Scratch::default()),
+                    )
+                } else {
+                    let left = self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_seed, scratch);
+                    (left, self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_seed, scratch))
+                };
+                join_subtrees(choice, left, right)
+            }
+        }
+    }
+}
+
+/// A tree whose root splits by `choice` into `left` and `right` (renumbered after it).
+fn join_subtrees<L>(choice: SplitChoice, left: Tree<L>, right: Tree<L>) -> Tree<L> {
+    let (n_left_nodes, n_left_leaves) = (left.nodes.len() as u32, left.leaves.len() as u32);
+    let mut nodes = Vec::with_capacity(1 + left.nodes.len() + right.nodes.len());
+    let mut root = choice.node(1);
+    if let Node::Split { right: r, .. } | Node::Category { right: r, .. } = &mut root {
+        *r = 1 + n_left_nodes;
+    }
+    nodes.push(root);
+    let shift = |node: Node, by_node: u32, by_leaf: u32| match node {
+        Node::Leaf { leaf } => Node::Leaf { leaf: leaf + by_leaf },
+        Node::Split { feature, threshold, left, right } => {
+            Node::Split { feature, threshold, left: left + by_node, right: right + by_node }
+        }
+        Node::Category { feature, value, left, right } => {
+            Node::Category { feature, value, left: left + by_node, right: right + by_node }
+        }
+    };
+    nodes.extend(left.nodes.into_iter().map(|n| shift(n, 1, 0)));
+    nodes.extend(right.nodes.into_iter().map(|n| shift(n, 1 + n_left_nodes, n_left_leaves)));
+    let mut leaves = left.leaves;
+    leaves.extend(right.leaves);
+    Tree { nodes, leaves }
+}

@@ -1,0 +1,115 @@
+//! A grown tree: binary nodes (numeric thresholds, nominal values) over leaf models, routing
+//! of a row to its leaf (missing values routed as their fill value), and the structural checks
+//! of a tree read from a model file.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Node {
+    /// `x[feature] <= threshold` goes left.
+    Split {
+        feature: u32,
+        threshold: f64,
+        left: u32,
+        right: u32,
+    },
+    Leaf {
+        leaf: u32,
+    },
+    /// `x[feature] == value` goes left (a nominal feature's code).
+    Category {
+        feature: u32,
+        value: f64,
+        left: u32,
+        right: u32,
+    },
+}
+
+/// A grown tree: nodes in creation order (root first) and the leaf models they point to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tree<L> {
+    pub nodes: Vec<Node>,
+    pub leaves: Vec<L>,
+}
+
+impl<L> Tree<L> {
+    /// The leaf reached by `row`; missing values (NaN) are routed as `fill[feature]`.
+    pub fn leaf_for(&self, row: &[f64], fill: &[f64]) -> &L {
+        let value = |feature: u32| {
+            let v = row[feature as usize];
+            if v.is_nan() {
+                fill[feature as usize]
+            } else {
+                v
+            }
+        };
+        let mut node = 0usize;
+        loop {
+            node = match self.nodes[node] {
+                Node::Leaf { leaf } => return &self.leaves[leaf as usize],
+                Node::Split { feature, threshold, left, right } => {
+                    if value(feature) <= threshold {
+                        left
+                    } else {
+                        right
+                    }
+                }
+                Node::Category { feature, value: v, left, right } => {
+                    if value(feature) == v {
+                        left
+                    } else {
+                        right
+                    }
+                }
+            } as usize;
+        }
+    }
+
+    pub fn n_leaves(&self) -> usize {
+        self.leaves.len()
+    }
+
+    /// Number of splits on the longest root-to-leaf path.
+    pub fn depth(&self) -> usize {
+        fn go<L>(t: &Tree<L>, node: usize) -> usize {
+            match t.nodes[node] {
+                Node::Leaf { .. } => 0,
+                Node::Split { left, right, .. } | Node::Category { left, right, .. } => {
+                    1 + go(t, left as usize).max(go(t, right as usize))
+                }
+            }
+        }
+        go(self, 0)
+    }
+}
+
+impl<L> Tree<L> {
+    /// Structural check of a tree read from a model file: every link points forward (children
+    /// after their parent, so no cycles) and in range, every feature exists, and `leaf` accepts
+    /// every leaf model. The message says what is wrong.
+    pub fn check(&self, n_features: usize, leaf: impl Fn(&L) -> Result<(), String>) -> Result<(), String> {
+        if self.nodes.is_empty() {
+            return Err("a tree has no nodes".into());
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            match *node {
+                Node::Leaf { leaf } => {
+                    if leaf as usize >= self.leaves.len() {
+                        return Err(format!("node {i} points to leaf {leaf} of {}", self.leaves.len()));
+                    }
+                }
+                Node::Split { feature, left, right, .. } | Node::Category { feature, left, right, .. } => {
+                    if feature as usize >= n_features {
+                        return Err(format!("node {i} splits feature {feature} of {n_features}"));
+                    }
+                    for child in [left, right] {
+                        if child as usize <= i || child as usize >= self.nodes.len() {
+                            return Err(format!("node {i} has child {child} (must lie in {}..{})", i + 1, self.nodes.len()));
+                        }
+                    }
+                }
+            }
+        }
+        self.leaves.iter().try_for_each(leaf)
+    }
+}

@@ -1,0 +1,71 @@
+//! The parameters of a tree's growth: features per node, threshold rule, depth and node size.
+
+use serde::{Deserialize, Serialize};
+
+/// How many features to look at in each node.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum MaxFeatures {
+    /// floor(log2 d) + 1, as in Breiman's forests and Zhou & Qiu's LR-RF.
+    Log2PlusOne,
+    /// ceil(sqrt d).
+    Sqrt,
+    /// All d features (a plain, unrandomised tree).
+    All,
+    /// A fixed number (capped at d).
+    Count(usize),
+    /// A share of d in (0, 1], rounded down, at least one.
+    Fraction(f64),
+}
+
+impl MaxFeatures {
+    /// Refuses a count of 0 and a share outside (0, 1].
+    pub fn validate(self) -> crate::Result<()> {
+        let reason = match self {
+            MaxFeatures::Count(0) => "must be at least 1".to_string(),
+            MaxFeatures::Fraction(f) if !(f > 0.0 && f <= 1.0) => format!("a fraction must lie in (0, 1], got {f}"),
+            _ => return Ok(()),
+        };
+        Err(crate::LrankError::InvalidParameter { name: "max_features", reason })
+    }
+
+    pub fn resolve(self, d: usize) -> usize {
+        let k = match self {
+            MaxFeatures::Log2PlusOne => (d.max(1) as f64).log2().floor() as usize + 1,
+            MaxFeatures::Sqrt => (d as f64).sqrt().ceil() as usize,
+            MaxFeatures::All => d,
+            MaxFeatures::Count(k) => k,
+            MaxFeatures::Fraction(f) => (f * d as f64).floor() as usize,
+        };
+        k.clamp(1, d.max(1))
+    }
+}
+
+/// How the threshold of a numeric feature is chosen in a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ThresholdRule {
+    /// The boundary the criterion scores best (every boundary between distinct values is tried).
+    Best,
+    /// Fixed: the midpoint of the node's smallest and largest value (equal-width, 2 bins).
+    EqualWidth,
+    /// Fixed: the node's (weighted lower) median (equal-frequency, 2 bins).
+    EqualFrequency,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct GrowParams {
+    /// Maximum number of splits on a root-to-leaf path; `None` for unlimited.
+    pub max_depth: Option<usize>,
+    /// Features looked at per node (already resolved against d).
+    pub max_features: usize,
+    /// Nodes with less total weight than this become leaves.
+    pub min_weight_split: f64,
+    /// How numeric thresholds are chosen.
+    pub threshold_rule: ThresholdRule,
+}
+
+impl Default for GrowParams {
+    /// Unlimited depth, all features, no minimum node weight, best thresholds.
+    fn default() -> Self {
+        GrowParams { max_depth: None, max_features: usize::MAX, min_weight_split: 0.0, threshold_rule: ThresholdRule::Best }
+    }
+}

@@ -1,0 +1,52 @@
+//! The one way into the core: [`run_core`] releases the GIL, applies the thread count, maps every
+//! core error variant to a typed exception of `lrank.errors`, and turns a Rust panic into
+//! `LrankError`, so that no panic reaches Python.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use lrank_core::LrankError as CoreError;
+use pyo3::prelude::*;
+
+pyo3::import_exception!(lrank.errors, LrankError);
+pyo3::import_exception!(lrank.errors, InvalidInputError);
+pyo3::import_exception!(lrank.errors, InvalidParameterError);
+pyo3::import_exception!(lrank.errors, ModelFormatError);
+
+/// The Python exception of a core error (an invalid parameter carries its core name).
+pub fn to_py_err(py: Python<'_>, e: CoreError) -> PyErr {
+    let message = e.to_string();
+    match e {
+        CoreError::ModelFormat(_) => ModelFormatError::new_err(message),
+        CoreError::InvalidParameter { name, reason } => {
+            let err = InvalidParameterError::new_err(message);
+            let value = err.value(py);
+            // Attributes the Python layer uses to name the parameter as its users know it
+            // (setting an attribute of a fresh exception cannot fail).
+            value.setattr("parameter", name).ok();
+            value.setattr("reason", reason).ok();
+            err
+        }
+        CoreError::InvalidInput(_) | CoreError::InvalidRanking { .. } => InvalidInputError::new_err(message),
+    }
+}
+
+/// Runs core work with the GIL released on `n_jobs` threads (`None`: all cores).
+pub fn run_core<T: Send>(py: Python<'_>, n_jobs: Option<i64>, work: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
+    let threads = lrank_core::parallel::threads_of_n_jobs(n_jobs).map_err(|e| to_py_err(py, e))?;
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| lrank_core::parallel::with_threads(threads, work))));
+    match outcome {
+        Ok(Ok(Ok(value))) => Ok(value),
+        Ok(Ok(Err(e))) | Ok(Err(e)) => Err(to_py_err(py, e)),
+        Err(panic) => {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(LrankError::new_err(format!("internal error in lrank (please report it): {msg}")))
+        }
+    }
+}
+
+/// One thread: the calling one (no hand-off to a pool), for small work.
+pub const ONE_THREAD: Option<i64> = Some(1);

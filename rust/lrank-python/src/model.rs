@@ -1,0 +1,172 @@
+//! `lrank._core.Model`: any fitted learner of the core.
+
+use lrank_core::learner::{predict_checked, Learner, Outputs};
+use lrank_core::model_io::{self, SavedModel};
+use lrank_core::registry::{self, LearnerParams, Model as CoreModel};
+use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::arrays::{cube, kinds, matrix, row_major, vec1, vector};
+use crate::errors::{run_core, ONE_THREAD};
+
+/// A fitted model of any lrank learner, fitted from its parameters in serde JSON form (e.g.
+/// `{"Dummy": {"aggregator": "Borda", "seed": 0}}`).
+#[pyclass(frozen, module = "lrank._core")]
+pub struct Model {
+    pub inner: CoreModel,
+}
+
+#[pymethods]
+impl Model {
+    #[staticmethod]
+    #[pyo3(signature = (params, x, y, sample_weight=None, *, n_jobs=None, nominal=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        py: Python<'_>,
+        params: &str,
+        x: PyReadonlyArray2<'_, f64>,
+        y: PyReadonlyArray2<'_, i32>,
+        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
+        n_jobs: Option<i64>,
+        nominal: Option<Vec<bool>>,
+    ) -> PyResult<Self> {
+        let (xs, ys, w, kinds) = (row_major(&x), row_major(&y), vector(&sample_weight), kinds(&nominal));
+        let inner = run_core(py, n_jobs, || {
+            let params = LearnerParams::from_json(params)?;
+            registry::fit(params, xs.features()?.with_kinds(kinds.as_deref())?, ys.rankings()?, w.as_deref())
+        })?;
+        Ok(Model { inner })
+    }
+
+    /// Predicted rank matrix (n x m, int32, complete rankings).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Bound<'py, PyArray2<i32>>> {
+        let xs = row_major(&x);
+        let p = run_core(py, n_jobs, || predict_checked(&self.inner, &xs.features()?, Outputs::RANKS))?;
+        Ok(matrix(py, p.ranks, xs.n_rows, self.n_labels()))
+    }
+
+    /// Predicted rank matrix and a per-row confidence, or None for learners without one.
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict_with_confidence<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<(Bound<'py, PyArray2<i32>>, Option<Bound<'py, PyArray1<f64>>>)> {
+        let xs = row_major(&x);
+        let outputs = Outputs { confidence: true, scores: false };
+        let p = run_core(py, n_jobs, || predict_checked(&self.inner, &xs.features()?, outputs))?;
+        Ok((matrix(py, p.ranks, xs.n_rows, self.n_labels()), p.confidence.map(|c| vec1(py, c))))
+    }
+
+    /// The label scores behind the ranking (n x m, float64), or None for learners without them.
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict_scores<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
+        let xs = row_major(&x);
+        let outputs = Outputs { confidence: false, scores: true };
+        let p = run_core(py, n_jobs, || predict_checked(&self.inner, &xs.features()?, outputs))?;
+        Ok(p.scores.map(|s| matrix(py, s, xs.n_rows, self.n_labels())))
+    }
+
+    /// An ensemble's members' rankings (members x n x m, int32), or None for other learners.
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn predict_members<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<i64>,
+    ) -> PyResult<Option<Bound<'py, PyArray3<i32>>>> {
+        let xs = row_major(&x);
+        let members = run_core(py, n_jobs, || {
+            let view = xs.features()?;
+            lrank_core::data::features::check_n_features(&view, self.inner.header().n_features)?;
+            self.inner.member_ranks(&view)
+        })?;
+        let (n, m) = (xs.n_rows, self.n_labels());
+        Ok(members.map(|r| {
+            let count = r.len().checked_div(n * m).unwrap_or(0);
+            cube(py, r, (count, n, m))
+        }))
+    }
+
+    /// What the fitted model found out (tuned settings, sizes), as JSON.
+    fn summary_json(&self) -> String {
+        self.inner.summary().to_string()
+    }
+
+    /// The parameters the model was fitted with, as JSON.
+    fn params_json(&self) -> String {
+        self.inner.params().to_json()
+    }
+
+    /// The learner's name in the core ("Bagging", ...).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.inner.kind()
+    }
+    #[getter]
+    fn n_features(&self) -> usize {
+        self.inner.header().n_features
+    }
+    #[getter]
+    fn n_labels(&self) -> usize {
+        self.inner.header().n_labels
+    }
+    fn __eq__(&self, other: &Self) -> bool {
+        self.inner == other.inner
+    }
+    fn __repr__(&self) -> String {
+        format!("Model(kind={}, n_features={}, n_labels={})", self.kind(), self.n_features(), self.n_labels())
+    }
+    /// Pickle support through the versioned binary model format.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let bytes = encode(py, &self.inner, "{}", true)?;
+        let rebuild = py.import("lrank._core")?.getattr("_model_from_bytes")?;
+        Ok((rebuild, (PyBytes::new(py, &bytes),)))
+    }
+}
+
+fn encode(py: Python<'_>, model: &CoreModel, metadata: &str, binary: bool) -> PyResult<Vec<u8>> {
+    let saved = SavedModel { metadata: metadata.to_string(), model: model.clone() };
+    run_core(py, ONE_THREAD, || model_io::encode(&saved, binary))
+}
+
+/// Encodes a model and caller metadata (JSON text) as a model file: "binary" or "json".
+#[pyfunction]
+#[pyo3(signature = (model, metadata="{}", format="binary"))]
+pub fn save_model<'py>(py: Python<'py>, model: &Model, metadata: &str, format: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let binary = match format {
+        "binary" => true,
+        "json" => false,
+        other => {
+            let e = lrank_core::LrankError::InvalidInput(format!("format must be 'binary' or 'json', got {other:?}"));
+            return Err(crate::errors::to_py_err(py, e));
+        }
+    };
+    Ok(PyBytes::new(py, &encode(py, &model.inner, metadata, binary)?))
+}
+
+/// Decodes a model file (binary or JSON, recognised by content): returns (model, metadata JSON).
+#[pyfunction]
+pub fn load_model(py: Python<'_>, data: &[u8]) -> PyResult<(Model, String)> {
+    let saved = run_core(py, ONE_THREAD, || model_io::decode::<CoreModel>(data))?;
+    Ok((Model { inner: saved.model }, saved.metadata))
+}
+
+/// Unpickling helper: the model from binary model-file bytes.
+#[pyfunction]
+pub fn _model_from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Model> {
+    Ok(load_model(py, data)?.0)
+}
