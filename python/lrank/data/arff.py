@@ -41,6 +41,7 @@ import numpy as np
 import polars as pl
 
 from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
+from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError, InvalidInputError
 
 __all__ = ["read_arff", "read_text_lines", "write_xarff"]
@@ -49,32 +50,6 @@ _FAST_SPLIT = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 _SLOW_CHARS = re.compile(r"['\"%{}]")
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
 _BLANKS = " \t"
-
-
-# ---------------------------------------------------------------------------
-# file access
-
-
-def read_text_lines(path: str | os.PathLike[str]) -> tuple[str, list[str]]:
-    """Read a UTF-8 text file; return (path string, lines without line ends)."""
-    spath = os.fspath(path)
-    try:
-        raw = Path(spath).read_bytes()
-    except FileNotFoundError:
-        raise DataFormatError(spath, None, "file not found") from None
-    except IsADirectoryError:
-        raise DataFormatError(spath, None, "is a directory, not a data file") from None
-    except OSError as exc:
-        raise DataFormatError(spath, None, f"cannot read file: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise DataFormatError(spath, line, f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x})") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return spath, [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
 
 
 # ---------------------------------------------------------------------------
