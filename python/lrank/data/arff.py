@@ -30,7 +30,6 @@ file and the 1-based line.
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import re
@@ -40,46 +39,21 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
+from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, rank_row_from_chains
 from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError, InvalidInputError
+from lrank.quoting import MalformedTextError, quote, read_quoted
+from lrank.ranking_notation import EMPTY_RANKING, format_rank_rows, parse_ranking
 
 __all__ = ["read_arff", "read_text_lines", "write_xarff"]
 
 _FAST_SPLIT = re.compile(r"[ \t]*,[ \t]*|[ \t]+")
 _SLOW_CHARS = re.compile(r"['\"%{}]")
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
 _BLANKS = " \t"
 
 
 # ---------------------------------------------------------------------------
 # low-level lexing
-
-
-class _LexError(Exception):
-    """Internal: a problem found while lexing; the caller adds file and line."""
-
-
-def _read_quoted(s: str, i: int) -> tuple[str, int]:
-    """Read the quoted string starting at s[i] (a quote); return (text, index after)."""
-    q = s[i]
-    i += 1
-    n = len(s)
-    buf: list[str] = []
-    while i < n:
-        c = s[i]
-        if c == "\\":
-            if i + 1 >= n:
-                break
-            e = s[i + 1]
-            buf.append(_ESCAPES.get(e, e))
-            i += 2
-        elif c == q:
-            return "".join(buf), i + 1
-        else:
-            buf.append(c)
-            i += 1
-    raise _LexError(f"unterminated quoted string starting with {q}")
 
 
 def _skip_blanks(s: str, i: int) -> int:
@@ -92,7 +66,7 @@ def _skip_blanks(s: str, i: int) -> int:
 def _read_word(s: str, i: int, stops: str = "") -> tuple[str, int, bool]:
     """Read a (possibly quoted) word at s[i]; return (text, next index, quoted)."""
     if i < len(s) and s[i] in "'\"":
-        text, j = _read_quoted(s, i)
+        text, j = read_quoted(s, i)
         return text, j, True
     j = i
     n = len(s)
@@ -116,27 +90,27 @@ def _split_brace_list(s: str, i: int) -> tuple[list[str], int]:
     while True:
         i = _skip_blanks(s, i)
         if i >= n:
-            raise _LexError("missing closing '}' in value list")
+            raise MalformedTextError("missing closing '}' in value list")
         c = s[i]
         if c == "}":
             if not expect_item or not items:
                 return items, i + 1
-            raise _LexError("empty value in list")
+            raise MalformedTextError("empty value in list")
         if c == ",":
             if expect_item:
-                raise _LexError("empty value in list")
+                raise MalformedTextError("empty value in list")
             expect_item = True
             i += 1
             continue
         if not expect_item:
-            raise _LexError("missing ',' between values in list")
+            raise MalformedTextError("missing ',' between values in list")
         if c in "'\"":
-            text, i = _read_quoted(s, i)
+            text, i = read_quoted(s, i)
         else:
             j = i
             while j < n and s[j] not in ",}" and s[j] not in _BLANKS:
                 if s[j] in "'\"{%":
-                    raise _LexError(f"unexpected {s[j]!r} in value list")
+                    raise MalformedTextError(f"unexpected {s[j]!r} in value list")
                 j += 1
             text, i = s[i:j], j
         items.append(text)
@@ -159,34 +133,34 @@ def _tokenize_row(s: str) -> tuple[list[str], str | None]:
         i = _skip_blanks(s, i)
         if i >= n or s[i] == "%":
             if after_comma and tokens:
-                raise _LexError("empty value after the last ','")
+                raise MalformedTextError("empty value after the last ','")
             break
         c = s[i]
         if weight is not None:
-            raise _LexError("the instance weight {...} must be the last value of the row")
+            raise MalformedTextError("the instance weight {...} must be the last value of the row")
         if c == ",":
             if after_comma:
-                raise _LexError("empty value (two separators ',' with nothing between)")
+                raise MalformedTextError("empty value (two separators ',' with nothing between)")
             after_comma = True
             i += 1
             continue
         if c == "{":
             if not tokens:
-                raise _LexError("sparse rows ({index value, ...}) are not supported")
+                raise MalformedTextError("sparse rows ({index value, ...}) are not supported")
             j = s.find("}", i)
             if j < 0:
-                raise _LexError("missing closing '}' of the instance weight")
+                raise MalformedTextError("missing closing '}' of the instance weight")
             weight = s[i + 1 : j]
             i = j + 1
             after_comma = False
             continue
         if c == "}":
-            raise _LexError("unexpected '}'")
+            raise MalformedTextError("unexpected '}'")
         start = i
         while i < n:
             c = s[i]
             if c in "'\"":
-                _, i = _read_quoted(s, i)
+                _, i = read_quoted(s, i)
             elif c in " \t,%{}":
                 break
             else:
@@ -199,105 +173,15 @@ def _tokenize_row(s: str) -> tuple[list[str], str | None]:
 def _value_of(raw: str) -> str | None:
     """Feature value of a raw token: unquoted text, None for a bare ``?``."""
     if not raw:
-        raise _LexError("empty value")
+        raise MalformedTextError("empty value")
     if raw[0] in "'\"":
-        text, j = _read_quoted(raw, 0)
+        text, j = read_quoted(raw, 0)
         if j != len(raw):
-            raise _LexError(f"unexpected text after quoted value: {raw!r}")
+            raise MalformedTextError(f"unexpected text after quoted value: {raw!r}")
         return text
     if "'" in raw or '"' in raw:
-        raise _LexError(f"malformed quoting in value {raw!r}")
+        raise MalformedTextError(f"malformed quoting in value {raw!r}")
     return None if raw == "?" else raw
-
-
-def _split_ranking(raw: str) -> list[list[str]]:
-    """Split a raw ranking token into chains of label names (quote-aware)."""
-    chains: list[list[str]] = []
-    chain: list[str] = []
-    buf: list[str] = []
-    had = False  # current label had any character (or a quoted part)
-    i = 0
-    n = len(raw)
-    while i < n:
-        c = raw[i]
-        if c in "'\"":
-            text, i = _read_quoted(raw, i)
-            buf.append(text)
-            had = True
-            continue
-        if c == ">" or c == "|":
-            if not had:
-                raise _LexError(f"empty label in ranking {raw!r}")
-            chain.append("".join(buf))
-            buf, had = [], False
-            if c == "|":
-                chains.append(chain)
-                chain = []
-            i += 1
-            continue
-        buf.append(c)
-        had = True
-        i += 1
-    if not had:
-        if not chains and not chain:
-            raise _LexError("empty ranking (a ranking needs at least one label)")
-        raise _LexError(f"empty label in ranking {raw!r}")
-    chain.append("".join(buf))
-    chains.append(chain)
-    return chains
-
-
-def _parse_ranking(
-    raw: str, label_index: dict[str, int], m: int
-) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...] | None]:
-    """Parse one ranking token into (rank-matrix row, chains or None)."""
-    names = _split_ranking(raw)
-    if names == [[""]] and "" not in label_index:
-        raise _LexError("empty ranking (a ranking needs at least one label)")
-    chains: list[tuple[int, ...]] = []
-    for chain in names:
-        idx: list[int] = []
-        seen: set[int] = set()
-        for name in chain:
-            j = label_index.get(name)
-            if j is None:
-                raise _LexError(f"undeclared label {name!r} in ranking {raw!r}")
-            if j in seen:
-                raise _LexError(f"label {name!r} occurs twice in ranking {raw!r}")
-            seen.add(j)
-            idx.append(j)
-        chains.append(tuple(idx))
-    if len(chains) > 1:
-        _check_acyclic(chains, raw, m)
-    best = max(chains, key=len)
-    row = [0] * m
-    for pos, j in enumerate(best, start=1):
-        row[j] = pos
-    return tuple(row), (tuple(chains) if len(chains) > 1 else None)
-
-
-def _check_acyclic(chains: list[tuple[int, ...]], raw: str, m: int) -> None:
-    succ: dict[int, set[int]] = {}
-    indeg = [0] * m
-    nodes: set[int] = set()
-    for chain in chains:
-        nodes.update(chain)
-        for a, b in itertools.pairwise(chain):
-            s = succ.setdefault(a, set())
-            if b not in s:
-                s.add(b)
-                indeg[b] += 1
-    stack = [v for v in nodes if indeg[v] == 0]
-    done = 0
-    while stack:
-        v = stack.pop()
-        done += 1
-        for w in succ.get(v, ()):
-            indeg[w] -= 1
-            if indeg[w] == 0:
-                stack.append(w)
-    if done != len(nodes):
-        raise _LexError(f"ranking {raw!r} contradicts itself (its chains form a preference cycle)")
 
 
 # ---------------------------------------------------------------------------
@@ -342,37 +226,37 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
         try:
             if kw == "relation":
                 if relation is not None:
-                    raise _LexError("@relation given twice")
+                    raise MalformedTextError("@relation given twice")
                 if attributes:
-                    raise _LexError("@relation must come before the @attribute lines")
+                    raise MalformedTextError("@relation must come before the @attribute lines")
                 i = _skip_blanks(s, kw_end)
                 name, i, quoted = _read_word(s, i)
                 if not name and not quoted:
-                    raise _LexError("@relation needs a name")
+                    raise MalformedTextError("@relation needs a name")
                 if not _rest_is_empty(s, i):
-                    raise _LexError(f"unexpected text after the relation name: {s[i:].strip()!r}")
+                    raise MalformedTextError(f"unexpected text after the relation name: {s[i:].strip()!r}")
                 relation = name
             elif kw == "attribute":
                 if relation is None:
-                    raise _LexError("@attribute before @relation")
+                    raise MalformedTextError("@attribute before @relation")
                 i = _skip_blanks(s, kw_end)
                 name, i, quoted = _read_word(s, i, stops="{")
                 if not name and not quoted:
-                    raise _LexError("@attribute needs a name")
+                    raise MalformedTextError("@attribute needs a name")
                 if name in names_seen:
-                    raise _LexError(f"attribute {name!r} declared twice (first on line {names_seen[name]})")
+                    raise MalformedTextError(f"attribute {name!r} declared twice (first on line {names_seen[name]})")
                 i = _skip_blanks(s, i)
                 if i < len(s) and s[i] == "{":
                     values, i = _split_brace_list(s, i)
                     if len(set(values)) != len(values):
                         dup = next(v for v in values if values.count(v) > 1)
-                        raise _LexError(f"nominal attribute {name!r} declares value {dup!r} twice")
+                        raise MalformedTextError(f"nominal attribute {name!r} declares value {dup!r} twice")
                     kind, decl = "nominal", tuple(values)
                 else:
                     tname, i, tquoted = _read_word(s, i, stops="{")
                     t = tname.lower()
                     if tquoted or not tname:
-                        raise _LexError(f"attribute {name!r} has no type")
+                        raise MalformedTextError(f"attribute {name!r} has no type")
                     if t in ("numeric", "real", "integer"):
                         kind, decl = "numeric", None
                     elif t == "string":
@@ -380,20 +264,20 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
                     elif t == "ranking":
                         i = _skip_blanks(s, i)
                         if i >= len(s) or s[i] != "{":
-                            raise _LexError(f"RANKING attribute {name!r} needs a label list {{l1,l2,...}}")
+                            raise MalformedTextError(f"RANKING attribute {name!r} needs a label list {{l1,l2,...}}")
                         values, i = _split_brace_list(s, i)
                         if len(set(values)) != len(values):
                             dup = next(v for v in values if values.count(v) > 1)
-                            raise _LexError(f"RANKING attribute {name!r} declares label {dup!r} twice")
+                            raise MalformedTextError(f"RANKING attribute {name!r} declares label {dup!r} twice")
                         if rank_col is not None:
-                            raise _LexError(f"more than one RANKING attribute ({ranking_name!r} and {name!r})")
+                            raise MalformedTextError(f"more than one RANKING attribute ({ranking_name!r} and {name!r})")
                         kind, decl = "ranking", tuple(values)
                     elif t in ("date", "relational"):
-                        raise _LexError(f"attribute {name!r}: type {tname!r} is not supported")
+                        raise MalformedTextError(f"attribute {name!r}: type {tname!r} is not supported")
                     else:
-                        raise _LexError(f"attribute {name!r}: unknown attribute type {tname!r}")
+                        raise MalformedTextError(f"attribute {name!r}: unknown attribute type {tname!r}")
                 if not _rest_is_empty(s, i):
-                    raise _LexError(f"unexpected text after the type of attribute {name!r}: {s[i:].strip()!r}")
+                    raise MalformedTextError(f"unexpected text after the type of attribute {name!r}: {s[i:].strip()!r}")
                 names_seen[name] = lineno
                 if kind == "ranking":
                     rank_col = len(columns_kind)
@@ -404,16 +288,16 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
                 columns_kind.append(kind)
             elif kw == "data":
                 if not _rest_is_empty(s, kw_end):
-                    raise _LexError("unexpected text after @data")
+                    raise MalformedTextError("unexpected text after @data")
                 if relation is None:
-                    raise _LexError("@data before @relation")
+                    raise MalformedTextError("@data before @relation")
                 if not columns_kind:
-                    raise _LexError("no @attribute declared before @data")
+                    raise MalformedTextError("no @attribute declared before @data")
                 data_line = lineno
                 break
             else:
-                raise _LexError(f"unknown header keyword '@{s[1:kw_end]}'")
-        except _LexError as exc:
+                raise MalformedTextError(f"unknown header keyword '@{s[1:kw_end]}'")
+        except MalformedTextError as exc:
             raise fail(lineno, str(exc)) from None
 
     if data_line is None:
@@ -446,7 +330,7 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
                 toks = [None if t == "?" else t for t in toks]
             if len(toks) != ncol or "" in toks:
                 if rank_col is not None and len(toks) == ncol and toks[rank_col] == "":
-                    raise fail(lineno, "empty ranking (a ranking needs at least one label)")
+                    raise fail(lineno, EMPTY_RANKING)
                 if "" in toks:
                     raise fail(lineno, "empty value (two separators ',' with nothing between, or a ',' at the end)")
                 raise fail(lineno, f"wrong number of values: expected {ncol}, got {len(toks)}")
@@ -456,7 +340,7 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
                 if len(raw) != ncol:
                     raise fail(lineno, f"wrong number of values: expected {ncol}, got {len(raw)}")
                 toks = [r if j == rank_col else _value_of(r) for j, r in enumerate(raw)]
-            except _LexError as exc:
+            except MalformedTextError as exc:
                 raise fail(lineno, str(exc)) from None
             if wtext is not None:
                 try:
@@ -530,7 +414,7 @@ def _rank_column(
     m = len(labels)
     label_index = {name: j for j, name in enumerate(labels)}
     cache: dict[str, int] = {}
-    table: list[tuple[int, ...]] = []
+    table: list[np.ndarray] = []
     chain_table: list[tuple[tuple[int, ...], ...] | None] = []
     ids = np.empty(len(col), dtype=np.intp)
     partial: dict[int, tuple[tuple[int, ...], ...]] = {}
@@ -540,13 +424,13 @@ def _rank_column(
             if raw is None or raw == "?":
                 raise fail(row_lines[i], "missing ranking '?' (every row needs a ranking of at least one label)")
             try:
-                row, chains = _parse_ranking(raw, label_index, m)
-            except _LexError as exc:
+                chains = parse_ranking(raw, label_index)
+            except MalformedTextError as exc:
                 raise fail(row_lines[i], str(exc)) from None
             u = len(table)
             cache[raw] = u
-            table.append(row)
-            chain_table.append(chains)
+            table.append(rank_row_from_chains(chains, m))
+            chain_table.append(chains if len(chains) > 1 else None)
         ids[i] = u
         ch = chain_table[u]
         if ch is not None:
@@ -557,16 +441,6 @@ def _rank_column(
 
 # ---------------------------------------------------------------------------
 # writer
-
-_QUOTE_TRIGGER = re.compile(r"[\s,'\"%{}>|\\?@]")
-
-
-def _quote(s: str) -> str:
-    """Quote ``s`` for ARFF if it would not read back as itself unquoted."""
-    if s and _QUOTE_TRIGGER.search(s) is None:
-        return s
-    out = s.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-    return f"'{out}'"
 
 
 def _fmt_float(x: float) -> str:
@@ -593,17 +467,17 @@ def write_xarff(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> N
             raise InvalidInputError(f"row {bad} of the rank matrix is not a valid ranking")
         if not ds.labels:
             raise InvalidInputError("a data set with rankings needs at least one label")
-    out: list[str] = [f"@relation {_quote(ds.relation)}", ""]
+    out: list[str] = [f"@relation {quote(ds.relation)}", ""]
     for a in ds.attributes:
         if a.kind == "numeric":
             t = "NUMERIC"
         elif a.kind == "string":
             t = "STRING"
         else:
-            t = "{" + ",".join(_quote(v) for v in a.values or ()) + "}"
-        out.append(f"@attribute {_quote(a.name)} {t}")
+            t = "{" + ",".join(quote(v) for v in a.values or ()) + "}"
+        out.append(f"@attribute {quote(a.name)} {t}")
     if ds.rankings is not None:
-        out.append(f"@attribute {_quote(ds.ranking_name)} RANKING {{{','.join(_quote(l) for l in ds.labels)}}}")
+        out.append(f"@attribute {quote(ds.ranking_name)} RANKING {{{','.join(quote(l) for l in ds.labels)}}}")
     out += ["", "@data"]
 
     text_cols: list[list[str]] = []
@@ -622,21 +496,11 @@ def write_xarff(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> N
                 else:
                     q = cache.get(v)
                     if q is None:
-                        q = cache[v] = _quote(v)
+                        q = cache[v] = quote(v)
                     txt.append(q)
             text_cols.append(txt)
     if ds.rankings is not None:
-        qlabels = [_quote(l) for l in ds.labels]
-        rk: list[str] = []
-        order = np.argsort(np.where(ds.rankings > 0, ds.rankings, np.iinfo(np.int32).max), axis=1, kind="stable")
-        counts = (ds.rankings > 0).sum(axis=1)
-        for i in range(n):
-            chains = ds.partial_orders.get(i)
-            if chains is not None:
-                rk.append("|".join(">".join(qlabels[j] for j in c) for c in chains))
-            else:
-                rk.append(">".join(qlabels[j] for j in order[i, : counts[i]]))
-        text_cols.append(rk)
+        text_cols.append(format_rank_rows(ds.rankings, ds.labels, ds.partial_orders, quoted=True))
     w = ds.weights
     for i, fields in enumerate(zip(*text_cols)):
         line = ",".join(fields)
