@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lrank.data import read_arff
+from lrank.data import dataset_from_arrays, read_arff, read_parquet, write_parquet
 from lrank.data.dataset import rank_row_from_chains
 from lrank.errors import DataFormatError, InvalidInputError
 from lrank.quoting import MalformedTextError, quote, read_quoted
@@ -140,6 +141,24 @@ def test_xarff_reader_reports_the_notation_error_with_file_and_line(tmp_path, te
         read_arff(path)
     assert (info.value.path, info.value.line, info.value.problem) == (str(path), 7, str(expected.value))
     assert str(info.value) == f"{path}:7: {expected.value}"
+
+
+@pytest.mark.parametrize(
+    "chains", [[["a", "z"]], [["a", "b", "a"]], [["a", "b"], ["b", "a"]], [["a", "b"], ["b", "c"], ["c", "a"]]]
+)
+def test_parquet_reader_reports_the_notation_error_with_file_and_row(tmp_path, chains):
+    index = {name: j for j, name in enumerate(LABELS)}
+    with pytest.raises(MalformedTextError) as expected:
+        check_acyclic(label_indices(chains, index), format_chains(label_indices(chains, index), LABELS))
+    ds = dataset_from_arrays(np.zeros((2, 1)), np.array([[1, 2, 0, 0, 0], [2, 1, 0, 0, 0]]), labels=LABELS)
+    path = tmp_path / "bad.parquet"
+    write_parquet(ds, path)
+    metadata = pl.read_parquet_metadata(path)
+    column = pl.Series("L", [[["a", "b"]], chains], dtype=pl.List(pl.List(pl.String)))
+    pl.read_parquet(path).with_columns(column).write_parquet(path, metadata=metadata)
+    with pytest.raises(DataFormatError) as info:
+        read_parquet(path)
+    assert str(info.value) == f"{path}: row 2: {expected.value}"
 
 
 # ---------------------------------------------------------------------------
