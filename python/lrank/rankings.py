@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError
+from lrank.ranking_notation import format_rank_row
 
 
 def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
@@ -42,8 +43,9 @@ def order_of(row: Sequence[int] | NDArray[np.integer]) -> list[int]:
 
 
 def format_ranking(row: Sequence[int] | NDArray[np.integer], labels: Sequence[str]) -> str:
-    """One rank-matrix row as ``a>b>c`` (most preferred first)."""
-    return ">".join(labels[j] for j in order_of(row))
+    """One rank-matrix row as ``a>b>c`` (most preferred first), label names unquoted
+    (:func:`lrank.ranking_notation.format_rank_row`)."""
+    return format_rank_row(row, labels)
 
 
 def delete_labels(

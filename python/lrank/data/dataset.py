@@ -51,6 +51,7 @@ import numpy as np
 import polars as pl
 
 from lrank.errors import InvalidInputError
+from lrank.ranking_notation import format_rank_rows
 
 __all__ = [
     "Attribute",
@@ -216,20 +217,13 @@ class LabelRankingDataset:
         return out
 
     def ranking_strings(self) -> list[str]:
-        """Each row's ranking as ``"a>b>c"``; partial orders as chains joined by ``|``."""
+        """Each row's ranking as ``"a>b>c"``; partial orders as chains joined by ``|``.
+
+        Label names are written as they are, unquoted (see :mod:`lrank.ranking_notation`).
+        """
         if self.rankings is None:
             raise InvalidInputError("this data set has no rankings")
-        labels = self.labels
-        out: list[str] = []
-        for i, row in enumerate(self.rankings):
-            chains = self.partial_orders.get(i)
-            if chains is not None:
-                out.append("|".join(">".join(labels[j] for j in c) for c in chains))
-            else:
-                order = np.argsort(np.where(row > 0, row, np.iinfo(np.int32).max), kind="stable")
-                k = int((row > 0).sum())
-                out.append(">".join(labels[j] for j in order[:k]))
-        return out
+        return format_rank_rows(self.rankings, self.labels, self.partial_orders)
 
 
 def dataset_from_arrays(

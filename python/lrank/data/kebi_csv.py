@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lrank.data.arff import read_text_lines
 from lrank.data.dataset import Attribute, LabelRankingDataset
+from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError
 
 __all__ = ["read_kebi_csv"]

@@ -26,9 +26,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lrank.data.arff import _check_acyclic, _LexError
-from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
+from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, rank_row_from_chains
 from lrank.errors import DataFormatError, InvalidInputError
+from lrank.quoting import MalformedTextError
+from lrank.ranking_notation import check_acyclic, format_chains, label_indices, preference_chains
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "METADATA_KEY", "read_parquet", "write_parquet"]
 
@@ -40,16 +41,10 @@ FORMAT_VERSION = 1
 def _chains_of(dataset: LabelRankingDataset) -> list[list[list[str]]]:
     assert dataset.rankings is not None
     labels = dataset.labels
-    order = np.argsort(np.where(dataset.rankings > 0, dataset.rankings, np.iinfo(np.int32).max), axis=1, kind="stable")
-    counts = (dataset.rankings > 0).sum(axis=1)
-    out: list[list[list[str]]] = []
-    for i in range(dataset.n_rows):
-        chains = dataset.partial_orders.get(i)
-        if chains is not None:
-            out.append([[labels[j] for j in c] for c in chains])
-        else:
-            out.append([[labels[j] for j in order[i, : counts[i]]]])
-    return out
+    return [
+        [[labels[j] for j in c] for c in chains]
+        for chains in preference_chains(dataset.rankings, dataset.partial_orders)
+    ]
 
 
 def _free_name(base: str, taken: set[str]) -> str:
@@ -206,24 +201,13 @@ def _read_rankings(
         where = f"row {i + 1}: "
         if not chains or any(not c for c in chains):
             raise fail(where + "empty ranking or empty chain (a ranking needs at least one label)")
-        idx_chains: list[tuple[int, ...]] = []
-        for chain in chains:
-            idx: list[int] = []
-            for name in chain:
-                j = index.get(name) if name is not None else None
-                if j is None:
-                    raise fail(where + f"undeclared label {name!r}")
-                if j in idx:
-                    raise fail(where + f"label {name!r} occurs twice in one chain")
-                idx.append(j)
-            idx_chains.append(tuple(idx))
+        try:
+            idx_chains = label_indices(chains, index)
+            if len(idx_chains) > 1:
+                check_acyclic(idx_chains, format_chains(idx_chains, labels))
+        except MalformedTextError as exc:
+            raise fail(where + str(exc)) from None
         if len(idx_chains) > 1:
-            try:
-                _check_acyclic(idx_chains, "|".join(">".join(c) for c in chains), m)
-            except _LexError as exc:
-                raise fail(where + str(exc)) from None
-            partial[i] = tuple(idx_chains)
-        best = max(idx_chains, key=len)  # the first longest chain, as the XARFF reader keeps
-        for pos, j in enumerate(best, start=1):
-            rankings[i, j] = pos
+            partial[i] = idx_chains
+        rankings[i] = rank_row_from_chains(idx_chains, m)  # the first longest chain, as the XARFF reader keeps
     return rankings, partial
