@@ -1,34 +1,32 @@
-"""Accuracy reproduction: the papers' protocol (5 x 10-fold CV, Kendall tau) on the KEBI sets.
+"""Accuracy suite: the papers' protocol on the KEBI sets, next to the published Kendall tau.
 
-    .venv/bin/python bench/accuracy.py [-W LRRF] [--options "-I 50"] [--missing 0,0.3,0.6]
-        [--datasets iris,glass,...] [--folds 10] [--repeats 5] [--seed 1]
-        [--out bench/results/accuracy_LRRF.json]
+    python -m bench.accuracy [-W LRRF] [--options "-class-mode pairwise"] [--missing 0,0.3,0.6]
+        [--datasets iris,glass,...] [--folds 10] [--repeats 5] [--seed 1] [--published KEY]
+        [--out bench/results/accuracy_NAME.json]
+    python -m bench.accuracy --report bench/results/accuracy_A.json [B.json ...]
 
-Runs lrank's own cross-validation (stratified by top label; repeat r uses seed s + r for its
-folds and its label deletion; test rankings stay complete) on ``../shared/datasets/kebi-csv``,
-prints tau (mean +- std over the 50 folds) next to the published value, and writes every
-number to JSON. Progress goes to stderr.
+Runs lrank's own cross-validation (the protocol of ``lrank train`` and ``lrank experiment``:
+folds stratified by top label; repeat r uses seed s + r for its folds and its label deletion;
+each training label deleted with probability p, at least two kept; test rankings complete) on
+``../shared/datasets/kebi-csv`` and prints tau (mean and std over the R x K folds) beside the
+published value and the difference (bench/published.py: Zhou & Qiu 2018 for LR-RF, RPC, IB-PL and
+the bagged trees; Cheng et al. 2009 for IBLR and LRT). ``--report`` prints Markdown tables (one
+per p) of saved runs, files of the same learner and options merged into one column. The peer of
+this suite is the published value; it needs lrank only (the project's .venv is enough).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import platform
 import sys
 import time
-from datetime import date
 from pathlib import Path
 
-from lrank import __version__
-from lrank.data import read_dataset
-from lrank.evaluation import cross_validate
-from lrank.registry import get_learner
+from bench import harness
+from bench.published import BAGGED_FLRT, BAGGED_LRT, BAGGED_WLRT, DATASETS, IBLR, IBPL, LRRF, LRT, RPC
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from published import BAGGED_FLRT, BAGGED_LRT, BAGGED_WLRT, DATASETS, IBLR, IBPL, LRRF, LRT, RPC
-
-PUBLISHED = {
+PUBLISHED: dict[str, dict] = {
     "LRRF": LRRF,
     "IBLR": IBLR,
     "LRT": LRT,
@@ -38,59 +36,99 @@ PUBLISHED = {
     "Bagging-WLRT": BAGGED_WLRT,
     "Bagging-FLRT": BAGGED_FLRT,
 }
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "kebi-csv"
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("-W", "--learner", default="LRRF")
-    ap.add_argument("--options", default="", help="learner options, e.g. '-I 50 -depth 8'")
-    ap.add_argument("--missing", default="0,0.3,0.6")
+def parse_args(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="python -m bench.accuracy",
+        description=__doc__.split("\n\n")[0],
+        epilog="Details: bench/README.md.",
+    )
+    ap.add_argument("-W", "--learner", default="LRRF", help="a learner of lrank's registry (default: LRRF)")
+    ap.add_argument("--options", default="", help="learner options as after `lrank train ... --`, e.g. '-I 50'")
+    ap.add_argument("--missing", default="0,0.3,0.6", help="probabilities of deleting a training label")
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default=None)
     ap.add_argument(
         "--published",
         default=None,
-        help="key of the published values to compare with (default: the learner's name; "
-        "Bagging-LRT, Bagging-WLRT, Bagging-FLRT for the bagged trees)",
+        help="key of the published values (default: the learner's name; Bagging-LRT, Bagging-WLRT, "
+        "Bagging-FLRT for the bagged trees)",
     )
-    args = ap.parse_args()
+    ap.add_argument("--data-dir", default=None, help="KEBI CSV folder (default: ../shared/datasets/kebi-csv)")
+    ap.add_argument("--out", default=None, help="write every number to this JSON file")
+    ap.add_argument("--report", nargs="+", metavar="JSON", default=None, help="run nothing: tables of saved runs")
+    return ap.parse_args(argv)
 
+
+def report(paths: list[str]) -> int:
+    """Markdown tables, one per p: each saved run's tau (published value, difference)."""
+    merged: dict[str, dict] = {}
+    for path in paths:
+        doc = json.loads(Path(path).read_text())
+        label = f"{doc['learner']} {' '.join(doc['options'])}".strip()
+        merged.setdefault(label, {}).update({(r["dataset"], r["missing"]): r for r in doc["runs"]})
+    runs = list(merged.items())
+    datasets = list(dict.fromkeys(d for _, rows in runs for d, _ in rows))
+    for p in sorted({p for _, rows in runs for _, p in rows}):
+        print(f"\n**p = {p}** (Kendall tau, mean over folds; published value and difference in parentheses)\n")
+        print("| data set | " + " | ".join(label for label, _ in runs) + " |")
+        print("|---|" + "---:|" * len(runs))
+        for d in datasets:
+            cells = []
+            for _, rows in runs:
+                r = rows.get((d, p))
+                if r is None:
+                    cells.append("")
+                elif r["published"] is None:
+                    cells.append(f"{r['kendall_tau']:.3f}")
+                else:
+                    paper = r["published"]
+                    cells.append(f"{r['kendall_tau']:.3f} ({paper:.3f}, {r['kendall_tau'] - paper:+.3f})")
+            print(f"| {d} | " + " | ".join(cells) + " |")
+    return 0
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.report:
+        return report(args.report)
+    folder = harness.kebi_dir(args.data_dir)
+    names = harness.dataset_names(args.datasets, folder)
+    try:
+        from lrank.data import read_dataset
+        from lrank.evaluation import cross_validate
+        from lrank.registry import get_learner
+    except ImportError as exc:
+        harness.skip(f"lrank is not importable in {sys.executable} ({exc}); install it: pip install -e .")
     spec = get_learner(args.learner)
     options = args.options.split()
-    published = PUBLISHED.get(args.published or spec.name, {})
-    out = Path(args.out or f"bench/results/accuracy_{args.published or spec.name}.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    key = args.published or spec.name
+    published = PUBLISHED.get(key, {})
+    out = Path(args.out) if args.out else None
+    facts = harness.machine_facts()
     results: dict = {
+        "suite": "bench.accuracy",
+        "command": harness.command_line("bench.accuracy", argv),
         "learner": spec.name,
         "options": options,
+        "published_key": key if published else None,
         "folds": args.folds,
         "repeats": args.repeats,
         "seed": args.seed,
-        "lrank_version": __version__,
-        "date": date.today().isoformat(),
-        "machine": {"cpu": cpu_model(), "cores": __import__("os").cpu_count(), "python": platform.python_version()},
+        "date": facts["date"][:10],
+        "machine": facts,
         "runs": [],
     }
-    ps = [float(p) for p in args.missing.split(",")]
+    print(f"{spec.name} {' '.join(options)}: {args.repeats} x {args.folds}-fold CV, published values: {key}")
+    print(f"machine: {harness.describe_machine(facts)}")
     print(f"{'dataset':<12}{'p':>5}{'tau':>9}{'std':>8}{'paper':>8}{'diff':>8}{'fit+pred s':>12}")
-    for name in args.datasets.split(","):
-        data = read_dataset(DATA_DIR / f"{name}.csv")
+    for name in names:
+        data = read_dataset(folder / f"{name}.csv")
         x, y = data.feature_matrix(), data.rankings
-        for p in ps:
+        for p in [float(v) for v in args.missing.split(",")]:
             t0 = time.perf_counter()
             done = [0]
 
@@ -113,12 +151,9 @@ def main() -> None:
             secs = time.perf_counter() - t0
             tau, std = ev.mean("kendall_tau"), ev.std("kendall_tau")
             paper = published.get(p, {}).get(name)
+            paper_text = "" if paper is None else f"{paper:.3f}"
             diff = "" if paper is None else f"{tau - paper:+.3f}"
-            print(
-                f"{name:<12}{p:>5.1f}{tau:>9.3f}{std:>8.3f}"
-                f"{'' if paper is None else f'{paper:.3f}':>8}{diff:>8}{secs:>12.1f}",
-                flush=True,
-            )
+            print(f"{name:<12}{p:>5.1f}{tau:>9.3f}{std:>8.3f}{paper_text:>8}{diff:>8}{secs:>12.1f}", flush=True)
             results["runs"].append(
                 {
                     "dataset": name,
@@ -131,8 +166,12 @@ def main() -> None:
                     "seconds": secs,
                 }
             )
-            out.write_text(json.dumps(results, indent=2))
+            if out:
+                harness.write_json(out, results)
+    if out:
+        harness.log(f"wrote {out}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

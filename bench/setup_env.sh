@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Create bench/.venv313 (Python 3.13) with scikit-lr 0.3.0 (the peer), scikit-learn and lrank, and
-# bench/.venv37 (Python 3.7) with scikit-lr 0.2.0.
-# Idempotent: re-running reuses the venv and only reinstalls lrank.
+# The benchmark environment, apart from lrank's own .venv: the peers are installed only here.
+# Creates bench/.venv313 (Python 3.13) with scikit-lr 0.3.0, scikit-learn, threadpoolctl and a
+# release build of lrank, and bench/.venv37 (Python 3.7) with scikit-lr 0.2.0 (its W-LRT and
+# F-LRT bagging, peers in `python -m bench.speed_sklr --groups bagging`).
+# Idempotent: re-running reuses the venvs and reinstalls lrank from this checkout.
 #
-#   bash bench/setup_env.sh            # peer + lrank (lrank skipped with a warning if not buildable)
+#   bash bench/setup_env.sh            # peers + lrank
 #   SKIP_LRANK=1 bash bench/setup_env.sh
+#   PY313=/path/to/python3.13 PY37=/path/to/python3.7 bash bench/setup_env.sh
 set -euo pipefail
 
 BENCH_DIR="$(cd "$(dirname "$0")" && pwd)"
@@ -31,7 +34,7 @@ fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
 
 "${PIP[@]}" install -q --upgrade pip
-"${PIP[@]}" install -q "scikit-lr==0.3.0" numpy polars psutil
+"${PIP[@]}" install -q "scikit-lr==0.3.0" numpy polars threadpoolctl scikit-learn
 
 if [[ "${SKIP_LRANK:-0}" == "1" ]]; then
     echo "SKIP_LRANK=1: not installing lrank" >&2
@@ -57,13 +60,12 @@ if [[ -x "$PY37" ]]; then
     "$BENCH_DIR/.venv37/bin/python" -m pip install -q --disable-pip-version-check "scikit-lr==0.2.0"
     echo "bench/.venv37: scikit-lr $("$BENCH_DIR/.venv37/bin/python" -c 'import sklr; print(sklr.__version__)')"
 else
-    echo "setup_env.sh: no Python 3.7 (set PY37=...); the scikit-lr 0.2.0 runs of ensemble_speed.py will fail" >&2
+    echo "setup_env.sh: no Python 3.7 (set PY37=...); bench.speed_sklr will skip the scikit-lr 0.2.0 peers" >&2
 fi
-"$VENV/bin/pip" install -q threadpoolctl scikit-learn
 
 "$VENV/bin/python" - <<'PY'
 import importlib.metadata as md
-for dist in ("scikit-lr", "numpy", "lrank"):
+for dist in ("scikit-lr", "scikit-learn", "numpy", "lrank"):
     try:
         print(f"{dist}=={md.version(dist)}")
     except md.PackageNotFoundError:

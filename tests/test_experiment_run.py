@@ -393,14 +393,15 @@ def test_parquet_and_nominal_data_sets_run_like_cross_validate(tmp_path):
 
 
 def test_bench_accuracy_script_gives_the_experiment_numbers(kebi_dir, tmp_path):
-    """bench/accuracy.py (the published-number reproduction) and lrank experiment agree."""
+    """python -m bench.accuracy (the published-number reproduction) and lrank experiment agree."""
     import json
 
     out = tmp_path / "acc.json"
     proc = subprocess.run(
         [
             sys.executable,
-            str(ROOT / "bench" / "accuracy.py"),
+            "-m",
+            "bench.accuracy",
             "-W",
             "LRRF",
             "--options",
@@ -418,7 +419,7 @@ def test_bench_accuracy_script_gives_the_experiment_numbers(kebi_dir, tmp_path):
         ],
         capture_output=True,
         text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")),
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "python")])),
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,127 @@
+"""The benchmark suite in bench/ runs: every suite's CLI, clean skips, the shared harness, a tiny run.
+
+The suites are run as ``python -m bench.SUITE`` from the repository root, as bench/README.md
+says; the peers (scikit-lr) are not installed here, so the speed suites must run lrank alone
+and say why the peers were skipped.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi"]
+
+
+def bench(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=ROOT,
+        env=dict(os.environ, **(env or {})),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture
+def harness(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    return importlib.import_module("bench.harness")
+
+
+@pytest.mark.parametrize("suite", SUITES)
+def test_every_suite_answers_help(suite):
+    proc = bench(f"bench.{suite}", "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "usage: python -m bench." in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bench.accuracy", "--datasets", "iris"],
+        ["bench.speed_sklr", "--datasets", "iris"],
+        ["bench.speed_sklearn", "--datasets", "iris"],
+        ["bench.tau_sklr", "--datasets", "iris"],
+        ["bench.kebi", "run", "--dry-run"],
+    ],
+)
+def test_every_suite_skips_cleanly_without_the_data(args, tmp_path):
+    proc = bench(*args, env={"LRANK_BENCH_KEBI": str(tmp_path / "absent")})
+    assert proc.returncode == 0, proc.stderr
+    assert "SKIPPED: KEBI data not found" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_the_child_module_parses_as_python_3_7():
+    """bench/.venv37 (scikit-lr 0.2.0) runs bench.child and imports bench/__init__.py."""
+    for name in ("child.py", "__init__.py"):
+        ast.parse((ROOT / "bench" / name).read_text(), feature_version=(3, 7))
+
+
+def test_folds_partition_the_rows_the_same_way_for_every_caller(harness):
+    folds = harness.kfold_indices(23, 4, seed=0)
+    tests = np.concatenate([te for _, te in folds])
+    assert sorted(tests.tolist()) == list(range(23))
+    for train, test in folds:
+        assert sorted(np.concatenate([train, test]).tolist()) == list(range(23))
+    again = harness.kfold_indices(23, 4, seed=0)
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again))
+
+
+def test_kendall_tau_of_rows(harness):
+    true = np.array([[1, 2, 3], [1, 2, 3], [1, 2, 3], [1, 0, 2]])
+    pred = np.array([[1, 2, 3], [3, 2, 1], [2, 1, 3], [2, 3, 1]])
+    assert harness.kendall_tau_rows(true, pred).tolist() == pytest.approx([1.0, -1.0, 1 / 3, -1.0])
+
+
+def test_machine_facts_name_the_commit_and_the_machine(harness):
+    facts = harness.machine_facts()
+    assert facts["cores"] >= 1 and facts["python"] and facts["date"]
+    assert len(facts["git"]["commit"] or "") == 40
+
+
+def test_speed_suites_run_lrank_and_peer_on_the_same_folds(kebi_dir, tmp_path):
+    pytest.importorskip("sklearn")
+    out = tmp_path / "labelwise.json"
+    proc = bench(
+        "bench.speed_sklearn",
+        *("--groups", "lwdt", "--datasets", "iris", "--folds", "2", "--max-folds", "1", "--out", str(out)),
+        env={"LRANK_BENCH_KEBI": str(kebi_dir)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "lwdt_sklearn/lwdt_lrank_j1" in proc.stdout
+    result = json.loads(out.read_text())
+    runs = result["datasets"]["iris"]["runs"]
+    assert [r["n_test"] for r in runs["lwdt_sklearn"]] == [r["n_test"] for r in runs["lwdt_lrank_j1"]] == [75]
+    assert all(r["peak_mib"] > 0 and r["fit_s"] >= 0 for rs in runs.values() for r in rs)
+    assert result["machine"]["git"]["commit"]
+
+
+def test_speed_suite_without_the_peer_runs_lrank_alone(kebi_dir):
+    proc = bench(
+        "bench.speed_sklr",
+        *("--groups", "lrt", "--datasets", "iris", "--folds", "2", "--max-folds", "1"),
+        env={"LRANK_BENCH_KEBI": str(kebi_dir)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "lrt_lrank_j1" in proc.stdout
+    if importlib.util.find_spec("sklr") is None:
+        assert "skipping lrt_sklr: scikit-lr is not installed" in proc.stderr
+
+
+def test_a_saved_speed_run_reprints_with_its_ratios():
+    proc = bench("bench.speed_sklr", "--report", "bench/results/cheng_speed.json")
+    assert proc.returncode == 0, proc.stderr
+    assert "lrt_sklr/lrt_lrank_j1" in proc.stdout
+    assert "59b4fd2985" in proc.stdout  # the commit the run was measured at
