@@ -113,6 +113,9 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "OVO_depth2": lambda: L.OneVsOneLabelRanker(max_depth=2, min_samples_split=5, random_state=s),
         "RPC": lambda: L.RankingByPairwiseComparison(),
         "RPC_binary_C": lambda: L.RankingByPairwiseComparison(C=0.1, voting="binary", max_iter=5),
+        # Added with the registry redesign (recorded then).
+        "Dummy_kemeny": lambda: L.DummyLabelRanker(aggregation="kemeny"),
+        "Bagging_Dummy": lambda: L.BaggingLabelRanker(L.DummyLabelRanker(), n_estimators=3, random_state=s),
     }
 
 
@@ -147,7 +150,7 @@ def run_case(problem: str, learner: str) -> dict[str, str]:
     x, y, mask = problems()[problem]
     xtr, ytr, xte = split(x, y)
     est = estimators()[learner]()
-    if mask is not None:
+    if mask is not None and "categorical_features" in est.get_params():
         est.set_params(categorical_features=mask)
     est.fit(xtr, ytr)
     return fingerprint(est, xte)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from lrank import _core
 from lrank.aggregation import AGGREGATORS
-from lrank.errors import InvalidInputError
+from lrank.errors import InvalidInputError, InvalidParameterError
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker, resolve_seed
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
@@ -58,6 +60,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         self.categorical_features = categorical_features
 
     _core_kind = "Bagging"
+    _core_names: ClassVar[dict[str, str]] = {"aggregator": "aggregation"}
 
     def _base(self) -> Any:
         if self.base_estimator is None:
@@ -84,6 +87,10 @@ class BaggingLabelRanker(CoreLearnerRanker):
         inner = base._core_params() if isinstance(base, CoreLearnerRanker) else None
         if inner is None:
             return None
+        try:  # the base's parameters first, so that an error names them as the base calls them
+            _core.validate_params(json.dumps(inner))
+        except InvalidParameterError as err:
+            raise base._renamed(err) from None
         return {"Bagging": {"base": inner, **self._own_params(), "seed": seed}}
 
     def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> BaggingLabelRanker:

@@ -1,0 +1,80 @@
+"""Parameters are checked once, by the core, and a bad one is an InvalidParameterError naming it
+(as the estimator calls it) before any data is read; wrong types are refused, never coerced."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lrank import (
+    BaggingLabelRanker,
+    InstanceBasedLabelRanker,
+    InstanceBasedPlackettLuce,
+    InvalidParameterError,
+    LabelRankingRandomForest,
+    LabelRankingTree,
+    LabelwiseRandomForest,
+    OneVsOneLabelRanker,
+    RankingByPairwiseComparison,
+)
+
+BAD = [
+    (LabelRankingRandomForest(n_estimators=0), "n_estimators"),
+    (LabelRankingRandomForest(n_estimators=-1), "n_estimators"),
+    (LabelRankingRandomForest(max_features="bogus"), "max_features"),
+    (LabelRankingRandomForest(max_features=1.5), "max_features"),
+    (LabelRankingRandomForest(bootstrap="no"), "bootstrap"),
+    (LabelRankingRandomForest(class_mode="labels"), "class_mode"),
+    (LabelRankingRandomForest(max_depth=2.5), "max_depth"),
+    (InstanceBasedLabelRanker(n_neighbors=0), "n_neighbors"),
+    (InstanceBasedLabelRanker(max_iter=0), "max_iter"),
+    (InstanceBasedPlackettLuce(max_iter=0), "max_iter"),
+    (InstanceBasedPlackettLuce(tol=-1.0), "tol"),
+    (InstanceBasedPlackettLuce(weights="inverse"), "weights"),
+    (LabelRankingTree(splitter="random"), "splitter"),
+    (LabelRankingTree(min_samples_split=-1.0), "min_samples_split"),
+    (LabelRankingTree(max_iter=0), "max_iter"),
+    (LabelwiseRandomForest(min_samples_leaf=-1.0), "min_samples_leaf"),
+    (LabelwiseRandomForest(tune_depth=1), "tune_depth"),
+    # The forest's parameters are checked even when the classifier is a single tree.
+    (OneVsOneLabelRanker(classifier="tree", n_estimators=0), "n_estimators"),
+    (OneVsOneLabelRanker(classifier="tree", max_features="bogus"), "max_features"),
+    (OneVsOneLabelRanker(classifier="svm"), "classifier"),
+    (RankingByPairwiseComparison(C=0.0), "C"),
+    (RankingByPairwiseComparison(C="1"), "C"),
+    (RankingByPairwiseComparison(max_iter=0), "max_iter"),
+    (BaggingLabelRanker(n_estimators=0), "n_estimators"),
+    (BaggingLabelRanker(max_samples=1.5), "max_samples"),
+    (BaggingLabelRanker(aggregation="mean"), "aggregation"),
+    # A bad base learner's parameter is named as the base learner calls it.
+    (BaggingLabelRanker(InstanceBasedLabelRanker(n_neighbors=0)), "n_neighbors"),
+]
+
+
+@pytest.mark.parametrize(("est", "name"), BAD, ids=[f"{type(e).__name__}-{n}-{i}" for i, (e, n) in enumerate(BAD)])
+def test_a_bad_parameter_is_named(est, name):
+    # Y is not even a rank matrix: the parameters are checked first.
+    with pytest.raises(InvalidParameterError) as err:
+        est.fit(np.zeros((3, 2)), np.zeros((3, 2), dtype=np.int32))
+    assert err.value.parameter == name, str(err.value)
+    assert str(err.value).startswith(f"invalid parameter {name}: "), str(err.value)
+
+
+def test_a_base_estimator_that_is_no_label_ranker_is_refused(problem):
+    x, y = problem
+    with pytest.raises(ValueError, match="base_estimator must be a label ranker"):
+        BaggingLabelRanker(object()).fit(x, y)
+
+
+def test_seeds_beyond_64_bits_are_refused_not_folded(problem):
+    x, y = problem
+    with pytest.raises(ValueError, match=r"random_state must lie in \[0, 2\*\*64\)"):
+        LabelRankingRandomForest(random_state=2**64).fit(x, y)
+    a = LabelRankingRandomForest(n_estimators=3, random_state=2**64 - 1).fit(x, y)
+    assert a.seed_ == 2**64 - 1
+
+
+def test_thread_counts_beyond_the_cores_are_capped(problem):
+    x, y = problem
+    a = LabelRankingRandomForest(n_estimators=3, random_state=1, n_jobs=10**6).fit(x, y)
+    b = LabelRankingRandomForest(n_estimators=3, random_state=1, n_jobs=1).fit(x, y)
+    np.testing.assert_array_equal(a.predict(x), b.predict(x))
