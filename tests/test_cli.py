@@ -294,7 +294,7 @@ def test_bagging_with_nested_learner_options_saves_and_predicts(tmp_path):
     report = json.loads(result.stdout)
     params = report["learner"]["params"]
     assert params["n_estimators"] == 10 and params["aggregation"] == "copeland"
-    assert "splitter='equal_width'" in params["base_estimator"] and "max_depth=3" in params["base_estimator"]
+    assert "splitter='equal_width'" in params["estimator"] and "max_depth=3" in params["estimator"]
     assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7
     predicted = run("predict", "-l", str(model), "-T", IRIS)
     assert predicted.exit_code == 0, predicted.output

@@ -52,9 +52,9 @@ def test_params_follow_sklearn_conventions():
         "categorical_features",
     }
     assert est.set_params(n_estimators=3) is est and est.n_estimators == 3
-    with pytest.raises(InvalidInputError, match="invalid parameter 'depth'"):
+    with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         est.set_params(depth=3)
-    assert repr(est) == "LabelRankingRandomForest(n_estimators=3, max_depth=None)"
+    assert repr(est) == "LabelRankingRandomForest(max_depth=None, n_estimators=3)"
 
 
 def test_sklearn_clone_works(problem):
@@ -179,5 +179,5 @@ def test_bad_data_raises_clear_errors(problem):
     est.fit(x, y)
     with pytest.raises(InvalidInputError, match="features"):
         est.predict(x[:, :2])
-    with pytest.raises(InvalidInputError, match="2-D"):
+    with pytest.raises(InvalidInputError, match="Expected 2D array"):
         est.fit(x[:, 0], y)

@@ -61,7 +61,7 @@ def test_a_bad_parameter_is_named(est, name):
 
 def test_a_base_estimator_that_is_no_label_ranker_is_refused(problem):
     x, y = problem
-    with pytest.raises(ValueError, match="base_estimator must be a label ranker"):
+    with pytest.raises(ValueError, match="estimator must be a label ranker"):
         BaggingLabelRanker(object()).fit(x, y)
 
 

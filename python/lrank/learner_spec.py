@@ -188,7 +188,7 @@ class LearnerSpec:
         features of the data (a boolean mask) are set when the learner has such parameters."""
         params = self.parse_options(args)
         est = self.factory(**params)
-        names = est.get_params() if hasattr(est, "get_params") else {}
+        names = est.get_params(deep=False) if hasattr(est, "get_params") else {}
         if (
             seed is not None
             and self.seed_param is not None

@@ -45,7 +45,7 @@ def save_model(
         "lrank_version": __version__,
         "learner": learner,
         "learner_options": list(learner_options),
-        "params": _json_params(estimator.get_params()),
+        "params": _json_params(estimator.get_params(deep=False)),
         "labels": list(labels),
         "attributes": [
             {"name": a.name, "kind": a.kind, "values": list(a.values) if a.values else None} for a in attributes
@@ -63,7 +63,7 @@ def _json_params(params: dict[str, Any]) -> dict[str, Any]:
 
     def plain(v: Any) -> Any:
         if hasattr(v, "get_params") and hasattr(v, "fit"):
-            return {"learner": _learner_name_of(v), "params": _json_params(v.get_params())}
+            return {"learner": _learner_name_of(v), "params": _json_params(v.get_params(deep=False))}
         if hasattr(v, "tolist"):
             return v.tolist()
         if isinstance(v, (list, tuple)):
@@ -83,15 +83,22 @@ def _learner_name_of(estimator: Any) -> str:
     )
 
 
+# Estimator parameters renamed since older model files were written: old name -> new name.
+_RENAMED_PARAMS = {"base_estimator": "estimator"}
+
+
 def _restored_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The inverse of :func:`_json_params` for nested estimators."""
+    """The inverse of :func:`_json_params` for nested estimators (old parameter names renamed)."""
 
     def restore(v: Any) -> Any:
         if isinstance(v, dict) and set(v) == {"learner", "params"}:
             return get_learner(v["learner"]).factory(**_restored_params(v["params"]))
         return v
 
-    return {k: restore(v) for k, v in params.items()}
+    renamed = {
+        _RENAMED_PARAMS.get(k, k): v for k, v in params.items() if not (k == "base_estimator" and v == "deprecated")
+    }
+    return {k: restore(v) for k, v in renamed.items()}
 
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:
@@ -108,6 +115,8 @@ def load_model(path: str | os.PathLike[str]) -> LoadedModel:
         spec = get_learner(meta["learner"])
         estimator = spec.factory(**_restored_params(meta["params"]))
         estimator._set_fitted(model)
+        if len(meta["labels"]) == model.n_labels:
+            estimator.labels_ = [str(label) for label in meta["labels"]]
         attributes = [
             Attribute(a["name"], a["kind"], tuple(a["values"]) if a["values"] is not None else None)
             for a in meta["attributes"]

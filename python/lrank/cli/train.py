@@ -123,7 +123,7 @@ def train_command(
         "learner": {
             "name": result.spec.name,
             "options": result.options,
-            "params": _jsonable(result.estimator.get_params()),
+            "params": _jsonable(result.estimator.get_params(deep=False)),
         },
         "relation": data.dataset.relation,
         "train_file": train_file,

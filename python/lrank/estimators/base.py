@@ -1,14 +1,23 @@
-"""Conventions shared by lrank estimators (scikit-learn's, without depending on scikit-learn).
+"""The base classes of lrank's estimators: scikit-learn estimators (scikit-learn 1.6 or later).
 
 ``__init__`` only stores parameters; ``fit`` validates them, sets fitted attributes ending in
-``_`` and returns ``self``; ``get_params``/``set_params`` read the ``__init__`` signature, so
-``sklearn.base.clone`` and grid searches work on lrank estimators.
+``_`` and returns ``self``. The classes implement scikit-learn's estimator protocol itself:
+``get_params``/``set_params`` with nested parameters (``estimator__max_depth``), ``clone``, the
+tags (``__sklearn_tags__``: the target is a 2-D rank matrix), ``__sklearn_is_fitted__`` for
+``check_is_fitted``, the notebook HTML repr, scikit-learn's input checks and messages. They do
+not inherit ``sklearn.base.BaseEstimator``: importing it takes 1.7 s here (it loads
+``scipy.stats``), eight times lrank's whole import, and every ``lrank train`` would pay it; so
+scikit-learn is imported only where it is used (tags, HTML repr, scorers).
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 import json
+import sys
+import warnings
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,93 +25,276 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
-from lrank.rankings import as_rank_matrix
+from lrank.estimators import _inputs
 
 
-class NotFittedError(LrankError, AttributeError):
-    """The estimator is used before ``fit``."""
+class NotFittedError(LrankError, ValueError, AttributeError):
+    """The estimator is used before ``fit`` (as scikit-learn's ``NotFittedError``, a ValueError
+    and an AttributeError; ``sklearn.utils.validation.check_is_fitted`` raises scikit-learn's own)."""
 
 
 class LabelRanker:
-    """Base class: parameter handling, input checks, ``score``."""
+    """Base class: scikit-learn's parameter handling, tags and input validation, ``score``, and
+    predictions as label names.
+
+    ``fit`` takes ``X`` (see :mod:`lrank.estimators._inputs`: arrays, Polars and pandas frames,
+    Arrow tables, categorical columns) and ``y``, a rank matrix or a DataFrame of positions whose
+    columns name the labels; or a :class:`lrank.data.LabelRankingDataset` as ``X`` alone, which
+    brings its rankings, weights, label names and nominal attributes. Label names, when known,
+    are kept in ``labels_``.
+    """
+
+    # -- scikit-learn's estimator protocol ----------------------------------------------------
 
     @classmethod
-    def _param_names(cls) -> list[str]:
+    def _get_param_names(cls) -> list[str]:
         sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+        return sorted(p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD)
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._param_names()}
+        """The estimator's parameters; with ``deep``, also those of nested estimators
+        (``estimator__max_depth``)."""
+        out: dict[str, Any] = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{name}__{k}", v) for k, v in value.get_params().items())
+            out[name] = value
+        return out
 
-    def set_params(self, **params: Any) -> LabelRanker:
-        valid = self._param_names()
+    def set_params(self, **params: Any) -> Any:
+        """Sets parameters, nested ones as ``estimator__max_depth``; returns self."""
+        valid = self.get_params(deep=True)
+        nested: dict[str, dict[str, Any]] = {}
         for key, value in params.items():
-            if key not in valid:
-                raise InvalidInputError(
-                    f"invalid parameter {key!r} for {type(self).__name__}; valid parameters: {', '.join(valid)}"
+            name, _, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {self}. Valid parameters are: "
+                    f"{self._get_param_names()!r}."
                 )
-            setattr(self, key, value)
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+                valid[name] = value
+        for name, sub_params in nested.items():
+            valid[name].set_params(**sub_params)
         return self
 
     def __repr__(self) -> str:
         defaults = {
             p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values() if p.name != "self"
         }
-        changed = [f"{k}={v!r}" for k, v in self.get_params().items() if defaults.get(k, object()) != v]
+        changed = []
+        for k, v in self.get_params(deep=False).items():
+            default = defaults.get(k, inspect.Parameter.empty)
+            if default is inspect.Parameter.empty or not _same(default, v):
+                changed.append(f"{k}={v!r}")
         return f"{type(self).__name__}({', '.join(changed)})"
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "model_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, Y) first")
+    def _repr_html_(self) -> str:
+        """The notebook view, scikit-learn's."""
+        from sklearn.utils import estimator_html_repr
 
-    def _check_x(self, x: ArrayLike, *, fitting: bool) -> NDArray[np.float64]:
-        names = None
-        frame: Any = x
-        if hasattr(frame, "columns") and not isinstance(frame, np.ndarray):
-            names = [str(c) for c in frame.columns]
-            x = frame.to_numpy()  # polars and pandas frames
-        try:
-            arr = np.asarray(x, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"X must be numeric: {exc}") from None
-        if arr.ndim != 2:
-            raise InvalidInputError(f"X must be 2-D (n_rows, n_features), got shape {arr.shape}")
-        # Infinite values are refused by the core, which names the row and column.
-        if fitting:
-            self.n_features_in_ = arr.shape[1]
-            if names is not None:
-                self.feature_names_in_ = np.asarray(names, dtype=object)
+        return str(estimator_html_repr(self))
+
+    def __sklearn_clone__(self) -> Any:
+        return type(self)(**{k: _clone_param(v) for k, v in self.get_params(deep=False).items()})
+
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        # The target is a 2-D rank matrix: one column per label; NaN features are missing values.
+        return Tags(
+            estimator_type=None,
+            target_tags=TargetTags(required=True, multi_output=True, single_output=False),
+            input_tags=InputTags(allow_nan=True, categorical=True),
+        )
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "model_")
+
+    def _check_fitted(self) -> None:
+        if not self.__sklearn_is_fitted__():
+            raise _not_fitted_error()(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' with appropriate "
+                "arguments before using this estimator."
+            )
+
+    def _validate_x(self, X: Any, *, reset: bool) -> NDArray[np.float64]:
+        """``X`` as the core reads it; at fit (``reset``) its width, column names and categories
+        are kept, at predict they are checked (scikit-learn's rules and messages)."""
+        known = None if reset else getattr(self, "categories_", None)
+        got = _inputs.features(X, known)
+        n = got.values.shape[1]
+        if reset:
+            self.n_features_in_ = n
+            self.categories_ = got.categories
+            if got.names is not None:
+                self.feature_names_in_ = np.asarray(got.names, dtype=object)
             elif hasattr(self, "feature_names_in_"):
                 del self.feature_names_in_
-        elif arr.shape[1] != self.n_features_in_:
+            return got.values
+        if n != self.n_features_in_:
             raise InvalidInputError(
-                f"X has {arr.shape[1]} features, but {type(self).__name__} was fitted with {self.n_features_in_}"
+                f"X has {n} features, but {type(self).__name__} is expecting {self.n_features_in_} features as input."
             )
-        return np.ascontiguousarray(arr)
+        _check_feature_names(self, got.names)
+        return got.values
 
-    def _check_xy(
-        self, x: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None
+    def _validate_xy(
+        self, X: Any, y: Any, sample_weight: ArrayLike | None, labels: Sequence[str] | None = None
     ) -> tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.float64] | None]:
-        xa = self._check_x(x, fitting=True)
-        ya = as_rank_matrix(y)
+        names: Sequence[str] | None = None
+        if type(X).__name__ == "LabelRankingDataset" and y is None:
+            if X.rankings is None:
+                raise InvalidInputError("the data set has no rankings to fit on")
+            y = X.rankings
+            names = list(X.labels)
+            if sample_weight is None and X.weights is not None and np.any(X.weights != 1.0):
+                sample_weight = X.weights
+        if y is None:
+            raise InvalidInputError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None "
+                "(y: the rank matrix of the training rows)"
+            )
+        xa = self._validate_x(X, reset=True)
+        ya, frame_names = _inputs.rank_targets(y)
         if ya.shape[0] != xa.shape[0]:
-            raise InvalidInputError(f"X has {xa.shape[0]} rows but Y has {ya.shape[0]}")
+            raise InvalidInputError(f"X has {xa.shape[0]} rows but y has {ya.shape[0]}")
         w = None
         if sample_weight is not None:
             w = np.ascontiguousarray(sample_weight, dtype=np.float64)
             if w.shape != (xa.shape[0],):
                 raise InvalidInputError(f"sample_weight must have shape ({xa.shape[0]},), got {w.shape}")
         self.n_labels_ = ya.shape[1]
+        self.labels_ = _label_names(labels if labels is not None else frame_names or names, ya.shape[1])
         return xa, ya, w
 
-    def predict(self, X: ArrayLike) -> NDArray[np.int32]:  # pragma: no cover - abstract
+    def _nominal_mask(self, n_features: int) -> list[bool] | None:
+        """The features the core treats as nominal: ``categorical_features`` (when the estimator
+        has it) and the categorical columns of ``X``."""
+        params = self.get_params(deep=False)
+        mask = resolve_categorical(params.get("categorical_features"), n_features)
+        from_dtype = [c is not None for c in getattr(self, "categories_", [])]
+        if any(from_dtype):
+            mask = [a or b for a, b in zip(mask or [False] * n_features, from_dtype)]
+        return mask
+
+    def predict(self, X: Any) -> NDArray[np.int32]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def score(self, X: ArrayLike, Y: ArrayLike) -> float:
-        """Mean Kendall tau between ``predict(X)`` and ``Y`` (on the labels each row of Y contains)."""
-        truth = as_rank_matrix(Y)
-        taus = _core.row_measures(truth, self.predict(X))["kendall_tau"]
-        return float(np.nanmean(taus)) if np.isfinite(taus).any() else float("nan")
+    def score(self, X: Any, y: Any, sample_weight: ArrayLike | None = None) -> float:
+        """Mean Kendall tau between ``predict(X)`` and ``y`` (on the labels each row of y contains)."""
+        from lrank.metrics import kendall_tau
+
+        return kendall_tau(_inputs.rank_targets(y)[0], self.predict(X), sample_weight=sample_weight)
+
+    # -- predictions as label names -------------------------------------------------------------
+
+    def _label_names(self) -> list[str]:
+        self._check_fitted()
+        labels = getattr(self, "labels_", None)
+        return list(labels) if labels is not None else [f"L{j + 1}" for j in range(self.n_labels_)]
+
+    def predict_orderings(self, X: Any) -> list[list[str]]:
+        """Each row's predicted ranking as its labels, most preferred first (``labels_``, or
+        ``L1``, ``L2``, ... when the labels were not named at fit)."""
+        labels = self._label_names()
+        return [[labels[j] for j in row] for row in np.argsort(self.predict(X), axis=1, kind="stable")]
+
+    def predict_strings(self, X: Any) -> list[str]:
+        """Each row's predicted ranking in lrank's notation, e.g. ``b>a>c``."""
+        from lrank.ranking_notation import format_rank_rows
+
+        return format_rank_rows(self.predict(X), self._label_names())
+
+    def predict_frame(self, X: Any) -> Any:
+        """The predictions as a Polars frame: ``ranking`` (``b>a>c``), then each label's position."""
+        import polars as pl
+
+        ranks = self.predict(X)
+        labels = self._label_names()
+        from lrank.ranking_notation import format_rank_rows
+
+        columns: dict[str, Any] = {"ranking": format_rank_rows(ranks, labels)}
+        columns.update({name: ranks[:, j] for j, name in enumerate(labels)})
+        return pl.DataFrame(columns)
+
+
+def _not_fitted_error() -> type[NotFittedError]:
+    """lrank's NotFittedError, also scikit-learn's when scikit-learn is loaded: code that catches
+    scikit-learn's must have imported it, so only then is it needed (and importing it is slow)."""
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return NotFittedError
+    global _BOTH_NOT_FITTED
+    if _BOTH_NOT_FITTED is None:
+        _BOTH_NOT_FITTED = type("NotFittedError", (NotFittedError, sklearn_exceptions.NotFittedError), {})
+    return _BOTH_NOT_FITTED
+
+
+_BOTH_NOT_FITTED: type[NotFittedError] | None = None
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a is b or a == b)
+    except (ValueError, TypeError):  # arrays
+        return False
+
+
+def _clone_param(value: Any) -> Any:
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        from sklearn.base import clone
+
+        return clone(value)
+    return copy.deepcopy(value)
+
+
+def _label_names(names: Sequence[Any] | None, m: int) -> list[str] | None:
+    if names is None:
+        return None
+    out = [str(n) for n in names]
+    if len(out) != m:
+        raise InvalidInputError(f"labels has {len(out)} names for {m} labels")
+    if len(set(out)) != m:
+        raise InvalidInputError(f"labels must be distinct, got {out}")
+    return out
+
+
+def _check_feature_names(est: Any, names: list[str] | None) -> None:
+    """scikit-learn's check of the columns at predict: the same names in the same order."""
+    fitted = getattr(est, "feature_names_in_", None)
+    if names is None and fitted is None:
+        return
+    if names is None:
+        warnings.warn(
+            f"X does not have valid feature names, but {type(est).__name__} was fitted with feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    if fitted is None:
+        warnings.warn(
+            f"X has feature names, but {type(est).__name__} was fitted without feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    if list(fitted) == list(names):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unexpected = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+    if unexpected:
+        message += "Feature names unseen at fit time:\n" + "".join(f"- {n}\n" for n in unexpected)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + "".join(f"- {n}\n" for n in missing)
+    if not unexpected and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise InvalidInputError(message)
 
 
 class CoreLearnerRanker(LabelRanker):
@@ -142,12 +334,25 @@ class CoreLearnerRanker(LabelRanker):
         renamed.parameter, renamed.reason = own, err.reason
         return renamed
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> Any:
-        """Fits on features ``X`` (n, d) and rank matrix ``Y`` (n, m); returns self."""
-        names = self.get_params()
+    def fit(
+        self,
+        X: Any,
+        y: Any = None,
+        sample_weight: ArrayLike | None = None,
+        *,
+        labels: Sequence[str] | None = None,
+        **legacy: Any,
+    ) -> Any:
+        """Fits on features ``X`` (n, d) and rank matrix ``y`` (n, m); returns self.
+
+        ``labels`` names the labels (else the columns of a DataFrame ``y`` or of a data set's
+        rankings do); ``X`` may also be a :class:`lrank.data.LabelRankingDataset` alone.
+        """
+        y = _legacy_y(y, legacy, type(self).__name__)
+        names = self.get_params(deep=False)
         seed = resolve_seed(names["random_state"]) if "random_state" in names else 0
         params = self._params_json(seed)
-        x, y, w = self._check_xy(X, Y, sample_weight)
+        x, y, w = self._validate_xy(X, y, sample_weight, labels)
         try:
             self.model_ = _core.Model.fit(
                 params,
@@ -155,7 +360,7 @@ class CoreLearnerRanker(LabelRanker):
                 y,
                 w,
                 n_jobs=resolve_n_jobs(names.get("n_jobs")),
-                nominal=resolve_categorical(names.get("categorical_features"), x.shape[1]),
+                nominal=self._nominal_mask(x.shape[1]),
             )
         except InvalidParameterError as err:
             raise self._renamed(err) from None
@@ -165,23 +370,23 @@ class CoreLearnerRanker(LabelRanker):
         return self
 
     def _predict_jobs(self) -> int | None:
-        return resolve_n_jobs(self.get_params().get("n_jobs"))
+        return resolve_n_jobs(self.get_params(deep=False).get("n_jobs"))
 
     def predict(self, X: ArrayLike) -> NDArray[np.int32]:
         """Predicted complete rank matrix (n, m)."""
         self._check_fitted()
-        return self.model_.predict(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+        return self.model_.predict(self._validate_x(X, reset=False), n_jobs=self._predict_jobs())
 
     def _confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         self._check_fitted()
-        ranks, conf = self.model_.predict_with_confidence(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+        ranks, conf = self.model_.predict_with_confidence(self._validate_x(X, reset=False), n_jobs=self._predict_jobs())
         if conf is None:  # pragma: no cover - only called by learners that have one
             raise InvalidInputError(f"{type(self).__name__} gives no confidence")
         return ranks, conf
 
     def _scores(self, X: ArrayLike) -> NDArray[np.float64]:
         self._check_fitted()
-        scores = self.model_.predict_scores(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+        scores = self.model_.predict_scores(self._validate_x(X, reset=False), n_jobs=self._predict_jobs())
         if scores is None:  # pragma: no cover - only called by learners that have scores
             raise InvalidInputError(f"{type(self).__name__} has no label scores")
         return scores
@@ -189,7 +394,7 @@ class CoreLearnerRanker(LabelRanker):
     def _members(self, X: ArrayLike) -> NDArray[np.int32]:
         """An ensemble's members' rankings, shape (members, n, m)."""
         self._check_fitted()
-        members = self.model_.predict_members(self._check_x(X, fitting=False), n_jobs=self._predict_jobs())
+        members = self.model_.predict_members(self._validate_x(X, reset=False), n_jobs=self._predict_jobs())
         if members is None:  # pragma: no cover - only called by ensembles
             raise InvalidInputError(f"{type(self).__name__} has no members")
         return members
@@ -199,7 +404,7 @@ class CoreLearnerRanker(LabelRanker):
         self.model_ = model
         self.n_features_in_ = model.n_features
         self.n_labels_ = model.n_labels
-        if "random_state" in self.get_params():
+        if "random_state" in self.get_params(deep=False):
             self.seed_ = int(json.loads(model.params_json())[model.kind]["seed"])
         self._read_summary(json.loads(model.summary_json()), fitting=False)
 
@@ -250,3 +455,15 @@ def resolve_n_jobs(n_jobs: int | None) -> int | None:
 
         return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return int(n_jobs)
+
+
+def _legacy_y(y: Any, legacy: dict[str, Any], who: str) -> Any:
+    """``fit(X, Y=...)``, the spelling before lrank followed scikit-learn's ``y``."""
+    if "Y" in legacy:
+        warnings.warn(f"{who}.fit(Y=...) is deprecated; use y=...", FutureWarning, stacklevel=3)
+        if y is not None:
+            raise TypeError(f"{who}.fit got both y and Y")
+        y = legacy.pop("Y")
+    if legacy:
+        raise TypeError(f"{who}.fit got unexpected keyword arguments {sorted(legacy)}")
+    return y

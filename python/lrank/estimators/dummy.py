@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
@@ -42,10 +41,6 @@ class DummyLabelRanker(CoreLearnerRanker):
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.ranking_ = np.asarray(summary["ranking"], dtype=np.int32)
-
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> DummyLabelRanker:
-        """Computes the consensus of ``Y``'s rankings (``X`` only fixes the feature count)."""
-        return super().fit(X, Y, sample_weight)  # type: ignore[no-any-return]
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------

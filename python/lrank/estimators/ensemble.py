@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,7 +13,8 @@ from lrank import _core
 from lrank.aggregation import AGGREGATORS
 from lrank.errors import InvalidInputError, InvalidParameterError
 from lrank.estimators import _convert
-from lrank.estimators.base import CoreLearnerRanker, resolve_seed
+from lrank.estimators.base import CoreLearnerRanker, _legacy_y, resolve_seed
+from lrank.estimators.base import _clone_param as _clone
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
 
 # Core names of the aggregators.
@@ -20,18 +22,19 @@ _CORE_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallo
 
 
 class BaggingLabelRanker(CoreLearnerRanker):
-    """Bagging: ``n_estimators`` copies of ``base_estimator``, each fitted on a bootstrap sample
+    """Bagging: ``n_estimators`` copies of ``estimator``, each fitted on a bootstrap sample
     of the training rows (``max_samples`` times n rows drawn with replacement; a row drawn c
     times weighs c), predicting the consensus of their rankings.
 
     With one of lrank's own learners as base (LRT, W-LRT, F-LRT, LR-RF, IBLR, ...), the whole
     ensemble is fitted by the Rust core, members in parallel. Any other label ranker with
-    scikit-learn's ``get_params``/``fit(X, Y, sample_weight)``/``predict`` works too and is
-    bagged in Python (slower).
+    scikit-learn's ``get_params``/``fit(X, y, sample_weight)``/``predict`` works too and is
+    bagged in Python (slower). Nested parameters reach the base learner as in scikit-learn
+    (``estimator__max_depth``).
 
     Parameters
     ----------
-    base_estimator : the label ranker to bag; None: ``LabelRankingTree()`` (LRT).
+    estimator : the label ranker to bag; None: ``LabelRankingTree()`` (LRT).
     n_estimators : number of bootstrap members.
     aggregation : how members' rankings are combined: "borda" (default), "copeland",
         "mallows" (the EM median of Cheng et al.) or "kemeny" (exact, at most 16 labels).
@@ -39,18 +42,21 @@ class BaggingLabelRanker(CoreLearnerRanker):
     random_state : seed; the same seed gives the same ensemble for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
+    base_estimator : deprecated name of ``estimator`` (as in scikit-learn).
     """
 
     def __init__(
         self,
-        base_estimator: Any = None,
+        estimator: Any = None,
         n_estimators: int = 50,
         aggregation: str = "borda",
         max_samples: float = 1.0,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        base_estimator: Any = "deprecated",
     ) -> None:
+        self.estimator = estimator
         self.base_estimator = base_estimator
         self.n_estimators = n_estimators
         self.aggregation = aggregation
@@ -63,16 +69,27 @@ class BaggingLabelRanker(CoreLearnerRanker):
     _core_names: ClassVar[dict[str, str]] = {"aggregator": "aggregation"}
 
     def _base(self) -> Any:
-        if self.base_estimator is None:
+        base = self.estimator
+        if not (isinstance(self.base_estimator, str) and self.base_estimator == "deprecated"):
+            if base is not None:
+                raise TypeError("give estimator or its deprecated name base_estimator, not both")
+            warnings.warn(
+                "BaggingLabelRanker(base_estimator=...) is deprecated; use estimator=...", FutureWarning, stacklevel=4
+            )
+            base = self.base_estimator
+        if base is None:
             from lrank.estimators.tree import LabelRankingTree
 
             return LabelRankingTree()
-        base = self.base_estimator
         if not all(callable(getattr(base, attr, None)) for attr in ("fit", "predict", "get_params")):
-            raise InvalidInputError(
-                f"base_estimator must be a label ranker with fit, predict and get_params, got {base!r}"
-            )
+            raise InvalidInputError(f"estimator must be a label ranker with fit, predict and get_params, got {base!r}")
         return base
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickles made before the parameter was renamed hold base_estimator only.
+        if "estimator" not in state:
+            state = {**state, "estimator": state.get("base_estimator"), "base_estimator": "deprecated"}
+        self.__dict__.update(state)
 
     def _own_params(self) -> dict[str, Any]:
         return {
@@ -93,10 +110,19 @@ class BaggingLabelRanker(CoreLearnerRanker):
             raise base._renamed(err) from None
         return {"Bagging": {"base": inner, **self._own_params(), "seed": seed}}
 
-    def fit(self, X: ArrayLike, Y: ArrayLike, sample_weight: ArrayLike | None = None) -> BaggingLabelRanker:
-        """Fits the ensemble on features ``X`` (n, d) and rank matrix ``Y`` (n, m)."""
+    def fit(
+        self,
+        X: Any,
+        y: Any = None,
+        sample_weight: ArrayLike | None = None,
+        *,
+        labels: Any = None,
+        **legacy: Any,
+    ) -> BaggingLabelRanker:
+        """Fits the ensemble on features ``X`` (n, d) and rank matrix ``y`` (n, m)."""
+        y = _legacy_y(y, legacy, type(self).__name__)
         if self._core_params() is not None:
-            super().fit(X, Y, sample_weight)
+            super().fit(X, y, sample_weight, labels=labels)
             self.estimators_ = None
             return self
         own = self._own_params()
@@ -104,7 +130,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
             raise InvalidInputError(
                 f"n_estimators must be >= 1 and max_samples in (0, 1], got {self.n_estimators!r}, {self.max_samples!r}"
             )
-        x, y, w = self._check_xy(X, Y, sample_weight)
+        x, y, w = self._validate_xy(X, y, sample_weight, labels)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = None  # type: ignore[assignment]  # members fitted in Python
         self.estimators_ = self._fit_in_python(x, y, w)
@@ -123,8 +149,8 @@ class BaggingLabelRanker(CoreLearnerRanker):
             if w is not None:
                 counts *= w
             rows = np.flatnonzero(counts > 0)
-            member = type(base)(**base.get_params())
-            if "random_state" in member.get_params():
+            member = _clone(base)
+            if "random_state" in member.get_params(deep=False):
                 member.set_params(random_state=int(rng.integers(2**63)))
             member.fit(x[rows], y[rows], sample_weight=counts[rows])
             members.append(member)
@@ -135,7 +161,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         self._check_fitted()
         if self.model_ is not None:
             return self._members(X)
-        x = self._check_x(X, fitting=False)
+        x = self._validate_x(X, reset=False)
         assert self.estimators_ is not None  # fitted in Python
         return np.stack([m.predict(x) for m in self.estimators_])
 
@@ -164,7 +190,7 @@ LEARNER_SPECS = (
         options=(
             LearnerOption(
                 "-W",
-                "base_estimator",
+                "estimator",
                 "learner to bag (default LRT); its options follow a second --",
                 parse_learner_name,
                 "NAME",
@@ -185,7 +211,7 @@ LEARNER_SPECS = (
                 "AGG",
             ),
         ),
-        nested_param="base_estimator",
+        nested_param="estimator",
         nested_default="LRT",
     ),
 )

@@ -39,6 +39,9 @@ impl<'a> TrainingSet<'a> {
             }
             Some(w) => w.to_vec(),
         };
+        if weights.iter().all(|&w| w == 0.0) {
+            return Err(invalid("sample weights are all zero: no training row would count"));
+        }
         Ok(TrainingSet { x, y, weights })
     }
 

@@ -1,0 +1,212 @@
+"""What the estimators accept as ``X`` and ``y``, turned into the arrays the core reads.
+
+``X``: a NumPy array or anything ``numpy.asarray`` reads; a Polars or pandas DataFrame (its
+column names become ``feature_names_in_``, checked at predict as scikit-learn does); a pyarrow
+Table or RecordBatch (through Polars); categorical columns (pandas ``Categorical``, Polars
+``Categorical`` or ``Enum``) as nominal features coded by their categories at fit. Sparse
+matrices and complex numbers are refused with scikit-learn's messages.
+
+``y``: a rank matrix (``y[i, j]`` the 1-based position of label ``j``, 0 when missing), or a
+DataFrame of positions whose column names are the label names.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lrank.errors import InvalidInputError
+from lrank.rankings import as_rank_matrix
+
+
+@dataclass
+class Features:
+    """``X`` as the core reads it."""
+
+    values: NDArray[np.float64]
+    names: list[str] | None = None
+    # Per column: the categories of a categorical column (codes are their indices), else None.
+    categories: list[list[Any] | None] = field(default_factory=list)
+
+
+def _module(obj: Any) -> str:
+    return type(obj).__module__.split(".")[0]
+
+
+def _is_polars_categorical(dtype: Any) -> bool:
+    import polars as pl
+
+    return isinstance(dtype, (pl.Categorical, pl.Enum)) or dtype in (pl.Categorical, pl.Enum)
+
+
+def _warn_unseen(unseen: set[Any], name: str) -> None:
+    if unseen:
+        shown = ", ".join(sorted(map(repr, map(str, unseen)))[:5])
+        warnings.warn(
+            f"X column {name!r} holds categories not seen at fit ({shown}): treated as missing values",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
+def _polars_codes(col: Any, categories: list[Any]) -> NDArray[np.float64]:
+    """Each value's index among ``categories``; missing and unseen values become NaN (missing)."""
+    import polars as pl
+
+    text = col.cast(pl.Utf8)
+    codes = text.replace_strict(
+        [str(c) for c in categories], list(range(len(categories))), default=None, return_dtype=pl.Float64
+    )
+    _warn_unseen(set(text.filter(codes.is_null() & text.is_not_null()).unique().to_list()), col.name)
+    return codes.to_numpy(allow_copy=True)
+
+
+def _polars_columns(frame: Any, known: list[list[Any] | None] | None) -> Features:
+    import polars as pl
+
+    columns: list[NDArray[np.float64]] = []
+    categories: list[list[Any] | None] = []
+    for j, name in enumerate(frame.columns):
+        col = frame.get_column(name)
+        seen = known[j] if known is not None and j < len(known) else None
+        if _is_polars_categorical(col.dtype) or seen is not None:
+            cats = seen if seen is not None else _categories_in_order(col)
+            columns.append(_polars_codes(col, cats))
+            categories.append(cats)
+        elif col.dtype.is_numeric() or col.dtype == pl.Boolean:
+            columns.append(col.cast(pl.Float64).to_numpy(allow_copy=True))
+            categories.append(None)
+        else:
+            raise InvalidInputError(
+                f"X column {name!r} has dtype {col.dtype}: lrank needs numbers, or categories "
+                "(a Polars Categorical or Enum column, a pandas Categorical)"
+            )
+    values = np.column_stack(columns) if columns else np.empty((frame.height, 0))
+    return Features(np.ascontiguousarray(values, dtype=np.float64), [str(c) for c in frame.columns], categories)
+
+
+def _categories_in_order(col: Any) -> list[Any]:
+    import polars as pl
+
+    if isinstance(col.dtype, pl.Enum):
+        return list(col.dtype.categories)
+    return sorted(v for v in col.cast(pl.Utf8).unique().to_list() if v is not None)
+
+
+def _pandas_codes(col: Any, categories: list[Any], name: str) -> NDArray[np.float64]:
+    index = {c: i for i, c in enumerate(categories)}
+    if hasattr(col, "cat"):
+        own = list(col.cat.categories)
+        remap = np.array([index.get(c, np.nan) for c in own] + [np.nan], dtype=np.float64)
+        codes = col.cat.codes.to_numpy()
+        _warn_unseen({c for c in own if c not in index} & set(col.dropna().unique()), name)
+        return remap[np.where(codes < 0, len(own), codes)]
+    values = col.tolist()
+    _warn_unseen({v for v in values if v == v and v is not None and v not in index}, name)
+    return np.array([index.get(v, np.nan) for v in values], dtype=np.float64)
+
+
+def _pandas_frame(frame: Any, known: list[list[Any] | None] | None) -> Features:
+    import pandas as pd  # only reached with a pandas object, so pandas is installed
+
+    columns: list[NDArray[np.float64]] = []
+    categories: list[list[Any] | None] = []
+    for j, name in enumerate(frame.columns):
+        col = frame.iloc[:, j]
+        seen = known[j] if known is not None and j < len(known) else None
+        if isinstance(col.dtype, pd.CategoricalDtype) or seen is not None:
+            cats = seen if seen is not None else list(col.cat.categories)
+            columns.append(_pandas_codes(col, cats, str(name)))
+            categories.append(cats)
+        elif col.dtype.kind in "biuf":
+            columns.append(col.to_numpy(dtype=np.float64, na_value=np.nan))
+            categories.append(None)
+        else:
+            raise InvalidInputError(
+                f"X column {name!r} has dtype {col.dtype}: lrank needs numbers, or categories "
+                "(a Polars Categorical or Enum column, a pandas Categorical)"
+            )
+    values = np.column_stack(columns) if columns else np.empty((len(frame), 0))
+    names = [str(c) for c in frame.columns] if all(isinstance(c, str) for c in frame.columns) else None
+    return Features(np.ascontiguousarray(values, dtype=np.float64), names, categories)
+
+
+def features(X: Any, known_categories: list[list[Any] | None] | None = None) -> Features:
+    """``X`` as a float64 matrix with its column names and categories (see the module docs).
+    ``known_categories`` are those of the fit, which code a predict-time frame the same way."""
+    # Polars, pandas and lrank's data layer are imported only when X is one of theirs.
+    if _module(X) == "lrank":
+        from lrank.data.dataset import LabelRankingDataset
+
+        if isinstance(X, LabelRankingDataset):
+            X = X.features.select([a.name for a in X.attributes if a.kind != "string"])
+    if _module(X) == "pyarrow" and hasattr(X, "schema"):
+        import polars as pl
+
+        # One copy into a float64 matrix: Arrow keeps each column in buffers of its own.
+        X = pl.from_arrow(X)
+        if isinstance(X, pl.Series):
+            X = X.to_frame()
+    if _module(X) == "polars" and hasattr(X, "get_column"):
+        out = _polars_columns(X, known_categories)
+    elif _module(X) == "pandas" and hasattr(X, "iloc") and getattr(X, "ndim", 0) == 2:
+        out = _pandas_frame(X, known_categories)
+    else:
+        out = Features(_numeric_matrix(X))
+    out.values = _checked_matrix(out.values)
+    if not out.categories:
+        out.categories = [None] * out.values.shape[1]
+    return out
+
+
+def _numeric_matrix(X: Any) -> Any:
+    """An array-like as an array, refusing what scikit-learn's check_array refuses, with its
+    messages (sparse matrices, complex numbers)."""
+    if _module(X) == "scipy" and hasattr(X, "tocsr"):
+        raise TypeError(
+            "Sparse data was passed for X, but dense data is required. "
+            "Use '.toarray()' to convert to a dense numpy array."
+        )
+    arr = np.asarray(X)
+    if np.iscomplexobj(arr):
+        raise InvalidInputError(f"Complex data not supported\n{arr}\n")
+    return arr
+
+
+def _checked_matrix(values: Any) -> NDArray[np.float64]:
+    """2-D float64, C-contiguous, at least one row. NaN is a missing value; infinite values are
+    refused by the core, which names their row and column."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except TypeError as exc:
+        raise TypeError(f"X must be numeric: {exc}") from None
+    except ValueError as exc:
+        raise InvalidInputError(f"X must be numeric: {exc}") from None
+    if arr.ndim != 2:
+        raise InvalidInputError(
+            f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if it "
+            "contains a single sample."
+        )
+    if arr.shape[0] < 1:
+        raise InvalidInputError(f"Found array with 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    if arr.shape[1] < 1:
+        raise InvalidInputError(f"Found array with 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+    return np.ascontiguousarray(arr)
+
+
+def rank_targets(y: Any) -> tuple[NDArray[np.int32], list[str] | None]:
+    """``y`` as a rank matrix, and its label names when ``y`` is a DataFrame."""
+    names = None
+    if _module(y) == "pyarrow" and hasattr(y, "schema"):
+        import polars as pl
+
+        y = pl.from_arrow(y)
+    if (_module(y) == "polars" and hasattr(y, "get_column")) or (_module(y) == "pandas" and hasattr(y, "columns")):
+        names = [str(c) for c in y.columns]
+        y = y.to_numpy()
+    return as_rank_matrix(y, name="y"), names
