@@ -32,7 +32,7 @@ def test_main_command_prints_weka_style_sections():
         "=== Ranking measures ===",
         "Kendall's tau",
         "Spearman correlation",
-        "Spearman footrule distance",
+        "Spearman footrule (normalised)",
         "Top-label accuracy",
         "Exact-match rate",
         "=== Pairwise correct | incorrect",

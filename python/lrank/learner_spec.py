@@ -104,6 +104,34 @@ def parse_learner_name(text: str) -> str:
     return find_learner(text).name
 
 
+def _option_text(parse: Callable[[str], Any], value: Any) -> str:
+    """The option text that ``parse`` turns into ``value`` (the inverse of the parsers above)."""
+    if parse in (parse_depth, parse_optional_count):
+        return "0" if value is None else str(value)
+    if parse is parse_share_percent:
+        return f"{100 * float(value):g}"
+    if parse is parse_learner_name:
+        # The learner whose factory makes this estimator; of LRT, WLRT and FLRT (partials of one
+        # class) the one whose fixed keywords the estimator has.
+        best, best_fixed = type(value).__name__, -1
+        for name, spec in _all_learners().items():
+            fixed = getattr(spec.factory, "keywords", {})
+            same_class = getattr(spec.factory, "func", spec.factory) is type(value)
+            matches = same_class and all(getattr(value, k, object()) == v for k, v in fixed.items())
+            if matches and len(fixed) > best_fixed:
+                best, best_fixed = name, len(fixed)
+        return best
+    if isinstance(value, float):
+        return f"{value:g}"
+    return "0" if value is None else str(value)
+
+
+def _all_learners() -> dict[str, LearnerSpec]:
+    from lrank.registry import available_learners  # the registry is loaded with lrank
+
+    return available_learners()
+
+
 # -- the spec ---------------------------------------------------------------------------------------
 
 
@@ -206,6 +234,22 @@ class LearnerSpec:
         if categorical_features is not None and "categorical_features" in names:
             est.set_params(categorical_features=categorical_features)
         return est
+
+    def describe(self, params: dict[str, Any]) -> str:
+        """An estimator's parameters in this learner's own options (``-I 50 -depth 8``), as a
+        user would write them after ``--``; parameters without an option (seed, threads) are
+        left out, a nested learner is written ``-W NAME``."""
+        words: list[str] = []
+        for opt in self.options:
+            if opt.param not in params:
+                continue
+            value = params[opt.param]
+            if opt.parse is None:  # a switch: shown when it is on
+                if value == opt.switch_value:
+                    words.append(opt.flag)
+                continue
+            words += [opt.flag, _option_text(opt.parse, value)]
+        return " ".join(words)
 
     def usage(self) -> str:
         """How the learner's options are written after ``--`` (for help texts)."""

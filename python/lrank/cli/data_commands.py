@@ -9,6 +9,7 @@ import click
 from lrank.cli.common import user_errors
 from lrank.data import read_dataset, write_dataset
 from lrank.data.summary import summarize
+from lrank.datasets import resolve
 
 
 @click.command("info", context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,7 +18,7 @@ from lrank.data.summary import summarize
 def info_command(file: str, fmt: str) -> None:
     """Describe a data file: instances, attributes, labels, incompleteness, top labels."""
     with user_errors():
-        s = summarize(read_dataset(file, require_rankings=False))
+        s = summarize(read_dataset(resolve(file), require_rankings=False))
     if fmt == "json":
         click.echo(json.dumps(s, indent=2))
         return
@@ -51,6 +52,6 @@ def convert_command(source: str, target: str) -> None:
     .xarff/.arff, .csv, .parquet). Parquet keeps everything XARFF does (nominal and string
     attributes, weights, incomplete rankings, partial orders), so it converts back exactly."""
     with user_errors():
-        data = read_dataset(source)
+        data = read_dataset(resolve(source))
         write_dataset(data, target)
     click.echo(f"wrote {data.n_rows} rows to {target}", err=True)

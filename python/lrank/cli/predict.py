@@ -7,6 +7,7 @@ import click
 from lrank.cli.common import user_errors
 from lrank.data import read_dataset
 from lrank.data.alignment import aligned_features
+from lrank.datasets import resolve
 from lrank.model_file import load_model
 from lrank.rankings import format_ranking
 
@@ -31,7 +32,7 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first)."""
     with user_errors():
         loaded = load_model(model_file)
-        data = read_dataset(data_file, require_rankings=False)
+        data = read_dataset(resolve(data_file), require_rankings=False)
         x = aligned_features(loaded.attributes, data)
         if jobs is not None:
             loaded.estimator.set_params(n_jobs=jobs)

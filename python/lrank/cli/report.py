@@ -15,12 +15,12 @@ def _num(v: float | None, digits: int = 4) -> str:
 def text_report(r: dict[str, Any]) -> str:
     lines: list[str] = []
     opts = " ".join(r["learner"]["options"])
-    params = ", ".join(f"{k}={v}" for k, v in r["learner"]["params"].items())
+    params = r["learner"]["options_in_effect"] or "(none)"
     lines += [
         "=== Run information ===",
         "",
         f"Learner:      {r['learner']['name']} {opts}".rstrip(),
-        f"Parameters:   {params}",
+        f"Parameters:   {params}  (seed {r['seed']})",
         f"Relation:     {r['relation']}",
         f"Instances:    {r['instances']}",
         f"Features:     {r['features']}",
@@ -43,6 +43,8 @@ def text_report(r: dict[str, Any]) -> str:
         lines += ["", f"=== {title} ===", "", "=== Ranking measures ===", ""]
         lines.append(f"{'':<30}{'mean':>10}{'std':>10}")
         for key, (display, _) in MEASURES.items():
+            if key == "footrule":
+                continue  # the raw footrule grows with m; the text shows the normalised one (JSON both)
             m = ev["measures"][key]
             lines.append(f"{display:<30}{_num(m['mean']):>10}{_num(m['std']):>10}")
         lines.append(f"{'Total number of instances':<30}{ev['n_instances']:>10}")

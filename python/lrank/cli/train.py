@@ -16,7 +16,45 @@ from lrank.evaluation import FoldResult
 from lrank.evaluation.workflow import Progress, train_and_evaluate
 
 
-@click.command("train", context_settings={"help_option_names": ["-h", "--help"]})
+class TrainCommand(click.Command):
+    """``lrank train`` with hints for WEKA-LR habits when an option is unknown."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, list(args))
+        except click.NoSuchOption:
+            hint = _weka_hint(self, args)
+            if hint is None:
+                raise
+            raise click.UsageError(f"No such option: {hint}", ctx=ctx) from None
+
+
+def _weka_hint(command: click.Command, args: list[str]) -> str | None:
+    """What an unknown option probably meant: one of lrank's own long options written with one
+    dash (``-no-cv``), or a learner option written before ``--`` (``-W LRRF -I 100``)."""
+    from lrank.registry import available_learners
+
+    own = args[: args.index("--")] if "--" in args else args
+    long_names = {name for p in command.params for name in getattr(p, "opts", []) if name.startswith("--")}
+    short_names = {name for p in command.params for name in getattr(p, "opts", []) if not name.startswith("--")}
+    learner = own[own.index("-W") + 1] if "-W" in own and own.index("-W") + 1 < len(own) else "LRRF"
+    learners = available_learners()
+    spec = learners.get(learner) or {k.lower(): v for k, v in learners.items()}.get(learner.lower())
+    for i, tok in enumerate(own):
+        if not tok.startswith("-") or tok.startswith("--") or tok in short_names:
+            continue
+        if "-" + tok in long_names:
+            return f"{tok} (lrank's own long options take two dashes: -{tok})"
+        if spec is not None and tok in {o.flag for o in spec.options}:
+            value = f" {own[i + 1]}" if i + 1 < len(own) and not own[i + 1].startswith("-") else ""
+            return (
+                f"{tok} ({tok} is an option of the learner {spec.name}; learner options go after --, "
+                f"as in WEKA: lrank train ... -W {spec.name} -- {tok}{value})"
+            )
+    return None
+
+
+@click.command("train", cls=TrainCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "-t",
     "train_file",
@@ -124,7 +162,9 @@ def train_command(
             "name": result.spec.name,
             "options": result.options,
             "params": _jsonable(result.estimator.get_params(deep=False)),
+            "options_in_effect": result.spec.describe(result.estimator.get_params(deep=False)),
         },
+        "seed": seed,
         "relation": data.dataset.relation,
         "train_file": train_file,
         "instances": data.n_rows,

@@ -16,6 +16,9 @@ MEASURES: dict[str, tuple[str, bool]] = {
     "kendall_tau": ("Kendall's tau", True),
     "spearman_rho": ("Spearman correlation", True),
     "footrule": ("Spearman footrule distance", False),
+    # The footrule divided by its largest value for the row's labels: in [0, 1] whatever m, so
+    # it compares across data sets (the raw one grows with the number of labels).
+    "normalized_footrule": ("Spearman footrule (normalised)", False),
     "top_label_accuracy": ("Top-label accuracy", True),
     "exact_match": ("Exact-match rate", True),
 }
@@ -39,6 +42,7 @@ def measure_predictions(
         "kendall_tau": _nanmean(rows["kendall_tau"]),
         "spearman_rho": _nanmean(rows["spearman_rho"]),
         "footrule": _nanmean(rows["footrule"]),
+        "normalized_footrule": _nanmean(rows["normalized_footrule"]),
         "top_label_accuracy": _nanmean(rows["top_label_correct"]),
         "exact_match": _nanmean(rows["exact_match"]),
     }
@@ -85,6 +89,8 @@ class Evaluation:
             "n_instances": self.n_instances,
             "n_folds": len(self.folds),
             "measures": {k: {"mean": num(self.mean(k)), "std": num(self.std(k))} for k in MEASURES},
+            # Each fold's (each repeat's, in order) mean of each measure on its test rows.
+            "folds": [{k: num(f[k]) for k in MEASURES} for f in self.folds],
             "pairwise": {
                 "labels": self.labels,
                 "correct": (self.correct if self.correct is not None else zeros).tolist(),

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features, aligned_rankings
+from lrank.datasets import resolve
 from lrank.errors import InvalidInputError
 from lrank.evaluation.cross_validation import DELETION_SEED_TAG, FoldPlan, FoldResult, evaluate_folds, fold_plans
 from lrank.evaluation.measures import Evaluation
@@ -69,7 +70,7 @@ class TrainingData:
 
 def load_training_data(path: PathLike) -> TrainingData:
     """Read a data file (any format :func:`lrank.data.read_dataset` reads) for training."""
-    return TrainingData.from_dataset(read_dataset(path))
+    return TrainingData.from_dataset(read_dataset(resolve(path)))
 
 
 @dataclass
@@ -134,6 +135,11 @@ def train_and_evaluate(
         raise InvalidInputError(f"cannot make {folds} folds from {data.n_rows} instances")
     if test is not None and not final_model:
         raise InvalidInputError("evaluating on test data needs the final model")
+    # The test file is read and checked against the training data before anything is fitted,
+    # so that a wrong path or a mismatched file is reported at once, not after the fit.
+    test_set = None
+    if test is not None:
+        test_set = _test_set(data, test)
 
     def make() -> Any:
         return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
@@ -141,8 +147,8 @@ def train_and_evaluate(
     result = TrainingResult(spec=spec, options=options, data=data, estimator=None, build_seconds=None)
     if final_model:
         estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
-        if test is not None:
-            _evaluate_on_test(result, estimator, test)
+        if test_set is not None:
+            _evaluate_on_test(result, estimator, *test_set)
         else:
             evaluation = Evaluation("training data", data.labels)
             evaluation.add(data.y, estimator.predict(data.x))
@@ -181,15 +187,22 @@ def _fit_final_model(
     return estimator
 
 
-def _evaluate_on_test(result: TrainingResult, estimator: Any, test: LabelRankingDataset | PathLike) -> None:
+def _test_set(data: TrainingData, test: LabelRankingDataset | PathLike) -> tuple[Any, Any, int]:
+    """The test file's features and rankings, aligned with the training data's attributes and labels."""
+    test_data = test if isinstance(test, LabelRankingDataset) else read_dataset(resolve(test))
+    return (
+        aligned_features(data.dataset.attributes, test_data),
+        aligned_rankings(data.labels, test_data),
+        test_data.n_rows,
+    )
+
+
+def _evaluate_on_test(result: TrainingResult, estimator: Any, x_test: Any, y_test: Any, n_rows: int) -> None:
     data = result.data
-    test_data = test if isinstance(test, LabelRankingDataset) else read_dataset(test)
-    x_test = aligned_features(data.dataset.attributes, test_data)
-    y_test = aligned_rankings(data.labels, test_data)
     start = time.perf_counter()
     predicted = estimator.predict(x_test)
     result.test_seconds = time.perf_counter() - start
-    result.test_rows = test_data.n_rows
+    result.test_rows = n_rows
     evaluation = Evaluation("test data", data.labels)
     evaluation.add(y_test, predicted)
     result.evaluations.append(evaluation)

@@ -1,0 +1,77 @@
+"""The command line for users coming from WEKA-LR and for scripts: hints for WEKA habits, the
+test file checked before training, bundled data sets by name, the normalised footrule, and the
+JSON report against its documented schema."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+from click.testing import CliRunner
+from lrank.cli import main
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        (["-W", "LRRF", "-I", "100"], "-I is an option of the learner LRRF; learner options go after --"),
+        (["-W", "IBLR", "-K", "5"], "lrank train ... -W IBLR -- -K 5"),
+        (["-no-cv"], "lrank's own long options take two dashes: --no-cv"),
+        (["-repeats", "2"], "two dashes: --repeats"),
+    ],
+)
+def test_weka_habits_get_a_hint(args, hint):
+    result = run("train", "-t", "iris", *args)
+    assert result.exit_code == 2
+    assert hint in result.output, result.output
+
+
+def test_an_unknown_option_without_a_guess_keeps_clicks_message():
+    result = run("train", "-t", "iris", "-q")
+    assert result.exit_code == 2 and "No such option" in result.output
+
+
+def test_the_test_file_is_read_before_anything_is_fitted_or_saved(tmp_path):
+    model = tmp_path / "m.lrm"
+    result = run("train", "-t", "iris", "-T", str(tmp_path / "missing.xarff"), "-d", str(model))
+    assert result.exit_code == 1 and "missing.xarff: file not found" in result.output
+    assert not model.exists()
+    wine = run("train", "-t", "iris", "-T", "wine", "-d", str(model))
+    assert wine.exit_code == 1 and not model.exists(), wine.output
+
+
+def test_bundled_data_sets_by_name(tmp_path):
+    result = run("train", "-t", "iris", "-W", "Dummy", "--no-cv")
+    assert result.exit_code == 0 and "Relation:     iris" in result.output
+    assert run("info", "wine").exit_code == 0
+    out = tmp_path / "iris.parquet"
+    assert run("convert", "iris", str(out)).exit_code == 0 and out.exists()
+
+
+def test_the_text_report_shows_the_normalised_footrule_and_the_options_in_effect():
+    out = run("train", "-t", "iris", "-W", "LRRF", "-x", "3", "--", "-I", "7").output
+    assert "Spearman footrule (normalised)" in out and "Spearman footrule distance" not in out
+    assert "Parameters:   -I 7 -depth 8 -K log2+1 -class-mode ranking  (seed 1)" in out
+
+
+def test_the_json_report_follows_its_schema_with_per_fold_values(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(resources.files("lrank.cli").joinpath("train_report.schema.json").read_text())
+    cv = json.loads(run("train", "-t", "iris", "-x", "4", "--repeats", "2", "--format", "json").output)
+    jsonschema.validate(cv, schema)
+    folds = cv["evaluations"][1]["folds"]
+    assert len(folds) == 8
+    mean = sum(f["kendall_tau"] for f in folds) / 8
+    assert abs(mean - cv["evaluations"][1]["measures"]["kendall_tau"]["mean"]) < 1e-6
+    assert all(0 <= f["normalized_footrule"] <= 1 for f in folds)
+    test = json.loads(run("train", "-t", "iris", "-T", "iris", "--format", "json").output)
+    jsonschema.validate(test, schema)
+    assert [e["name"] for e in test["evaluations"]] == ["test data"] and test["test_instances"] == 150
+    broken = dict(cv, evaluations=[{"name": "cross-validation"}])
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
