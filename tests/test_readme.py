@@ -45,3 +45,12 @@ def test_command_line_examples_run_as_printed(tmp_path, monkeypatch):
         args = [str(tmp_path / a) if a.endswith(".lrm") else a for a in args[1:]]
         result = CliRunner().invoke(main, args, catch_exceptions=False)
         assert result.exit_code == 0, f"{command}: {result.output}"
+
+
+def test_the_python_example_runs_as_printed():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (example,) = re.findall(r"```python\n(.*?)```", readme.split("## Python\n")[1].split("\n## ")[0], flags=re.S)[:1]
+    namespace: dict[str, object] = {}
+    exec(compile(example, "README.md", "exec"), namespace)
+    assert namespace["model"].labels_ == ["setosa", "versicolor", "virginica"]
+    assert set(namespace["search"].best_params_) == {"max_depth", "class_mode"}

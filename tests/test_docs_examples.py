@@ -1,0 +1,45 @@
+"""The documentation's examples run as they are, and print what the pages say they print."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "docs" / "examples"
+
+
+def run(name: str) -> str:
+    proc = subprocess.run([sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_every_example_is_run_here():
+    assert sorted(p.name for p in EXAMPLES.glob("*.py")) == [
+        "aggregation.py",
+        "dataframes.py",
+        "grid_search.py",
+        "quickstart.py",
+    ]
+
+
+def test_quickstart():
+    out = run("quickstart.py")
+    assert "['setosa', 'versicolor', 'virginica']" in out and "setosa>versicolor>virginica" in out
+
+
+def test_grid_search():
+    out = run("grid_search.py")
+    assert "best: {'aggregation':" in out and "per fold: [" in out
+
+
+def test_dataframes():
+    out = run("dataframes.py")
+    assert "['acme', 'bolt', 'core']" in out
+    assert "refused: The feature names should match those that were passed during fit." in out
+
+
+def test_aggregation():
+    out = run("aggregation.py")
+    assert all(method in out for method in ["Borda", "Copeland", "Kemeny", "Mallows"])
