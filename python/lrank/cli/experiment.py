@@ -84,7 +84,7 @@ def _format_seconds(seconds: float) -> str:
     "config_file",
     type=click.Path(dir_okay=False),
     help="TOML file with datasets, learners, sweep, folds, repeats, missing, seed, output, jobs, "
-    "workers; options given here override it.",
+    "workers, dask; options given here override it.",
 )
 @click.option(
     "-x", "--folds", type=int, default=None, help="Cross-validation folds, stratified by top label. [default: 10]"
@@ -101,6 +101,14 @@ def _format_seconds(seconds: float) -> str:
     "-j", "--jobs", type=int, default=None, help="Threads per learner. [default: all cores; 1 with --workers > 1]"
 )
 @click.option("--workers", type=int, default=None, help="Cells computed in parallel processes. [default: 1]")
+@click.option(
+    "--dask",
+    "dask",
+    default=None,
+    metavar="ADDRESS|local:N",
+    help="Compute the cells on a Dask cluster: a running scheduler's address, or local:N worker "
+    "processes started here (pip install 'lrank[dask]'). The numbers are those of --workers 1.",
+)
 @click.option(
     "-o",
     "--output",
@@ -137,6 +145,7 @@ def run_command(
     seed: int | None,
     jobs: int | None,
     workers: int | None,
+    dask: str | None,
     output: str | None,
     measure: str,
     alpha: float,
@@ -170,6 +179,7 @@ def run_command(
             "seed": seed,
             "jobs": jobs,
             "workers": workers,
+            "dask": dask,
             "missing": parse_missing(missing) if missing is not None else None,
             "output": output,
         }
@@ -187,6 +197,7 @@ def run_command(
             output=s.get("output", DEFAULT_OUTPUT),
             jobs=s.get("jobs"),
             workers=s.get("workers", 1),
+            dask=s.get("dask"),
         )
         store = ResultStore(config.output)
         with store.locked():
@@ -222,6 +233,14 @@ def run_command(
             )
 
 
+def _announce_cluster(client: Any) -> None:
+    from lrank.dask import dashboard_link
+
+    workers = len(client.scheduler_info().get("workers", {}))
+    link = dashboard_link(client)
+    click.echo(f"dask: {workers} workers" + (f", dashboard {link}" if link else ""), err=True)
+
+
 def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
@@ -237,7 +256,7 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         if not _stderr_is_terminal() or total == 0:  # no bar in logs and pipes
-            return run_experiment(plan, store)
+            return run_experiment(plan, store, on_cluster=_announce_cluster)
         with click.progressbar(
             length=total,
             label="cells",
@@ -247,7 +266,7 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
             show_percent=True,
             item_show_func=lambda row: row and f"{row['dataset']} / {row['learner']}",
         ) as bar:
-            return run_experiment(plan, store, on_cell=lambda row: bar.update(1, row))
+            return run_experiment(plan, store, on_cell=lambda row: bar.update(1, row), on_cluster=_announce_cluster)
     except KeyboardInterrupt:
         stored = store.read().height
         click.echo(

@@ -222,6 +222,8 @@ class ExperimentConfig:
     jobs: int | None = None
     workers: int = 1
     sweeps: tuple[str, ...] = field(default=())
+    # A Dask cluster for the cells: a scheduler address or local:N (see lrank.dask).
+    dask: str | None = None
 
     def __post_init__(self) -> None:
         if not self.datasets:
@@ -242,13 +244,31 @@ class ExperimentConfig:
             raise ExperimentError(f"workers must be at least 1, got {self.workers}")
         if self.jobs is not None and self.jobs < 1:
             raise ExperimentError(f"jobs must be at least 1, got {self.jobs}")
+        if self.dask is not None:
+            if self.workers != 1:
+                raise ExperimentError("give workers (processes here) or dask (a cluster), not both")
+            from lrank.dask.cluster import check_spec
+
+            check_spec(self.dask)
 
     @property
     def n_cells(self) -> int:
         return len(self.datasets) * len(self.learners) * len(self.missing) * self.repeats * self.folds
 
 
-CONFIG_KEYS = ("datasets", "learners", "sweep", "folds", "repeats", "missing", "seed", "output", "jobs", "workers")
+CONFIG_KEYS = (
+    "datasets",
+    "learners",
+    "sweep",
+    "folds",
+    "repeats",
+    "missing",
+    "seed",
+    "output",
+    "jobs",
+    "workers",
+    "dask",
+)
 
 
 def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -294,6 +314,10 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
                 out[key] = integer(key)
         if "missing" in raw:
             out["missing"] = parse_missing(raw["missing"])
+        if "dask" in raw:
+            if not isinstance(raw["dask"], str):
+                raise ExperimentError(f"{spath}: dask must be a string (an address or local:N)")
+            out["dask"] = raw["dask"]
         if "output" in raw:
             if not isinstance(raw["output"], str):
                 raise ExperimentError(f"{spath}: output must be a string")

@@ -132,9 +132,11 @@ def _plan(task: CellTask, y: NDArray[np.int32]) -> FoldPlan:
     return plans[task.fold]
 
 
-def compute_cell(task: CellTask) -> dict[str, Any]:
-    """Fit the cell's learner on its training fold and measure it on its test fold."""
-    data = _load(task.dataset.source.path)
+def compute_cell(task: CellTask, data: TrainingData | None = None) -> dict[str, Any]:
+    """Fit the cell's learner on its training fold and measure it on its test fold (the data
+    set read from its file, unless given)."""
+    if data is None:
+        data = _load(task.dataset.source.path)
     result = train_and_evaluate(
         task.learner.name,
         data,
@@ -169,10 +171,10 @@ def compute_cell(task: CellTask) -> dict[str, Any]:
     }
 
 
-def execute_cell(task: CellTask) -> dict[str, Any] | CellFailure:
+def execute_cell(task: CellTask, data: TrainingData | None = None) -> dict[str, Any] | CellFailure:
     """:func:`compute_cell`, with errors returned rather than raised (they cross processes)."""
     try:
-        return compute_cell(task)
+        return compute_cell(task, data)
     except LrankError as exc:
         return CellFailure(task, str(exc), "")
     except Exception as exc:  # a learner's bug must still name the cell it happened in
@@ -255,7 +257,7 @@ def plan_experiment(config: ExperimentConfig, store: ResultStore) -> ExperimentP
     done = set(stored.select(list(KEY)).iter_rows())
     # With several worker processes, one thread per learner unless told otherwise: the
     # processes already keep the cores busy.
-    jobs = config.jobs if config.jobs is not None or config.workers == 1 else 1
+    jobs = config.jobs if config.jobs is not None or (config.workers == 1 and config.dask is None) else 1
     pending = []
     # Data set, p, repeat, fold, learner: a worker lays out a repeat's folds once for all learners.
     for info in datasets:
@@ -296,7 +298,14 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _results(tasks: tuple[CellTask, ...], workers: int) -> Iterator[dict[str, Any] | CellFailure]:
+def _results(
+    tasks: tuple[CellTask, ...], workers: int, dask: str | None = None, on_cluster: Callable[[Any], None] | None = None
+) -> Iterator[dict[str, Any] | CellFailure]:
+    if dask is not None and tasks:
+        from lrank.dask.experiment import cell_results
+
+        yield from cell_results(tasks, dask, on_start=on_cluster)
+        return
     if workers <= 1 or len(tasks) <= 1:
         for task in tasks:
             yield execute_cell(task)
@@ -317,6 +326,7 @@ def run_experiment(
     store: ResultStore,
     *,
     on_cell: Callable[[dict[str, Any]], None] | None = None,
+    on_cluster: Callable[[Any], None] | None = None,
     min_write_interval: float = 1.0,
 ) -> RunSummary:
     """Compute the plan's pending cells and stream them into ``store``.
@@ -331,7 +341,7 @@ def run_experiment(
     writer = StoreWriter(store, plan.stored, min_interval=min_write_interval)
     tasks = plan.pending
     try:
-        for result in _results(tasks, plan.config.workers):
+        for result in _results(tasks, plan.config.workers, plan.config.dask, on_cluster):
             if isinstance(result, CellFailure):
                 detail = f"\n{result.details}" if result.details else ""
                 raise ExperimentError(f"{result.task.describe()}: {result.message}{detail}")
