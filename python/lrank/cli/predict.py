@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
 import click
+import polars as pl
 
 from lrank.cli.common import user_errors
-from lrank.data import read_dataset
+from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features
+from lrank.data.parquet import read_parquet
 from lrank.datasets import resolve
 from lrank.model_file import load_model
-from lrank.rankings import format_ranking
+from lrank.ranking_notation import format_rank_rows
 
 
 @click.command("predict", context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,7 +27,8 @@ from lrank.rankings import format_ranking
     "data_file",
     required=True,
     type=click.Path(dir_okay=False),
-    help="Data to rank: XARFF/ARFF (a RANKING attribute is optional) or KEBI CSV.",
+    help="Data to rank: XARFF/ARFF (a RANKING attribute is optional), KEBI CSV, or Parquet "
+    "(read and ranked a slice at a time: memory stays bounded).",
 )
 @click.option("-o", "out", type=click.Path(dir_okay=False), help="Write rankings here (default: stdout).")
 @click.option("-j", "--jobs", type=int, default=None, help="Threads (default: all cores).")
@@ -32,21 +39,35 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first)."""
     with user_errors():
         loaded = load_model(model_file)
-        data = read_dataset(resolve(data_file), require_rankings=False)
-        x = aligned_features(loaded.attributes, data)
         if jobs is not None:
             loaded.estimator.set_params(n_jobs=jobs)
-        if confidence:
-            if not hasattr(loaded.estimator, "predict_with_confidence"):
-                raise click.ClickException(f"learner {loaded.learner} gives no per-row confidence")
-            pred, conf = loaded.estimator.predict_with_confidence(x)
-            lines = [f"{format_ranking(row, loaded.labels)}\t{c:.6g}" for row, c in zip(pred, conf)]
-        else:
-            pred = loaded.estimator.predict(x)
-            lines = [format_ranking(row, loaded.labels) for row in pred]
-        text = "\n".join(lines) + "\n"
-        if out:
-            with open(out, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        else:
-            click.echo(text, nl=False)
+        if confidence and not hasattr(loaded.estimator, "predict_with_confidence"):
+            raise click.ClickException(f"learner {loaded.learner} gives no per-row confidence")
+        path = resolve(data_file)
+        with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(None) as fh:
+            for data in _batches(path):
+                x = aligned_features(loaded.attributes, data)
+                if confidence:
+                    pred, conf = loaded.estimator.predict_with_confidence(x)
+                    lines = [f"{row}\t{c:.6g}" for row, c in zip(format_rank_rows(pred, loaded.labels), conf)]
+                else:
+                    lines = format_rank_rows(loaded.estimator.predict(x), loaded.labels)
+                text = "".join(line + "\n" for line in lines)
+                if fh is not None:
+                    fh.write(text)
+                else:
+                    click.echo(text, nl=False)
+
+
+# Rows of a Parquet file predicted at a time: memory stays bounded however large the file.
+PARQUET_BATCH_ROWS = 65_536
+
+
+def _batches(path: Path) -> Iterator[LabelRankingDataset]:
+    """The data file whole, or a Parquet file a slice of rows at a time."""
+    if path.suffix.lower() != ".parquet":
+        yield read_dataset(path, require_rankings=False)
+        return
+    n = int(pl.scan_parquet(path).select(pl.len()).collect().item()) if path.is_file() else 0
+    for offset in range(0, max(n, 1), PARQUET_BATCH_ROWS):
+        yield read_parquet(path, require_rankings=False, rows=(offset, PARQUET_BATCH_ROWS))

@@ -96,9 +96,13 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
     frame.write_parquet(os.fspath(path), metadata={METADATA_KEY: json.dumps(meta)})
 
 
-def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True) -> LabelRankingDataset:
+def read_parquet(
+    path: str | os.PathLike[str], *, require_rankings: bool = True, rows: tuple[int, int] | None = None
+) -> LabelRankingDataset:
     """Read a Parquet data set written by :func:`write_parquet` (or any writer that follows its
-    layout and metadata). Problems raise :class:`DataFormatError` naming the file (and the row)."""
+    layout and metadata). Problems raise :class:`DataFormatError` naming the file (and the row).
+    ``rows=(offset, length)`` reads only those rows (the row groups that hold them), so a large
+    file can be read a slice at a time."""
     spath = os.fspath(path)
 
     def fail(problem: str) -> DataFormatError:
@@ -110,7 +114,7 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
         raise fail("is a directory, not a data file")
     try:
         raw_meta = pl.read_parquet_metadata(spath)
-        frame = pl.read_parquet(spath)
+        frame = pl.read_parquet(spath) if rows is None else pl.scan_parquet(spath).slice(*rows).collect()
     except Exception as exc:  # polars raises several error types for a damaged or foreign file
         raise fail(
             f"not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"

@@ -111,6 +111,23 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.check(),)*
                 }
             }
+            fn merge(models: Vec<Model>, fill_values: Vec<f64>) -> Result<Model> {
+                let kind = models.first().map(|m| m.kind()).ok_or_else(|| crate::error::invalid("nothing to merge"))?;
+                match models[0] {
+                    $(Model::$kind(_) => {
+                        let parts = models
+                            .into_iter()
+                            .map(|m| match m {
+                                Model::$kind(inner) => Ok(inner),
+                                other => Err(crate::error::invalid(format!("cannot merge a {} model into {kind} models", other.kind()))),
+                            })
+                            .collect::<Result<Vec<_>>>()?;
+                        <$model as Learner>::merge(parts, fill_values)
+                            .map(Model::$kind)
+                            .map_err(|e| crate::error::invalid(format!("{kind}: {e}")))
+                    })*
+                }
+            }
         }
     };
 }

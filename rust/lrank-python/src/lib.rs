@@ -31,6 +31,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model::save_model, m)?)?;
     m.add_function(wrap_pyfunction!(model::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(model::_model_from_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(model::merge_models, m)?)?;
     m.add_function(wrap_pyfunction!(functions::row_measures, m)?)?;
     m.add_function(wrap_pyfunction!(functions::pairwise_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(functions::borda_scores, m)?)?;

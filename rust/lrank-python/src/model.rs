@@ -170,3 +170,12 @@ pub fn load_model(py: Python<'_>, data: &[u8]) -> PyResult<(Model, String)> {
 pub fn _model_from_bytes(py: Python<'_>, data: &[u8]) -> PyResult<Model> {
     Ok(load_model(py, data)?.0)
 }
+
+/// One model from forests fitted on parts of the data (their trees together), missing feature
+/// values then filled with `fill_values`; other learners' models are refused.
+#[pyfunction]
+pub fn merge_models(py: Python<'_>, models: Vec<PyRef<'_, Model>>, fill_values: Vec<f64>) -> PyResult<Model> {
+    let parts: Vec<CoreModel> = models.iter().map(|m| m.inner.clone()).collect();
+    let inner = run_core(py, ONE_THREAD, || CoreModel::merge(parts, fill_values))?;
+    Ok(Model { inner })
+}

@@ -115,6 +115,14 @@ pub trait Learner: Sized + Clone + Send + Sync {
     /// What the fit found out, beyond the parameters (tuned settings, sizes), as JSON.
     fn summary(&self) -> serde_json::Value;
 
+    /// One model from models of this learner fitted on parts of the data (a forest's trees
+    /// grown on partitions, say), missing values then filled with `fill_values`. Learners whose
+    /// models do not combine that way refuse (the default).
+    fn merge(models: Vec<Self>, _fill_values: Vec<f64>) -> Result<Self> {
+        let _ = models;
+        Err(crate::error::invalid("models of this learner cannot be merged: only forests (LR-RF, LWRF, OVO forests) can"))
+    }
+
     /// Structural checks of a model read from a file (a JSON model file can be edited by
     /// hand): sizes, links, rankings. The message says what is inconsistent.
     fn check(&self) -> std::result::Result<(), String>;
@@ -150,6 +158,25 @@ pub fn fill_rows<T: Send + Default + Clone, S>(
         out.par_chunks_mut(width).enumerate().for_each_init(init, |scratch, (i, dst)| fill(scratch, x.row(i), dst));
     }
     out
+}
+
+/// The checks every merge makes: at least one model, one header, one fill value per feature,
+/// and parameters equal up to `same` (which may ignore the tree count and the seed).
+pub fn check_mergeable<L: Learner>(models: &[L], fill_values: &[f64], same: impl Fn(&L, &L) -> bool) -> Result<Header> {
+    let first = models.first().ok_or_else(|| crate::error::invalid("nothing to merge"))?;
+    let header = first.header();
+    if fill_values.len() != header.n_features || fill_values.iter().any(|v| v.is_nan()) {
+        return Err(crate::error::invalid(format!("merging needs {} fill values, none missing", header.n_features)));
+    }
+    for (i, m) in models.iter().enumerate() {
+        if m.header() != header {
+            return Err(crate::error::invalid(format!("model {i} has other features or labels than model 0")));
+        }
+        if !same(first, m) {
+            return Err(crate::error::invalid(format!("model {i} was fitted with other parameters than model 0")));
+        }
+    }
+    Ok(header)
 }
 
 /// An error for a parameter outside its domain.

@@ -24,7 +24,7 @@ use crate::data::ranking::{n_present, ranking_from_scores, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
 use crate::tree::{
@@ -357,6 +357,26 @@ impl Learner for LabelwiseModel {
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
             "tree_n_leaves": self.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
         })
+    }
+
+    /// One forest of all the models' trees; a tuned depth cannot be merged (each part tuned its own).
+    fn merge(models: Vec<Self>, fill_values: Vec<f64>) -> Result<Self> {
+        if models.iter().any(|m| m.params.tune_depth) {
+            return Err(invalid("labelwise models with a tuned depth cannot be merged: fix max_depth"));
+        }
+        let same = |a: &Self, b: &Self| {
+            LabelwiseParams { n_estimators: 0, seed: 0, ..a.params.clone() }
+                == LabelwiseParams { n_estimators: 0, seed: 0, ..b.params.clone() }
+        };
+        check_mergeable(&models, &fill_values, same)?;
+        let mut iter = models.into_iter();
+        let mut merged = iter.next().expect("checked non-empty");
+        for m in iter {
+            merged.trees.extend(m.trees);
+        }
+        merged.params.n_estimators = merged.trees.len();
+        merged.fill_values = fill_values;
+        Ok(merged)
     }
 
     fn check(&self) -> std::result::Result<(), String> {

@@ -16,7 +16,7 @@ use crate::data::ranking::ranking_from_scores;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
 pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, vote};
 use crate::rng::child_seed;
@@ -175,6 +175,28 @@ impl Learner for PairwiseModel {
             "n_pairs": self.pairs.len(),
             "pairs_without_data": self.pairs.iter().filter(|p| p.trees.is_empty()).count(),
         })
+    }
+
+    /// One forest per pair of all the models' trees for that pair.
+    fn merge(models: Vec<Self>, fill_values: Vec<f64>) -> Result<Self> {
+        let same = |a: &Self, b: &Self| {
+            PairwiseParams { n_estimators: 0, seed: 0, ..a.params.clone() }
+                == PairwiseParams { n_estimators: 0, seed: 0, ..b.params.clone() }
+        };
+        check_mergeable(&models, &fill_values, same)?;
+        let mut iter = models.into_iter();
+        let mut merged = iter.next().expect("checked non-empty");
+        let total: usize = merged.params.n_estimators;
+        let mut n_estimators = total;
+        for m in iter {
+            n_estimators += m.params.n_estimators;
+            for (pair, other) in merged.pairs.iter_mut().zip(m.pairs) {
+                pair.trees.extend(other.trees);
+            }
+        }
+        merged.params.n_estimators = n_estimators;
+        merged.fill_values = fill_values;
+        Ok(merged)
     }
 
     fn check(&self) -> std::result::Result<(), String> {

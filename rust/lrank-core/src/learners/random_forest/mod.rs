@@ -14,7 +14,7 @@ use crate::data::ranking::{ranking_from_scores, top_label, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{LrankError, Result};
 use crate::learner::checks::{complete_ranking, same_len};
-use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
     all_rows, grow_forest, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion,
     ThresholdRule, TrainingFeatures, Tree, TreeInputs,
@@ -225,6 +225,23 @@ impl Learner for RandomForestModel {
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
             "fill_values": self.fill_values,
         })
+    }
+
+    /// One forest of all the models' trees (the parameters of the first, its tree count the total).
+    fn merge(models: Vec<Self>, fill_values: Vec<f64>) -> Result<Self> {
+        let same = |a: &Self, b: &Self| {
+            RandomForestParams { n_estimators: 0, seed: 0, ..a.params.clone() }
+                == RandomForestParams { n_estimators: 0, seed: 0, ..b.params.clone() }
+        };
+        check_mergeable(&models, &fill_values, same)?;
+        let mut iter = models.into_iter();
+        let mut merged = iter.next().expect("checked non-empty");
+        for m in iter {
+            merged.trees.extend(m.trees);
+        }
+        merged.params.n_estimators = merged.trees.len();
+        merged.fill_values = fill_values;
+        Ok(merged)
     }
 
     fn check(&self) -> std::result::Result<(), String> {

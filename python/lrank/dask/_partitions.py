@@ -1,0 +1,91 @@
+"""The partitions of the data ``lrank.dask`` takes, as tasks a worker turns into arrays.
+
+Data: a Dask DataFrame (feature columns and label-position columns), a pair of Dask arrays
+``(X, y)`` chunked alike along the rows, or a directory of Parquet files (each file one
+partition, read by the worker that needs it). Label columns are named, or are the trailing
+columns ``L1``, ``L2``, ... of the KEBI layout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lrank.dask.cluster import DaskError
+
+
+def partitions(data: Any) -> list[Any]:
+    """One delayed object (or path) per partition."""
+    if isinstance(data, (str, os.PathLike)):
+        directory = Path(data)
+        files = sorted(directory.glob("*.parquet")) if directory.is_dir() else []
+        if not files:
+            raise DaskError(f"{directory}: no Parquet files in this directory")
+        return [str(f) for f in files]
+    if isinstance(data, tuple) and len(data) == 2:
+        x, y = data
+        if not (hasattr(x, "to_delayed") and hasattr(y, "to_delayed")):
+            raise DaskError("(X, y) must be Dask arrays")
+        if x.chunks[0] != y.chunks[0]:
+            raise DaskError("X and y must be chunked alike along the rows (y.rechunk(X.chunks[0]))")
+        if len(x.chunks[1]) != 1 or len(y.chunks[1]) != 1:
+            raise DaskError("X and y must be chunked along the rows only (one chunk of columns)")
+        return [(a, b) for a, b in zip(x.to_delayed().ravel(), y.to_delayed().ravel())]
+    if hasattr(data, "to_delayed") and hasattr(data, "columns"):
+        return list(data.to_delayed())
+    raise DaskError("give a Dask DataFrame, a pair of Dask arrays (X, y) or a directory of Parquet files")
+
+
+def _frame(part: Any) -> Any:
+    import polars as pl
+
+    if isinstance(part, str):
+        return pl.read_parquet(part)
+    return pl.from_pandas(part) if not isinstance(part, pl.DataFrame) else part
+
+
+def kebi_label_columns(columns: list[str]) -> list[str]:
+    """The trailing run of columns named L1, L2, ..., Lm (the KEBI layout)."""
+    names = []
+    for name in reversed(columns):
+        if not re.fullmatch(r"L\d+", name):
+            break
+        names.append(name)
+    names.reverse()
+    if not names:
+        raise DaskError(
+            f"no label columns: name them (label_columns=...) or use the KEBI layout L1..Lm; columns: {columns}"
+        )
+    return names
+
+
+def arrays(
+    part: Any, label_columns: list[str] | None, feature_columns: list[str] | None
+) -> tuple[Any, Any, list[str], list[str] | None]:
+    """(X, y or None, feature names, label names) of one partition; X a Polars frame
+    (categorical columns stay categorical) or an array, y a rank matrix."""
+    if isinstance(part, tuple):
+        x, y = part
+        return np.asarray(x, dtype=np.float64), np.asarray(y), [], None
+    frame = _frame(part)
+    labels = label_columns if label_columns is not None else kebi_label_columns(frame.columns)
+    features = feature_columns if feature_columns is not None else [c for c in frame.columns if c not in labels]
+    missing = [c for c in [*features, *labels] if c not in frame.columns]
+    if missing:
+        raise DaskError(f"columns {missing} are not in the data (columns: {frame.columns})")
+    y = frame.select(labels).to_numpy() if labels else None
+    return frame.select(features), y, features, list(labels)
+
+
+def rows(part: Any) -> int:
+    if isinstance(part, str):
+        import polars as pl
+
+        return int(pl.scan_parquet(part).select(pl.len()).collect().item())
+    if isinstance(part, tuple):
+        return int(len(part[0]))
+    return int(len(part))

@@ -1,0 +1,82 @@
+"""Batch prediction on a Dask cluster: every partition's rankings written as a Parquet file.
+
+The model is sent to each worker once (``scatter(broadcast=True)``); each partition is read by
+the worker that predicts it and written as ``part-NNNNN.parquet`` in the output directory, with
+the ranking in lrank's notation (``b>a>c``), each label's position, and any columns asked to be
+kept (an id, say).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from lrank.dask import _partitions
+from lrank.dask.cluster import DaskError
+from lrank.dask.forest import _client
+
+
+def _estimator(model: Any) -> Any:
+    if isinstance(model, (str, os.PathLike)):
+        from lrank.model_file import load_model
+
+        loaded = load_model(model)
+        loaded.estimator.labels_ = list(loaded.labels)
+        names = [a.name for a in loaded.attributes if a.kind != "string"]
+        return loaded.estimator, names
+    return model, None
+
+
+def _predict_part(part: Any, estimator: Any, feature_columns: list[str] | None, keep: list[str], out: str) -> int:
+    """On a worker: one partition's predictions, written to ``out``; returns its rows."""
+    import polars as pl
+
+    if isinstance(part, tuple):
+        x = part[0]
+        frame = pl.DataFrame()
+    else:
+        frame = _partitions._frame(part)
+        columns = feature_columns
+        if columns is None:
+            fitted = getattr(estimator, "feature_names_in_", None)
+            columns = list(fitted) if fitted is not None else [c for c in frame.columns if c not in keep]
+        x = frame.select(columns)
+    result = estimator.predict_frame(x)
+    if keep:
+        result = pl.concat([frame.select(keep), result], how="horizontal")
+    result.write_parquet(out)
+    return result.height
+
+
+def predict(
+    model: Any,
+    data: Any,
+    output_dir: str | os.PathLike[str],
+    *,
+    feature_columns: list[str] | None = None,
+    keep_columns: list[str] = (),  # type: ignore[assignment]
+    client: Any = None,
+) -> list[str]:
+    """Predicts every partition of ``data`` (a Dask DataFrame, a pair of Dask arrays or a
+    directory of Parquet files) with ``model`` (a fitted estimator or a model file written by
+    ``lrank train -d``) and writes the results to ``output_dir``; returns the files written.
+    The features are the model's columns (its ``feature_names_in_``, or the attributes of the
+    model file), unless ``feature_columns`` names them."""
+    import dask
+
+    client = _client(client)
+    estimator, names = _estimator(model)
+    columns = feature_columns if feature_columns is not None else names
+    parts = _partitions.partitions(data)
+    out_dir = Path(output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    taken = {"ranking", *(getattr(estimator, "labels_", None) or [f"L{j + 1}" for j in range(estimator.n_labels_)])}
+    clash = sorted(taken & set(keep_columns))
+    if clash:
+        raise DaskError(f"kept columns {clash} would clash with the output's columns (ranking and the labels)")
+    shipped = client.scatter(estimator, broadcast=True, hash=False)
+    files = [str(out_dir / f"part-{i:05d}.parquet") for i in range(len(parts))]
+    jobs = [dask.delayed(_predict_part)(p, shipped, columns, list(keep_columns), f) for p, f in zip(parts, files)]
+    client.gather(client.compute(jobs))
+    return files

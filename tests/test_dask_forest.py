@@ -1,0 +1,126 @@
+"""Forests fitted on a Dask cluster from partitions, merged into one ordinary model, and batch
+prediction into Parquet files (a real LocalCluster of two worker processes)."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import polars as pl
+import pytest
+from click.testing import CliRunner
+from lrank import (
+    InstanceBasedLabelRanker,
+    LabelRankingRandomForest,
+    LabelRankingTree,
+    LabelwiseRandomForest,
+    OneVsOneLabelRanker,
+)
+from lrank.cli import main
+from lrank.datasets import load_wine
+from lrank.model_file import load_model, save_model
+
+distributed = pytest.importorskip("distributed")
+dd = pytest.importorskip("dask.dataframe")
+da = pytest.importorskip("dask.array")
+import lrank.dask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+@pytest.fixture(scope="module")
+def wine():
+    data = load_wine()
+    # Partitions must be random samples of the data: the file is sorted by class, so shuffle.
+    order = np.random.default_rng(0).permutation(data.n_rows)
+    frame = data.features.with_columns([pl.Series(f"L{j + 1}", data.rankings[:, j]) for j in range(3)])[order]
+    return data, frame
+
+
+def test_a_forest_fitted_on_partitions_is_one_ordinary_model(client, wine, tmp_path):
+    data, frame = wine
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=3)
+    est = lrank.dask.fit(LabelRankingRandomForest(n_estimators=20, random_state=1), ddf, client=client)
+    assert len(est.tree_depths_) == 20 and est.labels_ == ["L1", "L2", "L3"]
+    assert list(est.feature_names_in_) == list(data.features.columns)
+    again = lrank.dask.fit(LabelRankingRandomForest(n_estimators=20, random_state=1), ddf, client=client)
+    assert again.model_ == est.model_  # same partitions, same seed: same forest
+    single = LabelRankingRandomForest(n_estimators=20, random_state=1).fit(data)
+    assert est.score(data.features, data.rankings) > single.score(data.features, data.rankings) - 0.05
+    # An ordinary model: pickles, saves, loads, and lrank predict reads it.
+    back = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(back.predict(data.features), est.predict(data.features))
+    path = tmp_path / "forest.lrm"
+    save_model(path, est, learner="LRRF", learner_options=[], labels=est.labels_, attributes=data.attributes)
+    x = data.feature_matrix()  # a model file aligns columns by its attributes, not by names
+    np.testing.assert_array_equal(load_model(path).estimator.predict(x), est.predict(data.features))
+    result = CliRunner().invoke(main, ["predict", "-l", str(path), "-T", "wine"])
+    assert result.exit_code == 0 and len(result.output.splitlines()) == data.n_rows
+
+
+def test_labelwise_and_one_versus_one_forests_from_arrays_and_parquet_files(client, wine, tmp_path):
+    data, frame = wine
+    x = da.from_array(frame.select(data.features.columns).to_numpy(), chunks=(60, 13))
+    y = da.from_array(frame.select(["L1", "L2", "L3"]).to_numpy(), chunks=(60, 3))
+    lw = lrank.dask.fit(LabelwiseRandomForest(n_estimators=12, random_state=2), (x, y), client=client)
+    assert lw.model_.kind == "Labelwise" and lw.score(data.feature_matrix(), data.rankings) > 0.8
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i in range(3):
+        frame[i * 60 : (i + 1) * 60].write_parquet(parts / f"{i}.parquet")
+    ovo = lrank.dask.fit(OneVsOneLabelRanker(classifier="forest", n_estimators=6, random_state=3), parts, client=client)
+    assert ovo.model_.kind == "Pairwise" and ovo.score(data.features, data.rankings) > 0.8
+
+
+@pytest.mark.parametrize(
+    ("est", "message"),
+    [
+        (InstanceBasedLabelRanker(), "nearest neighbours need every training row"),
+        (LabelRankingTree(), "only forests can"),
+        (OneVsOneLabelRanker(classifier="tree"), "classifier='forest'"),
+        (LabelwiseRandomForest(tune_depth=True), "set max_depth"),
+    ],
+)
+def test_learners_that_cannot_be_merged_are_refused(client, wine, est, message):
+    _, frame = wine
+    with pytest.raises(lrank.dask.DaskError, match=message):
+        lrank.dask.fit(est, dd.from_pandas(frame.to_pandas(), npartitions=2), client=client)
+
+
+def test_batch_prediction_writes_every_partition(client, wine, tmp_path):
+    data, frame = wine
+    est = LabelRankingRandomForest(n_estimators=10, random_state=0).fit(data)
+    with_id = frame.with_columns(pl.Series("id", np.arange(data.n_rows)))
+    ddf = dd.from_pandas(with_id.drop(["L1", "L2", "L3"]).to_pandas(), npartitions=4)
+    files = lrank.dask.predict(est, ddf, tmp_path / "out", keep_columns=["id"], client=client)
+    out = pl.concat([pl.read_parquet(f) for f in files]).sort("id")
+    assert len(files) == 4 and out.columns == ["id", "ranking", *data.labels]
+    features = frame.select(data.features.columns)  # the rows in the order of id
+    np.testing.assert_array_equal(out.select(list(data.labels)).to_numpy(), est.predict(features))
+    assert out["ranking"].to_list() == est.predict_strings(features)
+    with pytest.raises(lrank.dask.DaskError, match="clash"):
+        lrank.dask.predict(est, ddf, tmp_path / "out2", keep_columns=["ranking"], client=client)
+
+
+def test_batch_prediction_from_a_model_file_and_parquet_files(client, wine, tmp_path):
+    data, frame = wine
+    model = tmp_path / "m.lrm"
+    assert (
+        CliRunner().invoke(main, ["train", "-t", "wine", "--no-cv", "-d", str(model), "--", "-I", "5"]).exit_code == 0
+    )
+    parts = tmp_path / "in"
+    parts.mkdir()
+    features = frame.select(data.features.columns)
+    features[:100].write_parquet(parts / "a.parquet")
+    features[100:].write_parquet(parts / "b.parquet")
+    files = lrank.dask.predict(str(model), parts, tmp_path / "out", client=client)
+    out = pl.concat([pl.read_parquet(f) for f in files])
+    expected = load_model(model).estimator.predict(features.to_numpy())
+    np.testing.assert_array_equal(out.select(list(data.labels)).to_numpy(), expected)
