@@ -1,0 +1,238 @@
+"""Dask suite: experiments, training and batch prediction on a LocalCluster of worker processes.
+
+    .venv/bin/python -m bench.dask_scale experiment [--datasets iris,glass,vehicle,stock] [--folds 10]
+    .venv/bin/python -m bench.dask_scale train [--rows 10000000] [--partitions 40] [--memory-limit 1GB]
+    .venv/bin/python -m bench.dask_scale predict [--rows 10000000] [--partitions 40]
+    ... [--work-dir DIR] [--out bench/results/NAME.json]
+
+- experiment: 4 KEBI sets x 3 learners (LRRF, IBLR, LWRF) x 10 folds, once with ``--workers 1``
+  and once with ``--dask local:2``: wall times, and whether the two stores hold bit-identical
+  numbers.
+- train: a synthetic set (20 uniform features, 6 labels ranked by a noisy linear utility) written
+  as Parquet partitions; LR-RF (50 trees, depth 8) fitted with ``lrank.dask.fit`` on a
+  LocalCluster of 2 workers whose memory limit each is below the data's in-memory size; the peak
+  resident memory of each worker; Kendall tau on held-out rows against a forest fitted on one
+  machine on a 1-million-row sample.
+- predict: the same partitions ranked by ``lrank.dask.predict`` on 1 and on 2 workers.
+
+Needs ``pip install 'lrank[dask]'`` (and the KEBI data for ``experiment``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench import harness
+
+N_FEATURES, N_LABELS = 20, 6
+
+
+def _client(n_workers: int, memory_limit: str | None):
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(
+        n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=":0", memory_limit=memory_limit
+    )
+    return cluster, Client(cluster)
+
+
+def synthetic(rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    weights = np.random.default_rng(12345).normal(size=(N_FEATURES, N_LABELS))
+    x = rng.random((rows, N_FEATURES))
+    utility = x @ weights + 0.3 * rng.normal(size=(rows, N_LABELS))
+    order = np.argsort(-utility, axis=1, kind="stable")
+    ranks = np.empty((rows, N_LABELS), dtype=np.int32)
+    ranks[np.arange(rows)[:, None], order] = np.arange(1, N_LABELS + 1)
+    return x, ranks
+
+
+def write_partitions(folder: Path, rows: int, partitions: int, seed: int) -> list[Path]:
+    import polars as pl
+
+    folder.mkdir(parents=True, exist_ok=True)
+    files = []
+    per = rows // partitions
+    for p in range(partitions):
+        x, y = synthetic(per, seed + p)
+        frame = pl.DataFrame(x, schema=[f"A{j + 1}" for j in range(N_FEATURES)]).with_columns(
+            [pl.Series(f"L{j + 1}", y[:, j]) for j in range(N_LABELS)]
+        )
+        path = folder / f"part-{p:05d}.parquet"
+        frame.write_parquet(path)
+        files.append(path)
+    return files
+
+
+def _peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run_experiment_suite(args: argparse.Namespace) -> dict:
+    folder = harness.kebi_dir(args.data_dir)
+    names = harness.dataset_names(args.datasets, folder)
+    work = Path(tempfile.mkdtemp(prefix="lrank-dask-"))
+    base = [sys.executable, "-m", "lrank", "experiment", "run", *[str(folder / f"{n}.csv") for n in names]]
+    base += ["-W", "LRRF", "-W", "IBLR", "-W", "LWRF", "-x", str(args.folds), "--repeats", "1", "--no-report"]
+    times = {}
+    for label, extra in (("workers_1", ["--workers", "1", "-j", "1"]), ("dask_local_2", ["--dask", "local:2"])):
+        start = time.perf_counter()
+        subprocess.run([*base, *extra, "-o", str(work / f"{label}.parquet")], check=True)
+        times[label] = time.perf_counter() - start
+        harness.log(f"{label}: {times[label]:.1f} s")
+    import polars as pl
+
+    keys = ["dataset", "learner", "missing", "repeat", "fold"]
+    measures = ["kendall_tau", "spearman_rho", "footrule", "top_label_accuracy", "exact_match"]
+    a, b = (pl.read_parquet(work / f"{k}.parquet").select(keys + measures).sort(keys) for k in times)
+    identical = a.equals(b)
+    shutil.rmtree(work)
+    out = {
+        "datasets": names,
+        "cells": a.height,
+        "seconds": times,
+        "speedup": times["workers_1"] / times["dask_local_2"],
+    }
+    out["bit_identical"] = identical
+    print(
+        f"experiment: {a.height} cells, 1 process {times['workers_1']:.1f} s, dask local:2 "
+        f"{times['dask_local_2']:.1f} s, speed-up {out['speedup']:.2f}x, identical: {identical}"
+    )
+    return out
+
+
+def run_train_suite(args: argparse.Namespace) -> dict:
+    import lrank
+    import lrank.dask
+
+    folder = Path(args.work_dir) / f"train-{args.rows}"
+    files = sorted(folder.glob("*.parquet")) or write_partitions(folder, args.rows, args.partitions, seed=1)
+    held_out = files[-1]  # the last partition is kept out of training
+    train_dir = folder / "train"
+    train_dir.mkdir(exist_ok=True)
+    for f in files[:-1]:
+        link = train_dir / f.name
+        if not link.exists():
+            link.symlink_to(f)
+    in_memory = args.rows * (N_FEATURES * 8 + N_LABELS * 4)
+    harness.log(
+        f"data: {args.rows:,} rows in {len(files)} partitions, {in_memory / 2**30:.2f} GiB in memory; "
+        f"worker memory limit {args.memory_limit}"
+    )
+    cluster, client = _client(2, args.memory_limit)
+    try:
+        start = time.perf_counter()
+        forest = lrank.dask.fit(
+            lrank.LabelRankingRandomForest(n_estimators=50, random_state=0), train_dir, client=client
+        )
+        fit_seconds = time.perf_counter() - start
+        peaks = client.run(_peak_rss_mib)
+    finally:
+        client.close()
+        cluster.close()
+    import polars as pl
+
+    test = pl.read_parquet(held_out)[: args.test_rows]
+    labels = [f"L{j + 1}" for j in range(N_LABELS)]
+    x_test, y_test = test.drop(labels).to_numpy(), test.select(labels).to_numpy()
+    tau_dask = harness.mean_tau(y_test, forest.predict(x_test))
+    x_sample, y_sample = synthetic(args.sample_rows, seed=99)
+    start = time.perf_counter()
+    single = lrank.LabelRankingRandomForest(n_estimators=50, random_state=0).fit(x_sample, y_sample)
+    single_seconds = time.perf_counter() - start
+    tau_single = harness.mean_tau(y_test, single.predict(x_test))
+    out = {
+        "rows": args.rows,
+        "partitions": len(files),
+        "in_memory_gib": in_memory / 2**30,
+        "memory_limit": args.memory_limit,
+        "fit_seconds": fit_seconds,
+        "worker_peak_mib": sorted(peaks.values()),
+        "tau_distributed": tau_dask,
+        "tau_single_machine_sample": tau_single,
+        "single_machine_sample_rows": args.sample_rows,
+        "single_machine_fit_seconds": single_seconds,
+    }
+    print(
+        f"train: {args.rows:,} rows, fit {fit_seconds:.1f} s on 2 workers (limit {args.memory_limit} each, data "
+        f"{in_memory / 2**30:.2f} GiB), peak per worker {', '.join(f'{p:.0f}' for p in sorted(peaks.values()))} MiB; "
+        f"held-out tau {tau_dask:.4f} vs {tau_single:.4f} on one machine from {args.sample_rows:,} rows"
+    )
+    return out
+
+
+def run_predict_suite(args: argparse.Namespace) -> dict:
+    import lrank
+    import lrank.dask
+
+    folder = Path(args.work_dir) / f"train-{args.rows}"
+    files = sorted(folder.glob("*.parquet")) or write_partitions(folder, args.rows, args.partitions, seed=1)
+    x, y = synthetic(200_000, seed=7)
+    model = lrank.LabelRankingRandomForest(n_estimators=50, random_state=0).fit(x, y)
+    feature_columns = [f"A{j + 1}" for j in range(N_FEATURES)]
+    times = {}
+    for workers in (1, 2):
+        out_dir = Path(args.work_dir) / f"predicted-{workers}"
+        shutil.rmtree(out_dir, ignore_errors=True)
+        cluster, client = _client(workers, None)
+        try:
+            client.run(lambda: None)  # workers up before the clock starts
+            start = time.perf_counter()
+            lrank.dask.predict(model, folder, out_dir, feature_columns=feature_columns, client=client)
+            times[f"workers_{workers}"] = time.perf_counter() - start
+        finally:
+            client.close()
+            cluster.close()
+        harness.log(f"predict on {workers} worker(s): {times[f'workers_{workers}']:.1f} s")
+    speedup = times["workers_1"] / times["workers_2"]
+    print(
+        f"predict: {args.rows:,} rows in {len(files)} files, 1 worker {times['workers_1']:.1f} s, "
+        f"2 workers {times['workers_2']:.1f} s, speed-up {speedup:.2f}x"
+    )
+    return {"rows": args.rows, "seconds": times, "speedup": speedup}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.dask_scale", description=__doc__.splitlines()[0])
+    ap.add_argument("suite", choices=["experiment", "train", "predict"])
+    ap.add_argument("--datasets", default="iris,glass,vehicle,stock")
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--partitions", type=int, default=40)
+    ap.add_argument("--memory-limit", default="1GB")
+    ap.add_argument("--test-rows", type=int, default=100_000)
+    ap.add_argument("--sample-rows", type=int, default=1_000_000)
+    ap.add_argument("--work-dir", default=str(Path(tempfile.gettempdir()) / "lrank-dask-bench"))
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        harness.skip("Dask is not installed: pip install 'lrank[dask]'")
+    run = {"experiment": run_experiment_suite, "train": run_train_suite, "predict": run_predict_suite}[args.suite]
+    result = run(args)
+    if args.out:
+        harness.write_json(
+            Path(args.out),
+            {
+                "suite": f"dask_scale {args.suite}",
+                "command": harness.command_line("bench.dask_scale", argv),
+                "machine": harness.machine_facts(),
+                "result": result,
+            },
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
