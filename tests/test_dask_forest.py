@@ -124,3 +124,19 @@ def test_batch_prediction_from_a_model_file_and_parquet_files(client, wine, tmp_
     out = pl.concat([pl.read_parquet(f) for f in files])
     expected = load_model(model).estimator.predict(features.to_numpy())
     np.testing.assert_array_equal(out.select(list(data.labels)).to_numpy(), expected)
+
+
+def test_a_model_fitted_on_arrays_predicts_named_columns_without_a_warning(wine, tmp_path):
+    import warnings
+
+    from lrank.dask.predict import _predict_part
+
+    data, frame = wine
+    est = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(data.features.to_numpy(), data.rankings)
+    part = frame.to_pandas()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = _predict_part(part, est, list(data.features.columns), [], str(tmp_path / "p.parquet"))
+    assert rows == data.n_rows
+    got = pl.read_parquet(tmp_path / "p.parquet").select(["L1", "L2", "L3"]).to_numpy()
+    np.testing.assert_array_equal(got, est.predict(frame.select(data.features.columns).to_numpy()))

@@ -42,6 +42,10 @@ def _predict_part(part: Any, estimator: Any, feature_columns: list[str] | None, 
             fitted = getattr(estimator, "feature_names_in_", None)
             columns = list(fitted) if fitted is not None else [c for c in frame.columns if c not in keep]
         x = frame.select(columns)
+        if getattr(estimator, "feature_names_in_", None) is None:
+            # Fitted on an array: the columns were chosen by name here, so hand over the values
+            # alone rather than have the estimator warn about names it never saw.
+            x = x.to_numpy()
     result = estimator.predict_frame(x)
     if keep:
         result = pl.concat([frame.select(keep), result], how="horizontal")
