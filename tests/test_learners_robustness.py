@@ -16,6 +16,7 @@ FAST_OPTIONS = {
     "LWRF": ["-I", "3"],
     "OVO": ["-B", "forest", "-I", "3"],
     "Bagging": ["-I", "3"],
+    "BoostLR": ["-I", "3"],
     "IBLR": ["-K", "3"],
     "IBPL": ["-K", "3"],
 }

@@ -21,6 +21,7 @@ IRIS = ROOT / "datasets" / "iris.xarff"
 OPTIONS = {
     "LRRF": ["-I", "5"],
     "Bagging": ["-I", "3", "--", "-depth", "2"],
+    "BoostLR": ["-I", "3", "--", "-depth", "2"],
     "LWRF": ["-I", "5"],
     "OVO": ["-depth", "3"],
 }
@@ -28,7 +29,7 @@ LEARNERS = sorted(available_learners())
 
 
 def test_every_built_in_learner_is_covered():
-    assert {"LRRF", "IBLR", "IBPL", "LRT", "WLRT", "FLRT", "Bagging", "LWDT", "LWRF", "OVO", "RPC", "Dummy"} <= set(
+    assert {"LRRF", "IBLR", "IBPL", "LRT", "WLRT", "FLRT", "Bagging", "LWDT", "LWRF", "OVO", "RPC", "Dummy", "BoostLR"} <= set(
         LEARNERS
     )
 

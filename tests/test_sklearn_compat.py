@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from conftest import make_problem
 from lrank import (
+    AdaBoostLabelRanker,
     BaggingLabelRanker,
     DummyLabelRanker,
     InstanceBasedLabelRanker,
@@ -57,6 +58,7 @@ def estimators() -> list:
         OneVsOneLabelRanker(max_depth=3, random_state=0),
         RankingByPairwiseComparison(max_iter=30),
         DummyLabelRanker(),
+        AdaBoostLabelRanker(LabelRankingTree(max_depth=2), n_estimators=3, random_state=0),
     ]
 
 
@@ -72,6 +74,7 @@ GRIDS = {
     OneVsOneLabelRanker: {"voting": ["copeland", "probability"]},
     RankingByPairwiseComparison: {"C": [0.1, 10.0]},
     DummyLabelRanker: {"aggregation": ["borda", "copeland"]},
+    AdaBoostLabelRanker: {"estimator__max_depth": [1, 3]},
 }
 
 IDS = [f"{type(e).__name__}-{i}" for i, e in enumerate(estimators())]
@@ -118,7 +121,7 @@ def expected_direct(estimator) -> dict[str, str]:
 def expected_through_adapter(adapter) -> dict[str, str]:
     est = adapter.estimator
     out = {}
-    if isinstance(est, (LabelRankingRandomForest, LabelwiseRandomForest, BaggingLabelRanker)):
+    if isinstance(est, (LabelRankingRandomForest, LabelwiseRandomForest, BaggingLabelRanker, AdaBoostLabelRanker)):
         out["check_sample_weight_equivalence_on_dense_data"] = (
             "bootstrap samples: n draws from n weighted rows differ from n + k draws from repeated rows "
             "(scikit-learn's own forests fail it for the same reason)"

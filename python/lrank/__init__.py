@@ -9,6 +9,7 @@ from lrank import registry  # noqa: F401 - whichever lrank module is imported, t
 from lrank._core import __version__
 from lrank.errors import DataFormatError, InvalidInputError, InvalidParameterError, LrankError, ModelFormatError
 from lrank.estimators import (
+    AdaBoostLabelRanker,
     BaggingLabelRanker,
     DummyLabelRanker,
     InstanceBasedLabelRanker,
@@ -22,6 +23,7 @@ from lrank.estimators import (
 )
 
 __all__ = [
+    "AdaBoostLabelRanker",
     "BaggingLabelRanker",
     "DataFormatError",
     "DummyLabelRanker",

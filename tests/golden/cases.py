@@ -116,6 +116,17 @@ def estimators() -> dict[str, Callable[[], Any]]:
         # Added with the registry redesign (recorded then).
         "Dummy_kemeny": lambda: L.DummyLabelRanker(aggregation="kemeny"),
         "Bagging_Dummy": lambda: L.BaggingLabelRanker(L.DummyLabelRanker(), n_estimators=3, random_state=s),
+        # Added with BoostLR (issue 25).
+        "BoostLR": lambda: L.AdaBoostLabelRanker(L.LabelRankingTree(max_depth=3), n_estimators=5, random_state=s),
+        "BoostLR_reweight_square_kemeny": lambda: L.AdaBoostLabelRanker(
+            L.LabelRankingTree(max_depth=2),
+            n_estimators=4,
+            loss="square",
+            sampling="reweight",
+            aggregation="kemeny",
+            learning_rate=0.5,
+            random_state=s,
+        ),
     }
 
 

@@ -1,6 +1,7 @@
 """scikit-learn-style label ranking estimators."""
 
 from lrank.estimators.base import LabelRanker, NotFittedError
+from lrank.estimators.boosting import AdaBoostLabelRanker
 from lrank.estimators.dummy import DummyLabelRanker
 from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
@@ -11,6 +12,7 @@ from lrank.estimators.rpc import RankingByPairwiseComparison
 from lrank.estimators.tree import LabelRankingTree
 
 __all__ = [
+    "AdaBoostLabelRanker",
     "BaggingLabelRanker",
     "DummyLabelRanker",
     "InstanceBasedLabelRanker",

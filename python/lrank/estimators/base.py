@@ -409,6 +409,19 @@ class CoreLearnerRanker(LabelRanker):
         self._read_summary(json.loads(model.summary_json()), fitting=False)
 
 
+def nested_core_params(base: Any) -> dict[str, Any] | None:
+    """A meta-learner's base learner's core parameters (checked, errors named as the base calls
+    its parameters), or None when the base is not one of the core's learners."""
+    inner = base._core_params() if isinstance(base, CoreLearnerRanker) else None
+    if inner is None:
+        return None
+    try:
+        _core.validate_params(json.dumps(inner))
+    except InvalidParameterError as err:
+        raise base._renamed(err) from None
+    return inner
+
+
 def resolve_categorical(categorical_features: ArrayLike | None, n_features: int) -> list[bool] | None:
     """``categorical_features`` (None, a boolean mask or column indices, as in scikit-learn's
     HistGradientBoosting) as one bool per feature, or None when no feature is categorical."""

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lrank import _core
 from lrank.aggregation import AGGREGATORS
-from lrank.errors import InvalidInputError, InvalidParameterError
+from lrank.errors import InvalidInputError
 from lrank.estimators import _convert
-from lrank.estimators.base import CoreLearnerRanker, _legacy_y, resolve_seed
+from lrank.estimators.base import CoreLearnerRanker, _legacy_y, nested_core_params, resolve_seed
 from lrank.estimators.base import _clone_param as _clone
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
 
@@ -100,14 +98,10 @@ class BaggingLabelRanker(CoreLearnerRanker):
 
     def _core_params(self, seed: int = 0) -> dict[str, Any] | None:  # type: ignore[override]
         """The core's parameters, or None when the base learner is not one of the core's."""
-        base = self._base()
-        inner = base._core_params() if isinstance(base, CoreLearnerRanker) else None
+        # The base's parameters first, so that an error names them as the base calls them.
+        inner = nested_core_params(self._base())
         if inner is None:
             return None
-        try:  # the base's parameters first, so that an error names them as the base calls them
-            _core.validate_params(json.dumps(inner))
-        except InvalidParameterError as err:
-            raise base._renamed(err) from None
         return {"Bagging": {"base": inner, **self._own_params(), "seed": seed}}
 
     def fit(

@@ -9,6 +9,7 @@ use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use crate::learners::bagging::BaggingModel;
+use crate::learners::boosting::BoostingModel;
 use crate::learners::dummy::DummyModel;
 use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
@@ -141,6 +142,7 @@ learners! {
     Pairwise => PairwiseModel,
     Rpc => RpcModel,
     Dummy => DummyModel,
+    Boosting => BoostingModel<LearnerParams, Model>,
 }
 
 impl LearnerParams {

@@ -3,6 +3,7 @@
 //! consensus). The registry lists them.
 
 pub mod bagging;
+pub mod boosting;
 pub mod dummy;
 pub mod label_tree;
 pub mod labelwise;
