@@ -5,6 +5,7 @@
 pub mod bagging;
 pub mod boosting;
 pub mod dummy;
+pub mod gradient_boosting;
 pub mod label_tree;
 pub mod labelwise;
 pub mod neighbors;
