@@ -137,6 +137,6 @@ def test_a_model_fitted_on_arrays_predicts_named_columns_without_a_warning(wine,
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rows = _predict_part(part, est, list(data.features.columns), [], str(tmp_path / "p.parquet"))
-    assert rows == data.n_rows
+    assert rows == data.n_rows and est.n_jobs is None  # predicted on one thread by a copy
     got = pl.read_parquet(tmp_path / "p.parquet").select(["L1", "L2", "L3"]).to_numpy()
     np.testing.assert_array_equal(got, est.predict(frame.select(data.features.columns).to_numpy()))

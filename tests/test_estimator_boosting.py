@@ -82,8 +82,7 @@ def test_only_lranks_own_learners_are_boosted(problem):
 def test_the_same_ensemble_for_any_n_jobs(problem, sampling):
     x, y = problem
     fits = [
-        AdaBoostLabelRanker(n_estimators=5, sampling=sampling, random_state=3, n_jobs=jobs).fit(x, y)
-        for jobs in (1, 2)
+        AdaBoostLabelRanker(n_estimators=5, sampling=sampling, random_state=3, n_jobs=jobs).fit(x, y) for jobs in (1, 2)
     ]
     np.testing.assert_array_equal(fits[0].estimator_weights_, fits[1].estimator_weights_)
     np.testing.assert_array_equal(fits[0].predict_per_member(x), fits[1].predict_per_member(x))

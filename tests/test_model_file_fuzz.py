@@ -12,7 +12,13 @@ from lrank import _core
 from lrank.errors import InvalidInputError, ModelFormatError
 from lrank.registry import available_learners
 
-SMALL = {"LRRF": ["-I", "2"], "LWRF": ["-I", "2"], "OVO": ["-B", "forest", "-I", "2"], "Bagging": ["-I", "2"], "BoostLR": ["-I", "2"]}
+SMALL = {
+    "LRRF": ["-I", "2"],
+    "LWRF": ["-I", "2"],
+    "OVO": ["-B", "forest", "-I", "2"],
+    "Bagging": ["-I", "2"],
+    "BoostLR": ["-I", "2"],
+}
 
 
 def _numbers(node, path=()):

@@ -29,9 +29,21 @@ LEARNERS = sorted(available_learners())
 
 
 def test_every_built_in_learner_is_covered():
-    assert {"LRRF", "IBLR", "IBPL", "LRT", "WLRT", "FLRT", "Bagging", "LWDT", "LWRF", "OVO", "RPC", "Dummy", "BoostLR"} <= set(
-        LEARNERS
-    )
+    assert {
+        "LRRF",
+        "IBLR",
+        "IBPL",
+        "LRT",
+        "WLRT",
+        "FLRT",
+        "Bagging",
+        "LWDT",
+        "LWRF",
+        "OVO",
+        "RPC",
+        "Dummy",
+        "BoostLR",
+    } <= set(LEARNERS)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")

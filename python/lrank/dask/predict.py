@@ -8,6 +8,7 @@ kept (an id, say).
 
 from __future__ import annotations
 
+import copy
 import os
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,11 @@ def _predict_part(part: Any, estimator: Any, feature_columns: list[str] | None, 
             # Fitted on an array: the columns were chosen by name here, so hand over the values
             # alone rather than have the estimator warn about names it never saw.
             x = x.to_numpy()
+    if "n_jobs" in estimator.get_params(deep=False):
+        # One partition per worker thread, as the forests are fitted: a shallow copy (the fitted
+        # model shared) so that the estimator other threads of this worker use is left as it is.
+        estimator = copy.copy(estimator)
+        estimator.n_jobs = 1
     result = estimator.predict_frame(x)
     if keep:
         result = pl.concat([frame.select(keep), result], how="horizontal")
