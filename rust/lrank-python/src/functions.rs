@@ -101,7 +101,7 @@ pub fn fit_mallows<'py>(
     max_iter: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, f64, usize, bool)> {
     let (ys, w) = (row_major(&y), vector(&weights));
-    let fit = run_core(py, ONE_THREAD, || consensus::fit_mallows(&ys.rankings()?, w.as_deref(), max_iter))?;
+    let fit = run_core(py, ONE_THREAD, || checked::fit_mallows(&ys.rankings()?, w.as_deref(), max_iter))?;
     Ok((vec1(py, fit.centre), fit.theta, fit.iterations, fit.converged))
 }
 
@@ -116,7 +116,7 @@ pub fn fit_plackett_luce<'py>(
     tol: f64,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, bool)> {
     let (ys, w) = (row_major(&y), vector(&weights));
-    let fit = run_core(py, ONE_THREAD, || consensus::fit_plackett_luce(&ys.rankings()?, w.as_deref(), max_iter, tol))?;
+    let fit = run_core(py, ONE_THREAD, || checked::fit_plackett_luce(&ys.rankings()?, w.as_deref(), max_iter, tol))?;
     Ok((vec1(py, fit.skills), fit.iterations, fit.converged))
 }
 
