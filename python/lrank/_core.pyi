@@ -8,6 +8,7 @@ from numpy.typing import NDArray
 __all__ = [
     "LEARNER_KINDS",
     "MODEL_FORMAT_VERSION",
+    "PAIRWISE_TABLE_MAX_LABELS",
     "Model",
     "__version__",
     "_model_from_bytes",
@@ -31,6 +32,7 @@ __all__ = [
 __version__: str
 MODEL_FORMAT_VERSION: int
 LEARNER_KINDS: list[str]
+PAIRWISE_TABLE_MAX_LABELS: int
 
 @final
 class Model:

@@ -27,7 +27,8 @@ Missing feature values
     A missing value (``?`` in ARFF, an empty cell in the KEBI CSV) is a null
     in ``features`` and NaN in :meth:`LabelRankingDataset.feature_matrix`.  A
     numeric value written as ``NaN`` is treated as missing too (stored as
-    null); ``inf``/``-inf`` are kept as values.
+    null).  An infinite value (``inf``, ``-inf``, ``1e999``) is refused by the
+    readers, naming the file and the line: no learner accepts one.
 
 Nominal attributes
     Stored as ``pl.Enum(declared values)``, so the declared order is kept.
@@ -56,6 +57,7 @@ from lrank.ranking_notation import format_rank_rows
 __all__ = [
     "Attribute",
     "LabelRankingDataset",
+    "check_writable",
     "dataset_from_arrays",
     "first_invalid_rank_row",
     "rank_row_from_chains",
@@ -107,6 +109,23 @@ def rank_row_from_chains(chains: Sequence[Sequence[int]], n_labels: int) -> np.n
     for pos, label in enumerate(best, start=1):
         row[label] = pos
     return row
+
+
+def check_writable(dataset: LabelRankingDataset) -> None:
+    """Refuses what no reader would read back: weights that are not finite and non-negative,
+    infinite feature values, a ranking named like a feature (InvalidInputError)."""
+    w = dataset.weights
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        bad = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0])
+        raise InvalidInputError(f"row {bad + 1} has weight {w[bad]}: weights must be finite and non-negative")
+    for a in dataset.attributes:
+        if a.kind == "numeric":
+            values = dataset.features.get_column(a.name).cast(pl.Float64).to_numpy()
+            infinite = np.flatnonzero(np.isinf(values))
+            if infinite.size:
+                raise InvalidInputError(f"attribute {a.name!r} holds an infinite value in row {infinite[0] + 1}")
+    if dataset.rankings is not None and dataset.ranking_name in {a.name for a in dataset.attributes}:
+        raise InvalidInputError(f"ranking name {dataset.ranking_name!r} clashes with a feature name")
 
 
 def first_invalid_rank_row(rankings: np.ndarray) -> int | None:
@@ -165,6 +184,8 @@ class LabelRankingDataset:
             raise InvalidInputError(f"features has {self.features.height} rows but weights has {n}")
         if len(set(self.labels)) != len(self.labels):
             raise InvalidInputError("label names must be unique")
+        if self.rankings is not None and self.ranking_name in names:
+            raise InvalidInputError(f"ranking name {self.ranking_name!r} clashes with a feature name")
         if self.rankings is not None:
             self.rankings = np.ascontiguousarray(self.rankings, dtype=np.int32)
             if self.rankings.shape != (n, len(self.labels)):
@@ -247,6 +268,9 @@ def dataset_from_arrays(
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise InvalidInputError(f"X must be two-dimensional, got shape {X.shape}")
+    if np.isinf(X).any():
+        i, j = np.argwhere(np.isinf(X))[0]
+        raise InvalidInputError(f"X holds an infinite value in row {i}, column {j}")
     n, d = X.shape
     if feature_names is None:
         feature_names = [f"A{j + 1}" for j in range(d)]

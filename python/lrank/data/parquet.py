@@ -13,7 +13,8 @@ Layout of a file written by :func:`write_parquet`:
   relation name, the label names (in order), the attributes (name, kind, declared values), and
   the names of the ranking and weight columns.
 
-Files without that metadata entry are refused with a message saying so.
+Files without that metadata entry are refused with a message saying so. Files carry a checksum
+and are read through :mod:`lrank.parquet_io`: a damaged file is refused before Polars decodes it.
 """
 
 from __future__ import annotations
@@ -26,8 +27,15 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, rank_row_from_chains
+from lrank.data.dataset import (
+    Attribute,
+    LabelRankingDataset,
+    check_writable,
+    first_invalid_rank_row,
+    rank_row_from_chains,
+)
 from lrank.errors import DataFormatError, InvalidInputError
+from lrank.parquet_io import read_verified, write_checksummed
 from lrank.quoting import MalformedTextError
 from lrank.ranking_notation import check_acyclic, format_chains, label_indices, preference_chains
 
@@ -58,6 +66,7 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
     """Write ``dataset`` as Parquet (layout in the module docstring); :func:`read_parquet` reads
     it back to an equal data set."""
     ds = dataset
+    check_writable(ds)
     if ds.rankings is not None:
         bad = first_invalid_rank_row(ds.rankings)
         if bad is not None:
@@ -93,7 +102,7 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
     if not columns:
         raise InvalidInputError("cannot write a data set without attributes and rankings")
     frame = pl.DataFrame(columns)  # a dict keeps empty column names (a list of Series would not)
-    frame.write_parquet(os.fspath(path), metadata={METADATA_KEY: json.dumps(meta)})
+    write_checksummed(frame, path, {METADATA_KEY: json.dumps(meta)})
 
 
 def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True) -> LabelRankingDataset:
@@ -108,13 +117,7 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
         raise fail("file not found")
     if Path(spath).is_dir():
         raise fail("is a directory, not a data file")
-    try:
-        raw_meta = pl.read_parquet_metadata(spath)
-        frame = pl.read_parquet(spath)
-    except Exception as exc:  # polars raises several error types for a damaged or foreign file
-        raise fail(
-            f"not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-        ) from None
+    frame, raw_meta = read_verified(spath, fail)
     text = raw_meta.get(METADATA_KEY)
     if text is None:
         raise fail(
@@ -156,7 +159,12 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
                 raise fail(
                     f"column {a.name!r} has type {col.dtype}, expected {want} for a {a.kind} attribute"
                 ) from None
-        series.append(col.fill_nan(None) if a.kind == "numeric" else col)
+        if a.kind == "numeric":
+            infinite = col.is_infinite()
+            if infinite.any():
+                raise fail(f"row {int(infinite.arg_true()[0]) + 1}: infinite value in column {a.name!r}")
+            col = col.fill_nan(None)
+        series.append(col)
     features = pl.DataFrame({s.name: s for s in series})
 
     rankings: np.ndarray | None = None

@@ -4,7 +4,9 @@ Each (data set, learner, p, repeat, fold) cell is one row (schema in :data:`COLU
 rewritten whole and swapped in by an atomic rename, so a run killed at any moment leaves either
 the previous or the new complete file, never a torn one; new cells are written at most about a
 second after they are computed (less often when the store is large, so that writing stays a small
-share of the run). A lock file keeps two runs from writing the same store at once.
+share of the run). A lock file keeps two runs from writing the same store at once. Each file
+written carries its checksum (:mod:`lrank.parquet_io`), so a store changed or damaged since it
+was written is refused before it is decoded.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from lrank.errors import ExperimentError
+from lrank.parquet_io import read_verified, write_checksummed
 
 __all__ = ["COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter"]
 
@@ -73,11 +76,7 @@ class ResultStore:
             return empty_frame()
         if self.path.is_dir():
             raise ExperimentError(f"{self.path}: is a directory, not an experiment store (a .parquet file)")
-        try:
-            frame = pl.read_parquet(self.path)
-        except Exception as exc:  # polars raises several error types for a damaged or foreign file
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ExperimentError(f"{self.path}: not a readable Parquet file ({first})") from None
+        frame, _ = read_verified(self.path, lambda problem: ExperimentError(f"{self.path}: {problem}"))
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
             raise ExperimentError(f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})")
@@ -93,7 +92,7 @@ class ResultStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            frame.write_parquet(tmp)
+            write_checksummed(frame, tmp, {"lrank": "experiment store"})
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
             os.replace(tmp, self.path)

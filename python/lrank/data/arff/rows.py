@@ -132,6 +132,10 @@ def _numeric_series(path: str, attr: Attribute, col: tuple[str | None, ...], row
     if bad.any():
         i = int(bad.arg_true()[0])
         raise DataFormatError(path, row_lines[i], f"non-numeric value {col[i]!r} for numeric attribute {attr.name!r}")
+    infinite = s_num.is_infinite()
+    if infinite.any():
+        i = int(infinite.arg_true()[0])
+        raise DataFormatError(path, row_lines[i], f"infinite value {col[i]!r} for numeric attribute {attr.name!r}")
     return s_num.fill_nan(None)
 
 
