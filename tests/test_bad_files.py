@@ -256,3 +256,76 @@ def test_the_evaluation_keeps_the_table_up_to_its_limit():
         ev.add(y, y)
         pairwise = ev.to_dict()["pairwise"]
         assert ("correct" in pairwise) == has_table and ("omitted" in pairwise) != has_table
+
+
+# -- found by the fuzz campaign ------------------------------------------------------------------
+
+
+def _edited_store(tmp_path: Path, edit) -> Path:
+    frame, _ = parquet_io.read_verified(_store(tmp_path), AssertionError)
+    path = tmp_path / "edited.parquet"
+    parquet_io.write_checksummed(edit(frame), path, {"lrank": "experiment store"})
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda f: f.with_columns(pl.lit(None).alias("missing")), "column 'missing' has no value in row 1"),
+        (lambda f: f.with_columns(pl.lit(float("inf")).alias("n_labels")), "column 'n_labels' (Float64) cannot be"),
+        (lambda f: f.with_columns(pl.lit([[None]]).alias("seed")), "column 'seed' (List(List(Null))) cannot be"),
+        (lambda f: f.with_columns(pl.lit(7).alias("fold")), "row 1 has fold = 7, which no run writes"),
+        (lambda f: f.with_columns(pl.lit(1.5).alias("missing")), "row 1 has missing = 1.5"),
+        (lambda f: f.head(0), "the store holds no results yet"),
+    ],
+)
+def test_stores_with_values_no_run_writes_are_refused_in_one_line(tmp_path, edit, problem):
+    path = _edited_store(tmp_path, edit)
+    for command in (["report", str(path)], ["plot", "missing", str(path), "-o", str(tmp_path / "p.svg")]):
+        result = CliRunner().invoke(main, ["experiment", *command])
+        assert result.exit_code == 1, result.output
+        assert result.output.startswith(f"Error: {path}: ") and problem in result.output, result.output
+        assert result.output.count("\n") == 1
+
+
+def test_a_parquet_data_set_without_rows_is_refused_like_the_text_formats(tmp_path):
+    ds = read_dataset(_converted(tmp_path))
+    frame, metadata = parquet_io.read_verified(tmp_path / "iris.parquet", AssertionError)
+    path = tmp_path / "empty.parquet"
+    parquet_io.write_checksummed(frame.head(0), path, {"lrank": metadata["lrank"]})
+    with pytest.raises(DataFormatError, match=r"empty\.parquet: no rows"):
+        read_dataset(path)
+    ds.weights = ds.weights[:0]
+    with pytest.raises(InvalidInputError, match="without rows"):
+        write_parquet(ds, tmp_path / "none.parquet")
+
+
+def test_metadata_and_configs_nested_too_deep_are_refused(tmp_path):
+    frame, _ = parquet_io.read_verified(_converted(tmp_path), AssertionError)
+    path = tmp_path / "deep.parquet"
+    parquet_io.write_checksummed(frame, path, {"lrank": "[" * 100_000 + "]" * 100_000})
+    with pytest.raises(DataFormatError, match=r"deep\.parquet: the lrank metadata is not valid JSON"):
+        read_dataset(path)
+    config = tmp_path / "deep.toml"
+    config.write_text("datasets = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    result = CliRunner().invoke(main, ["experiment", "run", "--config", str(config)])
+    assert result.output == f"Error: {config}: not valid TOML: values nested too deep\n"
+    config.write_bytes(b"datasets = '\xff'\n")
+    result = CliRunner().invoke(main, ["experiment", "run", "--config", str(config)])
+    assert result.output.startswith(f"Error: {config}: not valid TOML: ") and result.output.count("\n") == 1
+
+
+def test_a_rank_matrix_beyond_the_memory_limit_is_refused_by_name(tmp_path):
+    # 100,000 labels declared and 8,000 rows that each name one: an 830 KB file, a 3.2 GB matrix.
+    m, n = 100_000, 8_000
+    path = tmp_path / "sparse.xarff"
+    labels = ",".join(f"l{i}" for i in range(m))
+    path.write_text(f"@relation r\n@attribute a numeric\n@attribute L RANKING {{{labels}}}\n@data\n" + "1,l1\n" * n)
+    code = (
+        "import resource, sys\nresource.setrlimit(resource.RLIMIT_AS, (2_500_000_000, 2_500_000_000))\n"
+        "from lrank.data import read_dataset\nfrom lrank.errors import DataFormatError\n"
+        "try:\n    read_dataset(sys.argv[1])\nexcept DataFormatError as e:\n    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{path}:5: the rank matrix (8000 x 100000 values) would need 3.2 GB"), done.stdout

@@ -186,3 +186,14 @@ def test_the_pairwise_table_is_refused_past_its_limit_by_the_core():
     y = np.tile(np.arange(1, 102, dtype=np.int32), (2, 1))
     with pytest.raises(InvalidInputError, match="at most 100 labels, got 101"):
         _core.pairwise_matrix(y, y)
+
+
+def test_thread_counts_beyond_64_bits_mean_all_cores(problem):
+    # Found by the fuzz campaign: n_jobs=2**64 raised OverflowError converting to the core.
+    x, y = problem
+    a = LabelRankingRandomForest(n_estimators=3, random_state=1, n_jobs=2**64).fit(x, y)
+    np.testing.assert_array_equal(
+        a.predict(x), LabelRankingRandomForest(n_estimators=3, random_state=1).fit(x, y).predict(x)
+    )
+    with pytest.raises(InvalidInputError, match="n_jobs must be an int or None"):
+        _core.Model.fit(a.model_.params_json(), x, y, n_jobs="two")

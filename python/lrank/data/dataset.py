@@ -51,12 +51,14 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from lrank.errors import InvalidInputError
+from lrank import _core
+from lrank.errors import DataFormatError, InvalidInputError
 from lrank.ranking_notation import format_rank_rows
 
 __all__ = [
     "Attribute",
     "LabelRankingDataset",
+    "check_rank_matrix_size",
     "check_writable",
     "dataset_from_arrays",
     "first_invalid_rank_row",
@@ -112,8 +114,10 @@ def rank_row_from_chains(chains: Sequence[Sequence[int]], n_labels: int) -> np.n
 
 
 def check_writable(dataset: LabelRankingDataset) -> None:
-    """Refuses what no reader would read back: weights that are not finite and non-negative,
-    infinite feature values, a ranking named like a feature (InvalidInputError)."""
+    """Refuses what no reader would read back: no rows, weights that are not finite and
+    non-negative, infinite feature values, a ranking named like a feature (InvalidInputError)."""
+    if dataset.n_rows == 0:
+        raise InvalidInputError("cannot write a data set without rows (no reader would read it)")
     w = dataset.weights
     if not np.all(np.isfinite(w)) or np.any(w < 0):
         bad = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0])
@@ -126,6 +130,16 @@ def check_writable(dataset: LabelRankingDataset) -> None:
                 raise InvalidInputError(f"attribute {a.name!r} holds an infinite value in row {infinite[0] + 1}")
     if dataset.rankings is not None and dataset.ranking_name in {a.name for a in dataset.attributes}:
         raise InvalidInputError(f"ranking name {dataset.ranking_name!r} clashes with a feature name")
+
+
+def check_rank_matrix_size(path: str, line: int | None, n_rows: int, n_labels: int, item_bytes: int = 4) -> None:
+    """Refuses (DataFormatError naming the file) a rank matrix of ``n_rows`` x ``n_labels`` that
+    would need more memory than this process may use: a file of rows that each name one label
+    of a million declared ones would otherwise be allocated until the machine gives out."""
+    try:
+        _core.check_allocation("the rank matrix", [n_rows, n_labels], item_bytes)
+    except InvalidInputError as exc:
+        raise DataFormatError(path, line, str(exc)) from None
 
 
 def first_invalid_rank_row(rankings: np.ndarray) -> int | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, check_writable
+from lrank.data.dataset import Attribute, LabelRankingDataset, check_rank_matrix_size, check_writable
 from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError
 
@@ -122,6 +122,7 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         series.append(s_num.fill_nan(None))
 
     m = n_lab
+    check_rank_matrix_size(spath, header_line, n, m, item_bytes=8)
     pos = np.empty((n, m), dtype=np.float64)
     for t in range(m):
         j = d + t

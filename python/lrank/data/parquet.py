@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from lrank import _core
 from lrank.data.dataset import (
     Attribute,
     LabelRankingDataset,
@@ -128,6 +129,8 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
         meta = json.loads(text)
     except json.JSONDecodeError as exc:
         raise fail(f"the lrank metadata is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise fail("the lrank metadata is not valid JSON: nested too deep") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise fail(f"the lrank metadata does not describe a data set (format {FORMAT_NAME!r})")
     if meta.get("version") != FORMAT_VERSION:
@@ -148,6 +151,8 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
     if frame.columns != expected:
         raise fail(f"columns {frame.columns} do not match the metadata's {expected}")
     n = frame.height
+    if n == 0:
+        raise fail("no rows (a data set needs at least one)")
     series = []
     for a in attributes:
         col = frame.get_column(a.name)
@@ -203,6 +208,10 @@ def _read_rankings(
         raise fail(f"ranking column {col.name!r} has type {col.dtype}, expected List(List(String))")
     index = {lab: j for j, lab in enumerate(labels)}
     m = len(labels)
+    try:
+        _core.check_allocation("the rank matrix", [col.len(), m], 4)
+    except InvalidInputError as exc:
+        raise fail(str(exc)) from None
     rankings = np.zeros((col.len(), m), dtype=np.int32)
     partial: dict[int, tuple[tuple[int, ...], ...]] = {}
     for i, chains in enumerate(col.to_list()):

@@ -80,12 +80,43 @@ class ResultStore:
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
             raise ExperimentError(f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})")
-        try:
-            frame = frame.select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
-        except Exception as exc:
-            raise ExperimentError(f"{self.path}: a column has the wrong type ({exc})") from None
+        columns = []
+        for name, dtype in COLUMNS.items():
+            try:
+                columns.append(frame.get_column(name).cast(dtype))
+            except Exception:  # Polars' messages run over several lines: name the column instead
+                raise ExperimentError(
+                    f"{self.path}: column {name!r} ({frame.get_column(name).dtype}) cannot be read as {dtype}"
+                ) from None
+        frame = pl.DataFrame(columns)
+        self._check_values(frame)
         # A cell stored twice (impossible through StoreWriter) would count twice in the means.
         return frame.unique(subset=list(KEY), keep="first", maintain_order=True)
+
+    def _check_values(self, frame: pl.DataFrame) -> None:
+        """Refuses missing values and values no run writes (the reports rely on them)."""
+        for name in COLUMNS:
+            column = frame.get_column(name)
+            if column.null_count():
+                row = int(column.is_null().arg_true()[0]) + 1
+                raise ExperimentError(f"{self.path}: column {name!r} has no value in row {row}")
+        domains = {
+            "missing": (pl.col("missing") >= 0) & (pl.col("missing") <= 1),
+            "folds": pl.col("folds") >= 1,
+            "repeats": pl.col("repeats") >= 1,
+            "fold": (pl.col("fold") >= 0) & (pl.col("fold") < pl.col("folds")),
+            "repeat": (pl.col("repeat") >= 0) & (pl.col("repeat") < pl.col("repeats")),
+            "seed": pl.col("seed") >= 0,
+        }
+        if frame.select("folds", "repeats", "seed").unique().height > 1:
+            raise ExperimentError(f"{self.path}: the store mixes results of different folds, repeats or seeds")
+        for name, ok in domains.items():
+            bad = frame.select(ok.not_().arg_true()).to_series()
+            if bad.len():
+                row = int(bad[0])
+                raise ExperimentError(
+                    f"{self.path}: row {row + 1} has {name} = {frame.get_column(name)[row]}, which no run writes"
+                )
 
     def write(self, frame: pl.DataFrame) -> None:
         """Replace the file by ``frame`` atomically (write a temporary file, fsync, rename)."""

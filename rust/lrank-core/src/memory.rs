@@ -25,8 +25,14 @@ pub fn bytes_of<T>(dims: &[usize]) -> Option<u64> {
 /// Refuses `dims` values of `T` when they would need more than [`budget`]; `what` names them
 /// for the message. Returns the number of values.
 pub fn check<T>(what: &str, dims: &[usize]) -> Result<usize> {
+    check_bytes(what, dims, std::mem::size_of::<T>())
+}
+
+/// [`check`] for values of `item_bytes` bytes each (for callers outside Rust).
+pub fn check_bytes(what: &str, dims: &[usize], item_bytes: usize) -> Result<usize> {
     let shape = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(" x ");
-    match bytes_of::<T>(dims) {
+    let bytes = dims.iter().try_fold(item_bytes as u64, |acc, &d| acc.checked_mul(d as u64));
+    match bytes {
         Some(bytes) if bytes <= budget() => Ok(dims.iter().product()),
         Some(bytes) => Err(invalid(format!(
             "{what} ({shape} values) would need {} of memory, more than the {} this process may use",

@@ -139,6 +139,14 @@ pub fn validate_rank_matrix(py: Python<'_>, y: PyReadonlyArray2<'_, i32>) -> PyR
     run_core(py, ONE_THREAD, || ys.rankings().map(|_| ()))
 }
 
+/// Raises InvalidInputError when `dims` values of `item_bytes` bytes each would need more memory
+/// than this process may use (the core's check before its own large allocations); returns the
+/// number of values.
+#[pyfunction]
+pub fn check_allocation(py: Python<'_>, what: &str, dims: Vec<usize>, item_bytes: usize) -> PyResult<usize> {
+    run_core(py, ONE_THREAD, || lrank_core::memory::check_bytes(what, &dims, item_bytes))
+}
+
 /// Forces a Rust panic inside the core boundary (used by tests: it must arrive as LrankError).
 #[pyfunction]
 pub fn _panic_for_test(py: Python<'_>) -> PyResult<()> {

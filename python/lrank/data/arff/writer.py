@@ -41,8 +41,6 @@ def write_xarff(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> N
 
 def _check_writable(ds: LabelRankingDataset) -> None:
     check_writable(ds)
-    if ds.n_rows == 0:
-        raise InvalidInputError("cannot write a data set without rows (ARFF needs at least one)")
     if ds.rankings is None and not ds.attributes:
         raise InvalidInputError("cannot write a data set without attributes")
     if ds.rankings is not None:
