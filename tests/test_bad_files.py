@@ -329,3 +329,42 @@ def test_a_rank_matrix_beyond_the_memory_limit_is_refused_by_name(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"{path}:5: the rank matrix (8000 x 100000 values) would need 3.2 GB"), done.stdout
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda meta: meta.update(labels=["setosa", "setosa", "virginica"]), "a label is named twice"),
+        (lambda meta: meta.update(labels=[1, 2, 3]), "labels and the relation must be names"),
+        (lambda meta: meta["attributes"][0].update(kind="nominal", values=[5e-324]), "declared values must be"),
+        (lambda meta: meta["attributes"][0].update(name=7), "an attribute name must be a string"),
+    ],
+)
+def test_parquet_metadata_that_disagrees_with_itself_names_the_file(tmp_path, edit, problem):
+    # Found by the fuzz campaign: these gave an error without the file's name, or a TypeError.
+    import json
+
+    frame, metadata = parquet_io.read_verified(_converted(tmp_path), AssertionError)
+    meta = json.loads(metadata["lrank"])
+    edit(meta)
+    path = tmp_path / "edited.parquet"
+    parquet_io.write_checksummed(frame, path, {"lrank": json.dumps(meta)})
+    with pytest.raises(
+        DataFormatError, match=rf"edited\.parquet: the lrank metadata is incomplete or malformed: .*{problem}"
+    ):
+        read_dataset(path)
+
+
+def test_a_parquet_weight_column_of_another_type_names_the_file(tmp_path):
+    import json
+
+    ds = read_dataset(IRIS)
+    ds.weights = np.full(ds.n_rows, 0.5)
+    path = tmp_path / "w.parquet"
+    write_parquet(ds, path)
+    frame, metadata = parquet_io.read_verified(path, AssertionError)
+    weight = json.loads(metadata["lrank"])["weight_column"]
+    edited = frame.with_columns(pl.lit([["a"]]).alias(weight))
+    parquet_io.write_checksummed(edited, path, {"lrank": metadata["lrank"]})
+    with pytest.raises(DataFormatError, match=rf"w\.parquet: weight column '{weight}' has type List"):
+        read_dataset(path)

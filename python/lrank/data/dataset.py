@@ -81,6 +81,10 @@ class Attribute:
     values: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise InvalidInputError(f"an attribute name must be a string, got {self.name!r:.40}")
+        if self.values is not None and not all(isinstance(v, str) for v in self.values):
+            raise InvalidInputError(f"attribute {self.name!r}: declared values must be strings")
         if self.kind not in ("numeric", "nominal", "string"):
             raise InvalidInputError(f"attribute {self.name!r}: unknown kind {self.kind!r}")
         if self.kind == "nominal":

@@ -137,13 +137,19 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
         raise fail(f"data set format version {meta.get('version')!r} is not supported (expected {FORMAT_VERSION})")
     try:
         attributes = [
-            Attribute(str(a["name"]), a["kind"], None if a["values"] is None else tuple(a["values"]))
+            Attribute(a["name"], a["kind"], None if a["values"] is None else tuple(a["values"]))
             for a in meta["attributes"]
         ]
-        labels = tuple(str(lab) for lab in meta["labels"])
+        labels = tuple(meta["labels"])
         ranking_column = meta["ranking_column"]
         weight_column = meta["weight_column"]
-        relation = str(meta["relation"])
+        relation = meta["relation"]
+        if not all(isinstance(v, str) for v in (*labels, relation)):
+            raise TypeError("labels and the relation must be names")
+        if not all(c is None or isinstance(c, str) for c in (ranking_column, weight_column)):
+            raise TypeError("the ranking and weight columns must be names")
+        if len(set(labels)) != len(labels):
+            raise TypeError("a label is named twice")
     except (KeyError, TypeError, InvalidInputError) as exc:
         raise fail(f"the lrank metadata is incomplete or malformed: {exc}") from None
 
@@ -185,20 +191,25 @@ def read_parquet(path: str | os.PathLike[str], *, require_rankings: bool = True)
         w = frame.get_column(weight_column)
         if w.null_count():
             raise fail(f"weight column {weight_column!r} holds nulls")
+        if not w.dtype.is_numeric():
+            raise fail(f"weight column {weight_column!r} has type {w.dtype}, expected Float64")
         weights = w.cast(pl.Float64).to_numpy().astype(np.float64)
         if not np.all(np.isfinite(weights)) or np.any(weights < 0):
             raise fail("weights must be finite and non-negative")
-    return LabelRankingDataset(
-        relation=relation,
-        attributes=attributes,
-        features=features,
-        labels=labels,
-        rankings=rankings,
-        weights=weights,
-        partial_orders=partial,
-        source=spath,
-        ranking_name=ranking_column if ranking_column is not None else "L",
-    )
+    try:
+        return LabelRankingDataset(
+            relation=relation,
+            attributes=attributes,
+            features=features,
+            labels=labels,
+            rankings=rankings,
+            weights=weights,
+            partial_orders=partial,
+            source=spath,
+            ranking_name=ranking_column if ranking_column is not None else "L",
+        )
+    except InvalidInputError as exc:  # the columns and the metadata disagree in a way not caught above
+        raise fail(str(exc)) from None
 
 
 def _read_rankings(
