@@ -165,10 +165,13 @@ def test_missing_values(tmp_path):
     assert X[1, 0] == 2.5 and math.isnan(X[1, 1])
 
 
-def test_nan_value_is_missing(tmp_path):
-    ds = read_arff(write(tmp_path, HEADER + "NaN,inf,a>b>c\n"))
+def test_nan_value_is_missing_and_an_infinite_one_is_refused_by_line(tmp_path):
+    ds = read_arff(write(tmp_path, HEADER + "NaN,1,a>b>c\n"))
     assert ds.features.get_column("x").to_list() == [None]
-    assert ds.features.get_column("y").to_list() == [math.inf]
+    # No learner takes an infinite value: refused here, where the file and line are known.
+    for text in ("inf", "-Infinity", "1e999"):
+        with pytest.raises(DataFormatError, match=rf"t\.xarff:\d+: infinite value '{text}' for numeric attribute 'y'"):
+            read_arff(write(tmp_path, HEADER + f"NaN,{text},a>b>c\n"))
 
 
 def test_nominal_codes_and_enum_dtype(tmp_path):
@@ -513,7 +516,7 @@ def test_write_read_round_trip_with_everything(tmp_path):
 0.1,'a b','multi word','l|3',{0.25}
 ?,?,?,'l 1'>'l>2'>'l|3'>"l'4"
 1e-300,'{}','tab\\there',"l'4">'l 1'|'l>2'>'l|3'
--inf,'%','back\\\\slash','l>2'
+-1e308,'%','back\\\\slash','l>2'
 """
     p = write(tmp_path, text)
     ds = read_arff(p)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from lrank.data import dataset_from_arrays, read_arff, read_parquet, write_parquet
 from lrank.data.dataset import rank_row_from_chains
 from lrank.errors import DataFormatError, InvalidInputError
+from lrank.parquet_io import write_checksummed
 from lrank.quoting import MalformedTextError, quote, read_quoted
 from lrank.ranking_notation import (
     check_acyclic,
@@ -153,9 +154,10 @@ def test_parquet_reader_reports_the_notation_error_with_file_and_row(tmp_path, c
     ds = dataset_from_arrays(np.zeros((2, 1)), np.array([[1, 2, 0, 0, 0], [2, 1, 0, 0, 0]]), labels=LABELS)
     path = tmp_path / "bad.parquet"
     write_parquet(ds, path)
-    metadata = pl.read_parquet_metadata(path)
+    metadata = {"lrank": pl.read_parquet_metadata(path)["lrank"]}
     column = pl.Series("L", [[["a", "b"]], chains], dtype=pl.List(pl.List(pl.String)))
-    pl.read_parquet(path).with_columns(column).write_parquet(path, metadata=metadata)
+    # Rewritten with a checksum of its own: a file another writer made in lrank's layout.
+    write_checksummed(pl.read_parquet(path).with_columns(column), path, metadata)
     with pytest.raises(DataFormatError) as info:
         read_parquet(path)
     assert str(info.value) == f"{path}: row 2: {expected.value}"

@@ -8,12 +8,14 @@ from numpy.typing import NDArray
 __all__ = [
     "LEARNER_KINDS",
     "MODEL_FORMAT_VERSION",
+    "PAIRWISE_TABLE_MAX_LABELS",
     "Model",
     "__version__",
     "_model_from_bytes",
     "_panic_for_test",
     "borda",
     "borda_scores",
+    "check_allocation",
     "copeland",
     "fit_mallows",
     "fit_plackett_luce",
@@ -32,6 +34,7 @@ __all__ = [
 __version__: str
 MODEL_FORMAT_VERSION: int
 LEARNER_KINDS: list[str]
+PAIRWISE_TABLE_MAX_LABELS: int
 
 @final
 class Model:
@@ -83,5 +86,6 @@ def fit_plackett_luce(
 def optimal_insertion(ranking: list[int], centre: list[int]) -> NDArray[np.int32]: ...
 def theta_mle(mean_distance: float, n_labels: int) -> float: ...
 def validate_params(params: str) -> None: ...
+def check_allocation(what: str, dims: list[int], item_bytes: int) -> int: ...
 def validate_rank_matrix(y: NDArray[np.int32]) -> None: ...
 def _panic_for_test() -> None: ...

@@ -4,6 +4,13 @@ The Rust core writes the file (binary: checksummed postcard; or JSON when the pa
 ``.json``) and keeps this module's metadata beside the model: the learner and its options, the
 estimator's parameters, the label names and the attribute declarations of the training data, so
 ``lrank predict`` can check and encode a new data file exactly as the training file was.
+
+The metadata is checked against the model when a file is loaded, as the model is checked by the
+core: a hand-edited or forged file gets a :class:`~lrank.errors.ModelFormatError` naming the file
+and the problem (labels that are not names, fewer or more of them than the model ranks, twice the
+same label, attributes that do not give the model's features, a learner that is not the model's,
+parameters the learner does not have). The thread count is never taken from a file: a loaded
+estimator uses all cores (``n_jobs=None``) until told otherwise.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from typing import Any
 
 from lrank import __version__, _core
 from lrank.data import Attribute
-from lrank.errors import ModelFormatError
+from lrank.errors import LrankError, ModelFormatError
 from lrank.registry import available_learners, get_learner
 
 
@@ -87,18 +94,125 @@ def _learner_name_of(estimator: Any) -> str:
 _RENAMED_PARAMS = {"base_estimator": "estimator"}
 
 
-def _restored_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The inverse of :func:`_json_params` for nested estimators (old parameter names renamed)."""
+class _BadMetadataError(Exception):
+    """A problem of a model file's metadata (the message says which)."""
 
-    def restore(v: Any) -> Any:
-        if isinstance(v, dict) and set(v) == {"learner", "params"}:
-            return get_learner(v["learner"]).factory(**_restored_params(v["params"]))
-        return v
 
-    renamed = {
+def _restored(learner: Any, params: Any, depth: int = 0) -> Any:
+    """The estimator a model file's metadata describes: learner ``learner`` with ``params`` (the
+    inverse of :func:`_json_params`, nested estimators included), its threads left to all cores."""
+    if not isinstance(learner, str):
+        raise _BadMetadataError(f"the learner must be a name, got {learner!r:.60}")
+    if not isinstance(params, dict):
+        raise _BadMetadataError(f"the parameters of {learner} must be a mapping, got {type(params).__name__}")
+    params = {
         _RENAMED_PARAMS.get(k, k): v for k, v in params.items() if not (k == "base_estimator" and v == "deprecated")
     }
-    return {k: restore(v) for k, v in renamed.items()}
+    if depth > 16:
+        raise _BadMetadataError("learners nested more than 16 deep")
+    try:
+        spec = get_learner(learner)
+    except LrankError as exc:
+        raise _BadMetadataError(str(exc)) from None
+    try:
+        known = set(spec.factory().get_params())
+    except Exception as exc:  # a plug-in's factory may need arguments
+        raise _BadMetadataError(f"cannot make a {learner} to restore ({type(exc).__name__}: {exc})") from None
+    unknown = sorted(str(k) for k in params if k not in known)
+    if unknown:
+        raise _BadMetadataError(f"{learner} has no parameters {', '.join(unknown)}")
+
+    def restore(value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"learner", "params"}:
+            return _restored(value["learner"], value["params"], depth + 1)
+        return value
+
+    restored = {k: restore(v) for k, v in params.items()}
+    if "n_jobs" in known:
+        restored["n_jobs"] = None  # never a thread count from a file
+    try:
+        return spec.factory(**restored)
+    except (TypeError, ValueError) as exc:
+        raise _BadMetadataError(f"cannot build {learner} from its parameters ({exc})") from None
+
+
+def _attributes(value: Any, n_features: int) -> list[Attribute]:
+    if not isinstance(value, list):
+        raise _BadMetadataError(f"the attributes must be a list, got {type(value).__name__}")
+    out = []
+    for a in value:
+        if not isinstance(a, dict) or not isinstance(a.get("name"), str):
+            raise _BadMetadataError(f"an attribute must be a mapping with a name, got {a!r:.60}")
+        values, kind = a.get("values"), a.get("kind")
+        if values is not None and not (isinstance(values, list) and all(isinstance(v, str) for v in values)):
+            raise _BadMetadataError(f"attribute {a['name']!r}: its values must be a list of names")
+        if kind not in ("numeric", "nominal", "string"):
+            raise _BadMetadataError(f"attribute {a['name']!r}: unknown kind {kind!r:.40}")
+        try:
+            out.append(Attribute(a["name"], kind, tuple(values) if values is not None else None))
+        except LrankError as exc:
+            raise _BadMetadataError(str(exc)) from None
+    names = [a.name for a in out]
+    if len(set(names)) != len(names):
+        raise _BadMetadataError("an attribute name appears twice")
+    used = sum(a.kind != "string" for a in out)
+    if used != n_features:
+        raise _BadMetadataError(f"the attributes give {used} features, the model takes {n_features}")
+    return out
+
+
+def _labels(value: Any, n_labels: int) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _BadMetadataError("the labels must be a list of names")
+    if len(value) != n_labels:
+        raise _BadMetadataError(f"{len(value)} label names for a model of {n_labels} labels")
+    if len(set(value)) != len(value):
+        dup = next(v for i, v in enumerate(value) if v in value[:i])
+        raise _BadMetadataError(f"label {dup!r} is named twice")
+    return list(value)
+
+
+def _loaded(model: Any, meta_text: str) -> LoadedModel:
+    try:
+        meta = json.loads(meta_text)
+    except (ValueError, RecursionError) as exc:
+        raise _BadMetadataError(f"the metadata is not JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise _BadMetadataError(f"the metadata must be a mapping, got {type(meta).__name__}")
+    missing = [k for k in ("learner", "params", "labels", "attributes") if k not in meta]
+    if missing:
+        raise _BadMetadataError(f"no {', '.join(missing)} (not a model file of lrank train)")
+    estimator = _restored(meta["learner"], meta["params"])
+    kind = getattr(type(estimator), "_core_kind", None)
+    if kind != model.kind:
+        raise _BadMetadataError(f"learner {meta['learner']} does not make {model.kind} models")
+    options = meta.get("learner_options", [])
+    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+        raise _BadMetadataError("the learner options must be a list of strings")
+    if not isinstance(meta.get("relation", ""), str):
+        raise _BadMetadataError("the relation must be a name")
+    _check_same_params(estimator, model, meta["learner"])
+    labels = _labels(meta["labels"], model.n_labels)
+    attributes = _attributes(meta["attributes"], model.n_features)
+    try:
+        estimator._set_fitted(model)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _BadMetadataError(f"the model does not fit learner {meta['learner']} ({exc})") from None
+    estimator.labels_ = list(labels)
+    return LoadedModel(estimator, meta["learner"], list(options), labels, attributes, meta)
+
+
+def _check_same_params(estimator: Any, model: Any, learner: str) -> None:
+    """The estimator rebuilt from the metadata must ask the core for the parameters the model was
+    fitted with (its seed aside, which a ``random_state`` of None leaves to chance)."""
+    fitted = json.loads(model.params_json())
+    seed = fitted.get(model.kind, {}).get("seed", 0)
+    try:
+        described = estimator._core_params(int(seed))
+    except (LrankError, TypeError, ValueError) as exc:
+        raise _BadMetadataError(f"the parameters of {learner} are invalid ({exc})") from None
+    if json.loads(json.dumps(described)) != fitted:
+        raise _BadMetadataError(f"the parameters of {learner} are not those the model was fitted with")
 
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:
@@ -111,18 +225,6 @@ def load_model(path: str | os.PathLike[str]) -> LoadedModel:
     except ModelFormatError as exc:
         raise ModelFormatError(f"{os.fspath(path)}: {exc}") from None
     try:
-        meta = json.loads(meta_text)
-        spec = get_learner(meta["learner"])
-        estimator = spec.factory(**_restored_params(meta["params"]))
-        estimator._set_fitted(model)
-        if len(meta["labels"]) == model.n_labels:
-            estimator.labels_ = [str(label) for label in meta["labels"]]
-        attributes = [
-            Attribute(a["name"], a["kind"], tuple(a["values"]) if a["values"] is not None else None)
-            for a in meta["attributes"]
-        ]
-        return LoadedModel(
-            estimator, meta["learner"], list(meta["learner_options"]), list(meta["labels"]), attributes, meta
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFormatError(f"{os.fspath(path)}: model file lacks lrank metadata ({exc})") from None
+        return _loaded(model, meta_text)
+    except _BadMetadataError as exc:
+        raise ModelFormatError(f"{os.fspath(path)}: model metadata: {exc}") from None

@@ -30,6 +30,15 @@ def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
             raise InvalidInputError(f"{name} must hold integer positions")
     elif arr.dtype.kind not in "iu":
         raise InvalidInputError(f"{name} must hold integer positions, got dtype {arr.dtype}")
+    if arr.size and arr.dtype != np.int32:
+        # Positions beyond int32 would wrap around to valid ones in the conversion below.
+        info = np.iinfo(np.int32)
+        outside = (arr < info.min) | (arr > info.max)
+        if outside.any():
+            i, j = (int(v) for v in np.argwhere(outside)[0])
+            raise InvalidInputError(
+                f"row {i} of {name} is not a ranking: label {j} has position {arr[i, j]}, outside 0..={arr.shape[1]}"
+            )
     out = np.ascontiguousarray(arr, dtype=np.int32)
     _core.validate_rank_matrix(out)
     return out

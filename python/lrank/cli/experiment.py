@@ -281,7 +281,9 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
 def _print_report(
     store: ResultStore, *, measure: str, alpha: float, missing: Any, learners: list[str], datasets: list[str]
 ) -> None:
-    tables = build_tables(store.read(), measure=measure, missing=missing, learners=learners, datasets=datasets)
+    tables = build_tables(
+        store.read(), measure=measure, missing=missing, learners=learners, datasets=datasets, source=str(store.path)
+    )
     stats = [table_statistics(t, alpha=alpha) for t in tables]
     click.echo(render(tables, "text", stats=stats), nl=False)
 
@@ -377,6 +379,7 @@ def report_command(
             missing=list(missing) or None,
             learners=list(learners) or None,
             datasets=list(datasets) or None,
+            source=store_path,
         )
         stats = [] if no_stats else [table_statistics(t, alpha=alpha, control=control, pairs=pairs) for t in tables]
         text = render(tables, fmt, digits=digits, stats=stats)
@@ -471,6 +474,8 @@ def plot_command(
         if not store.exists():
             raise ExperimentError(f"{store_path}: no such store (write one with `lrank experiment run`)")
         frame = store.read()
+        if frame.is_empty():
+            raise ExperimentError(f"{store_path}: the store holds no results yet")
         if kind == "cd":
             (table,) = build_tables(
                 frame,
@@ -523,7 +528,4 @@ def plot_command(
 
 
 def _smallest_p(frame: Any) -> float:
-    values = frame.get_column("missing").unique().sort().to_list()
-    if not values:
-        raise ExperimentError("the store holds no results yet")
-    return float(values[0])
+    return float(frame.get_column("missing").min())

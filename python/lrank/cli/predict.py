@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import click
-import polars as pl
 
 from lrank.cli.common import user_errors
 from lrank.data import LabelRankingDataset, read_dataset
@@ -68,6 +67,13 @@ def _batches(path: Path) -> Iterator[LabelRankingDataset]:
     if path.suffix.lower() != ".parquet":
         yield read_dataset(path, require_rankings=False)
         return
-    n = int(pl.scan_parquet(path).select(pl.len()).collect().item()) if path.is_file() else 0
-    for offset in range(0, max(n, 1), PARQUET_BATCH_ROWS):
-        yield read_parquet(path, require_rankings=False, rows=(offset, PARQUET_BATCH_ROWS))
+    # The first slice checks the whole file (read_parquet verifies it before decoding); the last
+    # is the first shorter than a full slice.
+    offset = 0
+    while True:
+        batch = read_parquet(path, require_rankings=False, rows=(offset, PARQUET_BATCH_ROWS))
+        if batch.n_rows or offset == 0:
+            yield batch
+        if batch.n_rows < PARQUET_BATCH_ROWS:
+            return
+        offset += PARQUET_BATCH_ROWS

@@ -24,7 +24,7 @@ def text_report(r: dict[str, Any]) -> str:
         f"Relation:     {r['relation']}",
         f"Instances:    {r['instances']}",
         f"Features:     {r['features']}",
-        f"Labels:       {len(r['labels'])} ({', '.join(r['labels'])})",
+        f"Labels:       {len(r['labels'])} ({_some(r['labels'])})",
         f"Test mode:    {r['test_mode']}",
     ]
     if r["missing_label_probability"] > 0:
@@ -55,7 +55,16 @@ def text_report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _some(labels: list[str], shown: int = 20) -> str:
+    """The label names, the first ``shown`` of them when there are many more."""
+    if len(labels) <= shown + 5:
+        return ", ".join(labels)
+    return ", ".join(labels[:shown]) + f", ... and {len(labels) - shown} more"
+
+
 def _pairwise_table(p: dict[str, Any]) -> list[str]:
+    if "omitted" in p:
+        return [f"(left out: {p['omitted']})"]
     labels = p["labels"]
     cells = [
         ["-" if a == b else f"{p['correct'][a][b]}|{p['incorrect'][a][b]}" for b in range(len(labels))]

@@ -27,7 +27,8 @@ Missing feature values
     A missing value (``?`` in ARFF, an empty cell in the KEBI CSV) is a null
     in ``features`` and NaN in :meth:`LabelRankingDataset.feature_matrix`.  A
     numeric value written as ``NaN`` is treated as missing too (stored as
-    null); ``inf``/``-inf`` are kept as values.
+    null).  An infinite value (``inf``, ``-inf``, ``1e999``) is refused by the
+    readers, naming the file and the line: no learner accepts one.
 
 Nominal attributes
     Stored as ``pl.Enum(declared values)``, so the declared order is kept.
@@ -50,12 +51,15 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from lrank.errors import InvalidInputError
+from lrank import _core
+from lrank.errors import DataFormatError, InvalidInputError
 from lrank.ranking_notation import format_rank_rows
 
 __all__ = [
     "Attribute",
     "LabelRankingDataset",
+    "check_rank_matrix_size",
+    "check_writable",
     "dataset_from_arrays",
     "first_invalid_rank_row",
     "rank_row_from_chains",
@@ -77,6 +81,10 @@ class Attribute:
     values: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str):
+            raise InvalidInputError(f"an attribute name must be a string, got {self.name!r:.40}")
+        if self.values is not None and not all(isinstance(v, str) for v in self.values):
+            raise InvalidInputError(f"attribute {self.name!r}: declared values must be strings")
         if self.kind not in ("numeric", "nominal", "string"):
             raise InvalidInputError(f"attribute {self.name!r}: unknown kind {self.kind!r}")
         if self.kind == "nominal":
@@ -107,6 +115,35 @@ def rank_row_from_chains(chains: Sequence[Sequence[int]], n_labels: int) -> np.n
     for pos, label in enumerate(best, start=1):
         row[label] = pos
     return row
+
+
+def check_writable(dataset: LabelRankingDataset) -> None:
+    """Refuses what no reader would read back: no rows, weights that are not finite and
+    non-negative, infinite feature values, a ranking named like a feature (InvalidInputError)."""
+    if dataset.n_rows == 0:
+        raise InvalidInputError("cannot write a data set without rows (no reader would read it)")
+    w = dataset.weights
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        bad = int(np.flatnonzero(~(np.isfinite(w) & (w >= 0)))[0])
+        raise InvalidInputError(f"row {bad + 1} has weight {w[bad]}: weights must be finite and non-negative")
+    for a in dataset.attributes:
+        if a.kind == "numeric":
+            values = dataset.features.get_column(a.name).cast(pl.Float64).to_numpy()
+            infinite = np.flatnonzero(np.isinf(values))
+            if infinite.size:
+                raise InvalidInputError(f"attribute {a.name!r} holds an infinite value in row {infinite[0] + 1}")
+    if dataset.rankings is not None and dataset.ranking_name in {a.name for a in dataset.attributes}:
+        raise InvalidInputError(f"ranking name {dataset.ranking_name!r} clashes with a feature name")
+
+
+def check_rank_matrix_size(path: str, line: int | None, n_rows: int, n_labels: int, item_bytes: int = 4) -> None:
+    """Refuses (DataFormatError naming the file) a rank matrix of ``n_rows`` x ``n_labels`` that
+    would need more memory than this process may use: a file of rows that each name one label
+    of a million declared ones would otherwise be allocated until the machine gives out."""
+    try:
+        _core.check_allocation("the rank matrix", [n_rows, n_labels], item_bytes)
+    except InvalidInputError as exc:
+        raise DataFormatError(path, line, str(exc)) from None
 
 
 def first_invalid_rank_row(rankings: np.ndarray) -> int | None:
@@ -165,6 +202,8 @@ class LabelRankingDataset:
             raise InvalidInputError(f"features has {self.features.height} rows but weights has {n}")
         if len(set(self.labels)) != len(self.labels):
             raise InvalidInputError("label names must be unique")
+        if self.rankings is not None and self.ranking_name in names:
+            raise InvalidInputError(f"ranking name {self.ranking_name!r} clashes with a feature name")
         if self.rankings is not None:
             self.rankings = np.ascontiguousarray(self.rankings, dtype=np.int32)
             if self.rankings.shape != (n, len(self.labels)):
@@ -247,6 +286,9 @@ def dataset_from_arrays(
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise InvalidInputError(f"X must be two-dimensional, got shape {X.shape}")
+    if np.isinf(X).any():
+        i, j = np.argwhere(np.isinf(X))[0]
+        raise InvalidInputError(f"X holds an infinite value in row {i}, column {j}")
     n, d = X.shape
     if feature_names is None:
         feature_names = [f"A{j + 1}" for j in range(d)]

@@ -17,12 +17,13 @@ from __future__ import annotations
 import csv
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset
+from lrank.data.dataset import Attribute, LabelRankingDataset, check_rank_matrix_size, check_writable
 from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError
 
@@ -32,9 +33,30 @@ _LABEL_COL = re.compile(r"L\d+")
 
 
 def _split(line: str) -> list[str]:
+    """The cells of one line (CSV quoting where there are quotes); raises csv.Error."""
     if '"' in line:
         return [c.strip() for c in next(csv.reader([line], skipinitialspace=True))]
     return [c.strip() for c in line.split(",")]
+
+
+def _cells(line: str, lineno: int, fail: Callable[[int | None, str], DataFormatError]) -> list[str]:
+    """:func:`_split`, its problems reported as ``fail(lineno, problem)``."""
+    if "\r" in line:
+        # Lines end in LF or CRLF; a CR elsewhere is a line end of another system, or damage.
+        raise fail(lineno, "a carriage return (CR) inside a line: lines must end in LF or CRLF")
+    try:
+        return _split(line)
+    except csv.Error as exc:
+        raise fail(lineno, f"malformed CSV quoting ({exc})") from None
+
+
+def _first_repeated(values: list[str]) -> str | None:
+    seen: set[str] = set()
+    for v in values:
+        if v in seen:
+            return v
+        seen.add(v)
+    return None
 
 
 def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
@@ -50,12 +72,12 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
     if k == len(lines):
         raise fail(None, "empty file (no header line)")
     header_line = k + 1
-    header = _split(lines[k].strip())
+    header = _cells(lines[k].strip(), header_line, fail)
     k += 1
     if any(not h for h in header):
         raise fail(header_line, "empty column name in the header")
-    if len(set(header)) != len(header):
-        dup = next(h for h in header if header.count(h) > 1)
+    dup = _first_repeated(header)
+    if dup is not None:
         raise fail(header_line, f"column {dup!r} appears twice in the header")
     n_lab = 0
     while n_lab < len(header) and _LABEL_COL.fullmatch(header[len(header) - 1 - n_lab]):
@@ -73,7 +95,7 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         s = lines[idx].strip()
         if not s:
             continue
-        cells = _split(s) if '"' in s or " " in s or "\t" in s else s.split(",")
+        cells = _cells(s, idx + 1, fail) if '"' in s or " " in s or "\t" in s or "\r" in s else s.split(",")
         if len(cells) != ncol:
             raise fail(idx + 1, f"wrong number of values: expected {ncol}, got {len(cells)}")
         rows.append(cells)
@@ -93,9 +115,14 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         if bad.any():
             i = int(bad.arg_true()[0])
             raise fail(row_lines[i], f"non-numeric value {cols[j][i]!r} in feature column {name!r}")
+        infinite = s_num.is_infinite()
+        if infinite.any():
+            i = int(infinite.arg_true()[0])
+            raise fail(row_lines[i], f"infinite value {cols[j][i]!r} in feature column {name!r}")
         series.append(s_num.fill_nan(None))
 
     m = n_lab
+    check_rank_matrix_size(spath, header_line, n, m, item_bytes=8)
     pos = np.empty((n, m), dtype=np.float64)
     for t in range(m):
         j = d + t
@@ -136,8 +163,17 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         weights=np.ones(n, dtype=np.float64),
         partial_orders={},
         source=spath,
-        ranking_name="L",
+        # The ranking needs a name of its own when a file is converted to XARFF or Parquet:
+        # "L" unless a feature column is called so.
+        ranking_name=_free_name("L", set(feat_names)),
     )
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    name = base
+    while name in taken:
+        name = "_" + name
+    return name
 
 
 _LABEL_NAME = re.compile(r"^L\d+$")
@@ -156,6 +192,7 @@ def write_kebi_csv(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -
 
     if dataset.rankings is None:
         raise refuse("the data set has no rankings")
+    check_writable(dataset)
     if any(a.kind != "numeric" for a in dataset.attributes):
         names = [a.name for a in dataset.attributes if a.kind != "numeric"]
         raise refuse(f"attributes {names} are not numeric")

@@ -13,7 +13,8 @@ Layout of a file written by :func:`write_parquet`:
   relation name, the label names (in order), the attributes (name, kind, declared values), and
   the names of the ranking and weight columns.
 
-Files without that metadata entry are refused with a message saying so.
+Files without that metadata entry are refused with a message saying so. Files carry a checksum
+and are read through :mod:`lrank.parquet_io`: a damaged file is refused before Polars decodes it.
 """
 
 from __future__ import annotations
@@ -26,8 +27,16 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, rank_row_from_chains
+from lrank import _core
+from lrank.data.dataset import (
+    Attribute,
+    LabelRankingDataset,
+    check_writable,
+    first_invalid_rank_row,
+    rank_row_from_chains,
+)
 from lrank.errors import DataFormatError, InvalidInputError
+from lrank.parquet_io import read_verified, read_verified_rows, write_checksummed
 from lrank.quoting import MalformedTextError
 from lrank.ranking_notation import check_acyclic, format_chains, label_indices, preference_chains
 
@@ -58,6 +67,7 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
     """Write ``dataset`` as Parquet (layout in the module docstring); :func:`read_parquet` reads
     it back to an equal data set."""
     ds = dataset
+    check_writable(ds)
     if ds.rankings is not None:
         bad = first_invalid_rank_row(ds.rankings)
         if bad is not None:
@@ -93,7 +103,7 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
     if not columns:
         raise InvalidInputError("cannot write a data set without attributes and rankings")
     frame = pl.DataFrame(columns)  # a dict keeps empty column names (a list of Series would not)
-    frame.write_parquet(os.fspath(path), metadata={METADATA_KEY: json.dumps(meta)})
+    write_checksummed(frame, path, {METADATA_KEY: json.dumps(meta)})
 
 
 def read_parquet(
@@ -112,13 +122,10 @@ def read_parquet(
         raise fail("file not found")
     if Path(spath).is_dir():
         raise fail("is a directory, not a data file")
-    try:
-        raw_meta = pl.read_parquet_metadata(spath)
-        frame = pl.read_parquet(spath) if rows is None else pl.scan_parquet(spath).slice(*rows).collect()
-    except Exception as exc:  # polars raises several error types for a damaged or foreign file
-        raise fail(
-            f"not a readable Parquet file ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-        ) from None
+    if rows is None:
+        frame, raw_meta = read_verified(spath, fail)
+    else:
+        frame, raw_meta = read_verified_rows(spath, fail, rows)
     text = raw_meta.get(METADATA_KEY)
     if text is None:
         raise fail(
@@ -129,19 +136,27 @@ def read_parquet(
         meta = json.loads(text)
     except json.JSONDecodeError as exc:
         raise fail(f"the lrank metadata is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise fail("the lrank metadata is not valid JSON: nested too deep") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise fail(f"the lrank metadata does not describe a data set (format {FORMAT_NAME!r})")
     if meta.get("version") != FORMAT_VERSION:
         raise fail(f"data set format version {meta.get('version')!r} is not supported (expected {FORMAT_VERSION})")
     try:
         attributes = [
-            Attribute(str(a["name"]), a["kind"], None if a["values"] is None else tuple(a["values"]))
+            Attribute(a["name"], a["kind"], None if a["values"] is None else tuple(a["values"]))
             for a in meta["attributes"]
         ]
-        labels = tuple(str(lab) for lab in meta["labels"])
+        labels = tuple(meta["labels"])
         ranking_column = meta["ranking_column"]
         weight_column = meta["weight_column"]
-        relation = str(meta["relation"])
+        relation = meta["relation"]
+        if not all(isinstance(v, str) for v in (*labels, relation)):
+            raise TypeError("labels and the relation must be names")
+        if not all(c is None or isinstance(c, str) for c in (ranking_column, weight_column)):
+            raise TypeError("the ranking and weight columns must be names")
+        if len(set(labels)) != len(labels):
+            raise TypeError("a label is named twice")
     except (KeyError, TypeError, InvalidInputError) as exc:
         raise fail(f"the lrank metadata is incomplete or malformed: {exc}") from None
 
@@ -149,6 +164,8 @@ def read_parquet(
     if frame.columns != expected:
         raise fail(f"columns {frame.columns} do not match the metadata's {expected}")
     n = frame.height
+    if n == 0:
+        raise fail("no rows (a data set needs at least one)")
     series = []
     for a in attributes:
         col = frame.get_column(a.name)
@@ -160,7 +177,12 @@ def read_parquet(
                 raise fail(
                     f"column {a.name!r} has type {col.dtype}, expected {want} for a {a.kind} attribute"
                 ) from None
-        series.append(col.fill_nan(None) if a.kind == "numeric" else col)
+        if a.kind == "numeric":
+            infinite = col.is_infinite()
+            if infinite.any():
+                raise fail(f"row {int(infinite.arg_true()[0]) + 1}: infinite value in column {a.name!r}")
+            col = col.fill_nan(None)
+        series.append(col)
     features = pl.DataFrame({s.name: s for s in series})
 
     rankings: np.ndarray | None = None
@@ -176,20 +198,25 @@ def read_parquet(
         w = frame.get_column(weight_column)
         if w.null_count():
             raise fail(f"weight column {weight_column!r} holds nulls")
+        if not w.dtype.is_numeric():
+            raise fail(f"weight column {weight_column!r} has type {w.dtype}, expected Float64")
         weights = w.cast(pl.Float64).to_numpy().astype(np.float64)
         if not np.all(np.isfinite(weights)) or np.any(weights < 0):
             raise fail("weights must be finite and non-negative")
-    return LabelRankingDataset(
-        relation=relation,
-        attributes=attributes,
-        features=features,
-        labels=labels,
-        rankings=rankings,
-        weights=weights,
-        partial_orders=partial,
-        source=spath,
-        ranking_name=ranking_column if ranking_column is not None else "L",
-    )
+    try:
+        return LabelRankingDataset(
+            relation=relation,
+            attributes=attributes,
+            features=features,
+            labels=labels,
+            rankings=rankings,
+            weights=weights,
+            partial_orders=partial,
+            source=spath,
+            ranking_name=ranking_column if ranking_column is not None else "L",
+        )
+    except InvalidInputError as exc:  # the columns and the metadata disagree in a way not caught above
+        raise fail(str(exc)) from None
 
 
 def _read_rankings(
@@ -199,6 +226,10 @@ def _read_rankings(
         raise fail(f"ranking column {col.name!r} has type {col.dtype}, expected List(List(String))")
     index = {lab: j for j, lab in enumerate(labels)}
     m = len(labels)
+    try:
+        _core.check_allocation("the rank matrix", [col.len(), m], 4)
+    except InvalidInputError as exc:
+        raise fail(str(exc)) from None
     rankings = np.zeros((col.len(), m), dtype=np.int32)
     partial: dict[int, tuple[tuple[int, ...], ...]] = {}
     for i, chains in enumerate(col.to_list()):

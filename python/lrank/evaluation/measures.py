@@ -28,10 +28,16 @@ def _nanmean(a: NDArray[np.float64]) -> float:
     return float(np.nanmean(a)) if np.isfinite(a).any() else float("nan")
 
 
+PAIRWISE_TABLE_MAX_LABELS = _core.PAIRWISE_TABLE_MAX_LABELS
+"""Past this many labels the pairwise tables are left out: m x m counts would outgrow the data
+(4 rows of 10,000 labels made tables of gigabytes) and no one reads a table that wide."""
+
+
 def measure_predictions(
     y_true: NDArray[np.int32], y_pred: NDArray[np.int32]
-) -> tuple[dict[str, float], NDArray[np.uint64], NDArray[np.uint64]]:
-    """Mean of each measure over rows, and the pairwise (correct, incorrect) count matrices.
+) -> tuple[dict[str, float], NDArray[np.uint64] | None, NDArray[np.uint64] | None]:
+    """Mean of each measure over rows, and the pairwise (correct, incorrect) count matrices
+    (None for more than :data:`PAIRWISE_TABLE_MAX_LABELS` labels).
 
     Rows are compared on the labels the true ranking contains; a row with fewer than two such
     labels does not count for the correlation measures.
@@ -46,6 +52,8 @@ def measure_predictions(
         "top_label_accuracy": _nanmean(rows["top_label_correct"]),
         "exact_match": _nanmean(rows["exact_match"]),
     }
+    if t.shape[1] > PAIRWISE_TABLE_MAX_LABELS:
+        return means, None, None
     correct, incorrect = _core.pairwise_matrix(t, p)
     return means, correct, incorrect
 
@@ -64,8 +72,9 @@ class Evaluation:
     def add(self, y_true: NDArray[np.int32], y_pred: NDArray[np.int32]) -> dict[str, float]:
         means, correct, incorrect = measure_predictions(y_true, y_pred)
         self.folds.append(means)
-        self.correct = correct if self.correct is None else self.correct + correct
-        self.incorrect = incorrect if self.incorrect is None else self.incorrect + incorrect
+        if correct is not None and incorrect is not None:
+            self.correct = correct if self.correct is None else self.correct + correct
+            self.incorrect = incorrect if self.incorrect is None else self.incorrect + incorrect
         self.n_instances += int(np.asarray(y_true).shape[0])
         return means
 
@@ -83,7 +92,18 @@ class Evaluation:
             return None if np.isnan(v) else round(v, 6)
 
         m = len(self.labels)
-        zeros = np.zeros((m, m), dtype=np.uint64)
+        if m > PAIRWISE_TABLE_MAX_LABELS:
+            pairwise: dict[str, Any] = {
+                "labels": self.labels,
+                "omitted": f"{m} labels: the table is kept for at most {PAIRWISE_TABLE_MAX_LABELS}",
+            }
+        else:
+            zeros = np.zeros((m, m), dtype=np.uint64)
+            pairwise = {
+                "labels": self.labels,
+                "correct": (self.correct if self.correct is not None else zeros).tolist(),
+                "incorrect": (self.incorrect if self.incorrect is not None else zeros).tolist(),
+            }
         return {
             "name": self.name,
             "n_instances": self.n_instances,
@@ -91,9 +111,5 @@ class Evaluation:
             "measures": {k: {"mean": num(self.mean(k)), "std": num(self.std(k))} for k in MEASURES},
             # Each fold's (each repeat's, in order) mean of each measure on its test rows.
             "folds": [{k: num(f[k]) for k in MEASURES} for f in self.folds],
-            "pairwise": {
-                "labels": self.labels,
-                "correct": (self.correct if self.correct is not None else zeros).tolist(),
-                "incorrect": (self.incorrect if self.incorrect is not None else zeros).tolist(),
-            },
+            "pairwise": pairwise,
         }

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features, aligned_rankings
 from lrank.datasets import resolve
-from lrank.errors import InvalidInputError
+from lrank.errors import InvalidInputError, InvalidParameterError
 from lrank.evaluation.cross_validation import DELETION_SEED_TAG, FoldPlan, FoldResult, evaluate_folds, fold_plans
 from lrank.evaluation.measures import Evaluation
 from lrank.model_file import save_model
@@ -145,23 +145,41 @@ def train_and_evaluate(
         return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
 
     result = TrainingResult(spec=spec, options=options, data=data, estimator=None, build_seconds=None)
-    if final_model:
-        estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
-        if test_set is not None:
-            _evaluate_on_test(result, estimator, *test_set)
-        else:
-            evaluation = Evaluation("training data", data.labels)
-            evaluation.add(data.y, estimator.predict(data.x))
+    # A file's name goes in front of the learners' complaints about its data; callers that hand
+    # over data already loaded name it themselves (the experiment runner names the cell).
+    named = not isinstance(train, (TrainingData, LabelRankingDataset))
+    with _naming(data.dataset.source if named else None):
+        if final_model:
+            estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
+            if test_set is not None:
+                _evaluate_on_test(result, estimator, *test_set)
+            else:
+                evaluation = Evaluation("training data", data.labels)
+                evaluation.add(data.y, estimator.predict(data.x))
+                result.evaluations.append(evaluation)
+        if validate:
+            if plans is None:
+                plans = list(fold_plans(data.y, n_folds=folds, repeats=repeats, seed=seed, missing=missing))
+            with progress(len(plans)) if progress is not None else _no_progress() as on_fold:
+                evaluation, result.folds = evaluate_folds(
+                    make, data.x, data.y, plans, labels=data.labels, sample_weight=data.weights, on_fold=on_fold
+                )
             result.evaluations.append(evaluation)
-    if validate:
-        if plans is None:
-            plans = list(fold_plans(data.y, n_folds=folds, repeats=repeats, seed=seed, missing=missing))
-        with progress(len(plans)) if progress is not None else _no_progress() as on_fold:
-            evaluation, result.folds = evaluate_folds(
-                make, data.x, data.y, plans, labels=data.labels, sample_weight=data.weights, on_fold=on_fold
-            )
-        result.evaluations.append(evaluation)
     return result
+
+
+@contextlib.contextmanager
+def _naming(source: str | None) -> Iterator[None]:
+    """Puts the training file's name in front of the learners' complaints about its data (an
+    invalid parameter is no fault of the file)."""
+    try:
+        yield
+    except InvalidParameterError:
+        raise
+    except InvalidInputError as exc:
+        if source is None or str(exc).startswith(source):
+            raise
+        raise InvalidInputError(f"{source}: {exc}") from None
 
 
 def _fit_final_model(

@@ -280,8 +280,10 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
             raw = tomllib.load(fh)
     except FileNotFoundError:
         raise ExperimentError(f"{spath}: config file not found") from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ExperimentError(f"{spath}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ExperimentError(f"{spath}: not valid TOML: values nested too deep") from None
     unknown = sorted(set(raw) - set(CONFIG_KEYS))
     if unknown:
         raise ExperimentError(f"{spath}: unknown setting {unknown[0]!r} (known: {', '.join(CONFIG_KEYS)})")

@@ -145,19 +145,22 @@ def build_tables(
     missing: Sequence[float] | None = None,
     learners: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
+    source: str | None = None,
 ) -> list[ResultTable]:
     """One :class:`ResultTable` per missing-label probability (all in the store, or ``missing``).
 
     Learners appear in the order given (default: the order they entered the store), data sets
-    in the order given (default: alphabetical, as in the papers).
+    in the order given (default: alphabetical, as in the papers). ``source`` names the store in
+    the errors about its content.
     """
+    where = f"{source}: " if source else ""
     if measure not in MEASURE_COLUMNS:
         raise ExperimentError(f"unknown measure {measure!r}; choose from {', '.join(MEASURE_COLUMNS)}")
     if frame.is_empty():
-        raise ExperimentError("the store holds no results yet")
+        raise ExperimentError(f"{where}the store holds no results yet")
     protocol = frame.select("folds", "repeats", "seed").unique()
     if protocol.height != 1:
-        raise ExperimentError("the store mixes results of different folds, repeats or seeds")
+        raise ExperimentError(f"{where}the store mixes results of different folds, repeats or seeds")
     folds, repeats, seed = protocol.row(0)
     stored_learners: list[str] = frame.get_column("learner").unique(maintain_order=True).to_list()
     stored_datasets: list[str] = sorted(frame.get_column("dataset").unique().to_list())

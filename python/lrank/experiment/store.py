@@ -4,7 +4,9 @@ Each (data set, learner, p, repeat, fold) cell is one row (schema in :data:`COLU
 rewritten whole and swapped in by an atomic rename, so a run killed at any moment leaves either
 the previous or the new complete file, never a torn one; new cells are written at most about a
 second after they are computed (less often when the store is large, so that writing stays a small
-share of the run). A lock file keeps two runs from writing the same store at once.
+share of the run). A lock file keeps two runs from writing the same store at once. Each file
+written carries its checksum (:mod:`lrank.parquet_io`), so a store changed or damaged since it
+was written is refused before it is decoded.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from lrank.errors import ExperimentError
+from lrank.parquet_io import read_verified, write_checksummed
 
 __all__ = ["COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter"]
 
@@ -73,27 +76,54 @@ class ResultStore:
             return empty_frame()
         if self.path.is_dir():
             raise ExperimentError(f"{self.path}: is a directory, not an experiment store (a .parquet file)")
-        try:
-            frame = pl.read_parquet(self.path)
-        except Exception as exc:  # polars raises several error types for a damaged or foreign file
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise ExperimentError(f"{self.path}: not a readable Parquet file ({first})") from None
+        frame, _ = read_verified(self.path, lambda problem: ExperimentError(f"{self.path}: {problem}"))
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
             raise ExperimentError(f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})")
-        try:
-            frame = frame.select([pl.col(c).cast(t) for c, t in COLUMNS.items()])
-        except Exception as exc:
-            raise ExperimentError(f"{self.path}: a column has the wrong type ({exc})") from None
+        columns = []
+        for name, dtype in COLUMNS.items():
+            try:
+                columns.append(frame.get_column(name).cast(dtype))
+            except Exception:  # Polars' messages run over several lines: name the column instead
+                raise ExperimentError(
+                    f"{self.path}: column {name!r} ({frame.get_column(name).dtype}) cannot be read as {dtype}"
+                ) from None
+        frame = pl.DataFrame(columns)
+        self._check_values(frame)
         # A cell stored twice (impossible through StoreWriter) would count twice in the means.
         return frame.unique(subset=list(KEY), keep="first", maintain_order=True)
+
+    def _check_values(self, frame: pl.DataFrame) -> None:
+        """Refuses missing values and values no run writes (the reports rely on them)."""
+        for name in COLUMNS:
+            column = frame.get_column(name)
+            if column.null_count():
+                row = int(column.is_null().arg_true()[0]) + 1
+                raise ExperimentError(f"{self.path}: column {name!r} has no value in row {row}")
+        domains = {
+            "missing": (pl.col("missing") >= 0) & (pl.col("missing") <= 1),
+            "folds": pl.col("folds") >= 1,
+            "repeats": pl.col("repeats") >= 1,
+            "fold": (pl.col("fold") >= 0) & (pl.col("fold") < pl.col("folds")),
+            "repeat": (pl.col("repeat") >= 0) & (pl.col("repeat") < pl.col("repeats")),
+            "seed": pl.col("seed") >= 0,
+        }
+        if frame.select("folds", "repeats", "seed").unique().height > 1:
+            raise ExperimentError(f"{self.path}: the store mixes results of different folds, repeats or seeds")
+        for name, ok in domains.items():
+            bad = frame.select(ok.not_().arg_true()).to_series()
+            if bad.len():
+                row = int(bad[0])
+                raise ExperimentError(
+                    f"{self.path}: row {row + 1} has {name} = {frame.get_column(name)[row]}, which no run writes"
+                )
 
     def write(self, frame: pl.DataFrame) -> None:
         """Replace the file by ``frame`` atomically (write a temporary file, fsync, rename)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            frame.write_parquet(tmp)
+            write_checksummed(frame, tmp, {"lrank": "experiment store"})
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())
             os.replace(tmp, self.path)

@@ -61,6 +61,9 @@ fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
     }
 }
 
+/// Stack of each pool thread (address space only: pages are used as the stack grows).
+const POOL_STACK_BYTES: usize = 16 << 20;
+
 /// The shared pool of `n` threads (`0`: rayon's default size).
 fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
@@ -72,6 +75,8 @@ fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .thread_name(move |i| format!("lrank-{n}-{i}"))
+            // Trees grow by recursion (at most MAX_TREE_DEPTH levels): room for them in any build.
+            .stack_size(POOL_STACK_BYTES)
             .build()
             .map_err(|e| LrankError::InvalidInput(format!("cannot start {n} threads: {e}")))?,
     );

@@ -63,6 +63,11 @@ macro_rules! learners {
                     $(LearnerParams::$kind(p) => p.set_seed(seed),)*
                 }
             }
+            fn models(&self) -> u64 {
+                match self {
+                    $(LearnerParams::$kind(p) => p.models(),)*
+                }
+            }
         }
 
         impl Model {

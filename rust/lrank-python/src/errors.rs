@@ -48,5 +48,21 @@ pub fn run_core<T: Send>(py: Python<'_>, n_jobs: Option<i64>, work: impl FnOnce(
     }
 }
 
+/// An `n_jobs` argument as the core reads it: None, or an int saturated to 64 bits (any count
+/// beyond the cores means all cores, and Python ints have no bound).
+pub fn n_jobs_of(n_jobs: Option<&Bound<'_, PyAny>>) -> PyResult<Option<i64>> {
+    let Some(value) = n_jobs else { return Ok(None) };
+    if value.is_none() {
+        return Ok(None);
+    }
+    if let Ok(n) = value.extract::<i64>() {
+        return Ok(Some(n));
+    }
+    if value.is_instance_of::<pyo3::types::PyInt>() {
+        return Ok(Some(if value.gt(0)? { i64::MAX } else { i64::MIN }));
+    }
+    Err(InvalidInputError::new_err(format!("n_jobs must be an int or None, got {}", value.repr()?)))
+}
+
 /// One thread: the calling one (no hand-off to a pool), for small work.
 pub const ONE_THREAD: Option<i64> = Some(1);

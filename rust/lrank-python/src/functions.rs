@@ -101,7 +101,7 @@ pub fn fit_mallows<'py>(
     max_iter: usize,
 ) -> PyResult<(Bound<'py, PyArray1<i32>>, f64, usize, bool)> {
     let (ys, w) = (row_major(&y), vector(&weights));
-    let fit = run_core(py, ONE_THREAD, || consensus::fit_mallows(&ys.rankings()?, w.as_deref(), max_iter))?;
+    let fit = run_core(py, ONE_THREAD, || checked::fit_mallows(&ys.rankings()?, w.as_deref(), max_iter))?;
     Ok((vec1(py, fit.centre), fit.theta, fit.iterations, fit.converged))
 }
 
@@ -116,7 +116,7 @@ pub fn fit_plackett_luce<'py>(
     tol: f64,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, usize, bool)> {
     let (ys, w) = (row_major(&y), vector(&weights));
-    let fit = run_core(py, ONE_THREAD, || consensus::fit_plackett_luce(&ys.rankings()?, w.as_deref(), max_iter, tol))?;
+    let fit = run_core(py, ONE_THREAD, || checked::fit_plackett_luce(&ys.rankings()?, w.as_deref(), max_iter, tol))?;
     Ok((vec1(py, fit.skills), fit.iterations, fit.converged))
 }
 
@@ -137,6 +137,14 @@ pub fn theta_mle(mean_distance: f64, n_labels: usize) -> f64 {
 pub fn validate_rank_matrix(py: Python<'_>, y: PyReadonlyArray2<'_, i32>) -> PyResult<()> {
     let ys = row_major(&y);
     run_core(py, ONE_THREAD, || ys.rankings().map(|_| ()))
+}
+
+/// Raises InvalidInputError when `dims` values of `item_bytes` bytes each would need more memory
+/// than this process may use (the core's check before its own large allocations); returns the
+/// number of values.
+#[pyfunction]
+pub fn check_allocation(py: Python<'_>, what: &str, dims: Vec<usize>, item_bytes: usize) -> PyResult<usize> {
+    run_core(py, ONE_THREAD, || lrank_core::memory::check_bytes(what, &dims, item_bytes))
 }
 
 /// Forces a Rust panic inside the core boundary (used by tests: it must arrive as LrankError).

@@ -27,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MODEL_FORMAT_VERSION", FORMAT_VERSION)?;
     m.add("LEARNER_KINDS", lrank_core::registry::KINDS.to_vec())?;
+    m.add("PAIRWISE_TABLE_MAX_LABELS", lrank_core::metrics::evaluation::PAIRWISE_TABLE_MAX_LABELS)?;
     m.add_class::<model::Model>()?;
     m.add_function(wrap_pyfunction!(model::save_model, m)?)?;
     m.add_function(wrap_pyfunction!(model::load_model, m)?)?;
@@ -44,6 +45,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::theta_mle, m)?)?;
     m.add_function(wrap_pyfunction!(functions::validate_rank_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(functions::validate_params, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::check_allocation, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_panic_for_test, m)?)?;
     Ok(())
 }

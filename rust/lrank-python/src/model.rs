@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::arrays::{cube, kinds, matrix, row_major, vec1, vector};
-use crate::errors::{run_core, ONE_THREAD};
+use crate::errors::{n_jobs_of, run_core, ONE_THREAD};
 
 /// A fitted model of any lrank learner, fitted from its parameters in serde JSON form (e.g.
 /// `{"Dummy": {"aggregator": "Borda", "seed": 0}}`).
@@ -22,17 +22,17 @@ impl Model {
     #[staticmethod]
     #[pyo3(signature = (params, x, y, sample_weight=None, *, n_jobs=None, nominal=None))]
     #[allow(clippy::too_many_arguments)]
-    fn fit(
-        py: Python<'_>,
+    fn fit<'py>(
+        py: Python<'py>,
         params: &str,
-        x: PyReadonlyArray2<'_, f64>,
-        y: PyReadonlyArray2<'_, i32>,
-        sample_weight: Option<PyReadonlyArray1<'_, f64>>,
-        n_jobs: Option<i64>,
+        x: PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray2<'py, i32>,
+        sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
         nominal: Option<Vec<bool>>,
     ) -> PyResult<Self> {
         let (xs, ys, w, kinds) = (row_major(&x), row_major(&y), vector(&sample_weight), kinds(&nominal));
-        let inner = run_core(py, n_jobs, || {
+        let inner = run_core(py, n_jobs_of(n_jobs)?, || {
             let params = LearnerParams::from_json(params)?;
             registry::fit(params, xs.features()?.with_kinds(kinds.as_deref())?, ys.rankings()?, w.as_deref())
         })?;
@@ -45,10 +45,10 @@ impl Model {
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
-        n_jobs: Option<i64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyArray2<i32>>> {
         let xs = row_major(&x);
-        let p = run_core(py, n_jobs, || predict_checked(&self.inner, &xs.features()?, Outputs::RANKS))?;
+        let p = run_core(py, n_jobs_of(n_jobs)?, || predict_checked(&self.inner, &xs.features()?, Outputs::RANKS))?;
         Ok(matrix(py, p.ranks, xs.n_rows, self.n_labels()))
     }
 
@@ -58,11 +58,11 @@ impl Model {
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
-        n_jobs: Option<i64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyArray2<i32>>, Option<Bound<'py, PyArray1<f64>>>)> {
         let xs = row_major(&x);
         let outputs = Outputs { confidence: true, scores: false };
-        let p = run_core(py, n_jobs, || predict_checked(&self.inner, &xs.features()?, outputs))?;
+        let p = run_core(py, n_jobs_of(n_jobs)?, || predict_checked(&self.inner, &xs.features()?, outputs))?;
         Ok((matrix(py, p.ranks, xs.n_rows, self.n_labels()), p.confidence.map(|c| vec1(py, c))))
     }
 
@@ -72,11 +72,11 @@ impl Model {
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
-        n_jobs: Option<i64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyArray2<f64>>>> {
         let xs = row_major(&x);
         let outputs = Outputs { confidence: false, scores: true };
-        let p = run_core(py, n_jobs, || predict_checked(&self.inner, &xs.features()?, outputs))?;
+        let p = run_core(py, n_jobs_of(n_jobs)?, || predict_checked(&self.inner, &xs.features()?, outputs))?;
         Ok(p.scores.map(|s| matrix(py, s, xs.n_rows, self.n_labels())))
     }
 
@@ -86,10 +86,10 @@ impl Model {
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
-        n_jobs: Option<i64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyArray3<i32>>>> {
         let xs = row_major(&x);
-        let members = run_core(py, n_jobs, || {
+        let members = run_core(py, n_jobs_of(n_jobs)?, || {
             let view = xs.features()?;
             lrank_core::data::features::check_n_features(&view, self.inner.header().n_features)?;
             self.inner.member_ranks(&view)

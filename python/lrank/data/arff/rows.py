@@ -16,7 +16,7 @@ import polars as pl
 
 from lrank.data.arff.header import Header
 from lrank.data.arff.lexer import NEEDS_LEXER, PLAIN_SEPARATORS, tokenize_row, value_of
-from lrank.data.dataset import Attribute, rank_row_from_chains
+from lrank.data.dataset import Attribute, check_rank_matrix_size, rank_row_from_chains
 from lrank.errors import DataFormatError
 from lrank.quoting import MalformedTextError
 from lrank.ranking_notation import EMPTY_RANKING, Chains, parse_ranking
@@ -132,6 +132,10 @@ def _numeric_series(path: str, attr: Attribute, col: tuple[str | None, ...], row
     if bad.any():
         i = int(bad.arg_true()[0])
         raise DataFormatError(path, row_lines[i], f"non-numeric value {col[i]!r} for numeric attribute {attr.name!r}")
+    infinite = s_num.is_infinite()
+    if infinite.any():
+        i = int(infinite.arg_true()[0])
+        raise DataFormatError(path, row_lines[i], f"infinite value {col[i]!r} for numeric attribute {attr.name!r}")
     return s_num.fill_nan(None)
 
 
@@ -152,6 +156,8 @@ def _rank_column(
 ) -> tuple[np.ndarray, dict[int, Chains]]:
     """Rank matrix and partial orders of the ranking column; each distinct text is parsed once."""
     m = len(labels)
+    # A row may name one label of a million declared: the matrix can outgrow the file.
+    check_rank_matrix_size(path, row_lines[0] if row_lines else None, len(col), m)
     label_index = {name: j for j, name in enumerate(labels)}
     cache: dict[str, int] = {}
     table: list[np.ndarray] = []

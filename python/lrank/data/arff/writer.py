@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
+from lrank.data.dataset import Attribute, LabelRankingDataset, check_writable, first_invalid_rank_row
 from lrank.errors import InvalidInputError
 from lrank.quoting import quote
 from lrank.ranking_notation import format_rank_rows
@@ -40,8 +40,7 @@ def write_xarff(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> N
 
 
 def _check_writable(ds: LabelRankingDataset) -> None:
-    if ds.n_rows == 0:
-        raise InvalidInputError("cannot write a data set without rows (ARFF needs at least one)")
+    check_writable(ds)
     if ds.rankings is None and not ds.attributes:
         raise InvalidInputError("cannot write a data set without attributes")
     if ds.rankings is not None:

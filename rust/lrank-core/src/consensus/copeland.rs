@@ -3,12 +3,15 @@
 //! count for it. Labels are ranked by decreasing score, ties to the lower label index.
 
 use crate::data::ranking::{ranking_from_scores, RankMatrixView};
+use crate::error::Result;
 
 /// Copeland scores: for each label, the number of other labels it beats in a (weighted)
 /// pairwise majority, a tie counting one half. Only pairs a ranking contains count for it.
-pub fn copeland_scores(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Vec<f64> {
+/// The m x m table of pairwise weights is refused when it would not fit in memory.
+pub fn copeland_scores(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Result<Vec<f64>> {
     let m = rankings.n_labels();
-    let mut before = vec![0.0; m * m]; // before[a * m + b]: weight of rankings with a before b
+    // before[a * m + b]: weight of rankings with a before b
+    let mut before: Vec<f64> = crate::memory::zeroed("Copeland's table of label pairs", &[m, m])?;
     for (i, row) in rankings.rows().enumerate() {
         let w = weights.map_or(1.0, |w| w[i]);
         for a in 0..m {
@@ -19,7 +22,7 @@ pub fn copeland_scores(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -
             }
         }
     }
-    (0..m)
+    Ok((0..m)
         .map(|a| {
             (0..m)
                 .filter(|&b| b != a)
@@ -30,12 +33,12 @@ pub fn copeland_scores(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -
                 })
                 .sum()
         })
-        .collect()
+        .collect())
 }
 
 /// The Copeland consensus: labels by decreasing Copeland score, ties to the lower label index.
-pub fn copeland(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Vec<i32> {
-    ranking_from_scores(&copeland_scores(rankings, weights))
+pub fn copeland(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Result<Vec<i32>> {
+    Ok(ranking_from_scores(&copeland_scores(rankings, weights)?))
 }
 
 #[cfg(test)]
@@ -48,14 +51,14 @@ mod tests {
         // other: scores 1, 1, 1 and the tie goes to label order.
         let cycle = [1, 2, 3, 3, 1, 2, 2, 3, 1];
         let v = RankMatrixView::new(&cycle, 3, 3).unwrap();
-        assert_eq!(copeland_scores(&v, None), vec![1.0, 1.0, 1.0]);
-        assert_eq!(copeland(&v, None), vec![1, 2, 3]);
+        assert_eq!(copeland_scores(&v, None).unwrap(), vec![1.0, 1.0, 1.0]);
+        assert_eq!(copeland(&v, None).unwrap(), vec![1, 2, 3]);
         // Weight the second voter 3: 1 beats 0 (3 against 2), 1 beats 2 (4 against 1) and
         // 2 beats 0 (4 against 1): order 1 > 2 > 0.
-        assert_eq!(copeland(&v, Some(&[1.0, 3.0, 1.0])), vec![3, 1, 2]);
+        assert_eq!(copeland(&v, Some(&[1.0, 3.0, 1.0])).unwrap(), vec![3, 1, 2]);
         // Incomplete rankings count only their pairs; an even split is a half win each.
         let y = [1, 2, 0, 2, 1, 0, 0, 1, 2];
         let v = RankMatrixView::new(&y, 3, 3).unwrap();
-        assert_eq!(copeland_scores(&v, None), vec![1.0, 1.5, 0.5]);
+        assert_eq!(copeland_scores(&v, None).unwrap(), vec![1.0, 1.5, 0.5]);
     }
 }

@@ -41,7 +41,7 @@ impl Aggregator {
     pub fn aggregate(self, rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> crate::Result<Vec<i32>> {
         match self {
             Aggregator::Borda => Ok(borda(rankings, weights)),
-            Aggregator::Copeland => Ok(copeland(rankings, weights)),
+            Aggregator::Copeland => copeland(rankings, weights),
             Aggregator::Mallows => Ok(mallows::fit_mallows(rankings, weights, 20)?.centre),
             Aggregator::Kemeny => kemeny::kemeny(rankings, weights),
         }

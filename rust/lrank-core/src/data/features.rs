@@ -73,6 +73,11 @@ impl<'a> FeatureMatrixView<'a> {
     pub fn get(&self, i: usize, f: usize) -> f64 {
         self.values[i * self.n_features + f]
     }
+    /// The rows `range` as a view of their own (same kinds).
+    pub fn rows(&self, range: std::ops::Range<usize>) -> FeatureMatrixView<'a> {
+        let d = self.n_features;
+        FeatureMatrixView { values: &self.values[range.start * d..range.end * d], n_rows: range.len(), ..*self }
+    }
     pub fn has_missing(&self) -> bool {
         self.values.iter().any(|v| v.is_nan())
     }

@@ -4,6 +4,11 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::{n_present, RankMatrixView};
 use crate::error::{invalid, LrankError, Result};
 
+/// The largest total of the sample weights a fit accepts. The learners sum weights times
+/// bootstrap counts, distances and label positions: with weights of 1e308 two rows already sum
+/// to infinity, and a leaf's share of them became NaN. Real weights are nowhere near.
+pub const MAX_TOTAL_WEIGHT: f64 = 1e200;
+
 /// A training set that passed the checks every learner needs (see [`TrainingSet::new`]).
 #[derive(Clone, Debug)]
 pub struct TrainingSet<'a> {
@@ -16,7 +21,7 @@ pub struct TrainingSet<'a> {
 impl<'a> TrainingSet<'a> {
     /// Refuses: no rows, no features, X and Y of different lengths, a ranking without labels
     /// (it carries no information and has no top label), sample weights of the wrong length or
-    /// negative or not finite.
+    /// negative or not finite, or summing to more than [`MAX_TOTAL_WEIGHT`].
     pub fn new(x: FeatureMatrixView<'a>, y: RankMatrixView<'a>, sample_weight: Option<&[f64]>) -> Result<Self> {
         let n = x.n_rows();
         if n == 0 {
@@ -41,6 +46,10 @@ impl<'a> TrainingSet<'a> {
         };
         if weights.iter().all(|&w| w == 0.0) {
             return Err(invalid("sample weights are all zero: no training row would count"));
+        }
+        let total: f64 = weights.iter().sum();
+        if !(total <= MAX_TOTAL_WEIGHT) {
+            return Err(invalid(format!("sample weights sum to {total:e}, more than the {MAX_TOTAL_WEIGHT:e} a fit accepts")));
         }
         Ok(TrainingSet { x, y, weights })
     }

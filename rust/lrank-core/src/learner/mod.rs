@@ -21,6 +21,12 @@ pub trait Params: Clone + Send + Sync {
     fn seed(&self) -> u64;
     /// The same parameters with another seed (ensembles give each member its own).
     fn set_seed(&mut self, seed: u64);
+    /// The trees or members a fitted model holds per unit (per label pair for the pairwise
+    /// learners), nested counts multiplied; 1 for a single model. Checked against
+    /// [`crate::limits::MAX_MODELS`] before anything is fitted.
+    fn models(&self) -> u64 {
+        1
+    }
 }
 
 /// What a fitted model was fitted on.
@@ -136,7 +142,10 @@ pub fn fit_checked<L: Learner>(
     sample_weight: Option<&[f64]>,
 ) -> Result<L> {
     params.validate()?;
-    L::fit(params, &TrainingSet::new(x, y, sample_weight)?)
+    let model = L::fit(params, &TrainingSet::new(x, y, sample_weight)?)?;
+    // A model its own checks refuse could be saved but never loaded again: refuse it now.
+    model.check().map_err(|e| LrankError::InvalidInput(format!("cannot fit this data: the model fails its own checks ({e})")))?;
+    Ok(model)
 }
 
 /// Checks that `x` has the model's feature count, then predicts.

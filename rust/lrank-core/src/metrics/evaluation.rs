@@ -58,11 +58,20 @@ pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Re
     })
 }
 
+/// The most labels [`pairwise_matrix`] makes its m x m tables for: past it the tables would
+/// outgrow the rankings they count (a file of 4 rows and 10,000 labels made two tables of 800 MB
+/// each), and no one reads a table that wide.
+pub const PAIRWISE_TABLE_MAX_LABELS: usize = 100;
+
 /// `(correct, incorrect)`, each m x m row-major: entry (a, b) counts the rows whose true ranking
 /// puts label a before label b and whose prediction agrees (correct) or does not (incorrect).
+/// Refused for more than [`PAIRWISE_TABLE_MAX_LABELS`] labels.
 pub fn pairwise_matrix(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Result<(Vec<u64>, Vec<u64>)> {
     check_same_shape(truth, pred)?;
     let m = truth.n_labels();
+    if m > PAIRWISE_TABLE_MAX_LABELS {
+        return Err(invalid(format!("the pairwise table is made for at most {PAIRWISE_TABLE_MAX_LABELS} labels, got {m}")));
+    }
     let mut correct = vec![0u64; m * m];
     let mut incorrect = vec![0u64; m * m];
     for i in 0..truth.n_rows() {
@@ -103,5 +112,17 @@ mod tests {
         assert_eq!((c[1], ic[1]), (1, 1));
         assert_eq!((c[2], ic[2]), (2, 0));
         assert_eq!(c[3..].iter().sum::<u64>() + c[0], 2); // (1,2) twice correct
+    }
+
+    #[test]
+    fn the_pairwise_table_is_refused_past_its_label_limit() {
+        let m = PAIRWISE_TABLE_MAX_LABELS + 1;
+        let row: Vec<i32> = (1..=m as i32).collect();
+        let v = RankMatrixView::new(&row, 1, m).unwrap();
+        let err = pairwise_matrix(&v, &v).unwrap_err().to_string();
+        assert!(err.contains("at most 100 labels, got 101"), "{err}");
+        let row: Vec<i32> = (1..=100).collect();
+        let v = RankMatrixView::new(&row, 1, 100).unwrap();
+        assert_eq!(pairwise_matrix(&v, &v).unwrap().0.iter().sum::<u64>(), 100 * 99 / 2);
     }
 }

@@ -62,8 +62,11 @@ fn check_metadata(metadata: &str) -> Result<()> {
         .map_err(|e| LrankError::InvalidInput(format!("model metadata is not valid JSON: {e}")))
 }
 
-/// A decoded model, after its structural checks.
+/// A decoded model, after its structural checks and the check that its metadata is JSON (read
+/// with serde_json's nesting limit, so a forged file cannot hand a reader 100,000 nested lists).
 fn checked<M: Checked>(saved: SavedModel<M>) -> Result<SavedModel<M>> {
+    serde_json::from_str::<serde_json::Value>(&saved.metadata)
+        .map_err(|e| format_err(format!("model file holds metadata that is not valid JSON: {e}")))?;
     saved.model.check().map_err(|e| format_err(format!("model file holds an inconsistent model: {e}")))?;
     Ok(saved)
 }

@@ -33,10 +33,17 @@ pub struct PairData {
     pub classes: Vec<u32>,
 }
 
-/// Fits one binary model per label pair, in parallel and kept in pair order.
-pub fn fit_pairs<T: Send>(y: &RankMatrixView<'_>, weights: &[f64], fit_pair: impl Fn(&PairData) -> T + Sync) -> Vec<T> {
+/// Fits one binary model per label pair, in parallel and kept in pair order. Refused when the
+/// pairs' models would not fit in memory (their count grows with the square of the labels).
+pub fn fit_pairs<T: Send>(
+    y: &RankMatrixView<'_>,
+    weights: &[f64],
+    fit_pair: impl Fn(&PairData) -> T + Sync,
+) -> crate::Result<Vec<T>> {
     let n = y.n_rows();
-    label_pairs(y.n_labels())
+    let pairs = crate::data::pairs::pair_count(y.n_labels());
+    crate::memory::check::<(T, (usize, usize))>("one model per label pair", &[pairs])?;
+    Ok(label_pairs(y.n_labels())
         .par_iter()
         .enumerate()
         .map(|(index, &(a, b))| {
@@ -50,7 +57,7 @@ pub fn fit_pairs<T: Send>(y: &RankMatrixView<'_>, weights: &[f64], fit_pair: imp
             }
             fit_pair(&PairData { index, a, b, rows, weights: row_weights, classes })
         })
-        .collect()
+        .collect())
 }
 
 /// Adds the vote of pair (a, b), predicted to have a before b with probability `p`, to one
@@ -97,7 +104,8 @@ mod tests {
         let y = [1, 2, 3, 0, 2, 1, 2, 1, 3];
         let view = RankMatrixView::new(&y, 3, 3).unwrap();
         let pairs =
-            fit_pairs(&view, &[1.0, 2.0, 0.0], |p| (p.index, p.a, p.b, p.rows.clone(), p.weights.clone(), p.classes.clone()));
+            fit_pairs(&view, &[1.0, 2.0, 0.0], |p| (p.index, p.a, p.b, p.rows.clone(), p.weights.clone(), p.classes.clone()))
+                .unwrap();
         assert_eq!(pairs[0], (0, 0, 1, vec![0], vec![1.0], vec![1, 0, 0]));
         assert_eq!(pairs[2], (2, 1, 2, vec![0, 1], vec![1.0, 2.0], vec![1, 0, 0]));
     }

@@ -184,8 +184,13 @@ pub struct PairwiseEntropy {
 }
 
 impl PairwiseEntropy {
-    pub fn new(y: &crate::data::ranking::RankMatrixView<'_>, epsilon: f64) -> Self {
+    /// Refused when the pairs of the rows, or a node's counts per pair, would not fit in
+    /// memory (they grow with the square of the label count).
+    pub fn new(y: &crate::data::ranking::RankMatrixView<'_>, epsilon: f64) -> crate::Result<Self> {
         let m = y.n_labels();
+        let present: usize = y.rows().map(|r| pair_count(r.iter().filter(|&&p| p > 0).count())).sum();
+        crate::memory::check::<u32>("the label pairs of the training rankings", &[present])?;
+        crate::memory::check::<f64>("a node's counts per label pair", &[2, pair_count(m)])?;
         let pairs = y
             .rows()
             .map(|r| {
@@ -202,7 +207,7 @@ impl PairwiseEntropy {
                 out
             })
             .collect();
-        PairwiseEntropy { pairs, n_pairs: pair_count(m), epsilon, table: XlnxTable::new(y.n_rows()) }
+        Ok(PairwiseEntropy { pairs, n_pairs: pair_count(m), epsilon, table: XlnxTable::new(y.n_rows()) })
     }
 
     /// Sum over pairs of (weight of the pair) x (its entropy), from direction counts.
@@ -323,7 +328,7 @@ mod tests {
         // Rows 0-2 prefer label 0 to 1, rows 3-5 the reverse; label 2 is missing in rows 1 and 4.
         let y = [1, 2, 3, 1, 2, 0, 1, 2, 3, 2, 1, 3, 2, 1, 0, 2, 1, 3];
         let view = RankMatrixView::new(&y, 6, 3).unwrap();
-        let crit = PairwiseEntropy::new(&view, 1e-9);
+        let crit = PairwiseEntropy::new(&view, 1e-9).unwrap();
         let values = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
         let sorted: Vec<SortedSample> =
             values.iter().enumerate().map(|(i, &v)| SortedSample { value: v, sample: i as u32, weight: 1.0 }).collect();

@@ -4,7 +4,7 @@
 
 use super::layout::{root_orders, Orders, TrainingFeatures};
 use super::model::{Node, Tree};
-use super::params::GrowParams;
+use super::params::{GrowParams, MAX_TREE_DEPTH};
 use super::split::{find_split, Scratch, SplitChoice};
 use super::sweep::SplitCriterion;
 use crate::rng::{child_seed, Rng};
@@ -136,7 +136,7 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
     ) -> NodeOutcome<F::Leaf> {
         let (x, params) = (self.x, self.params);
         let total: f64 = weights.iter().sum();
-        let at_limit = params.max_depth.is_some_and(|m| depth >= m);
+        let at_limit = depth >= params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH);
         let best = if at_limit || total < params.min_weight_split {
             None
         } else {

@@ -39,7 +39,7 @@ pub use ensemble::{all_rows, grow_forest, ForestSampling, Growth};
 pub use grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
 pub use layout::{TrainingFeatures, TreeInputs};
 pub use model::{Node, Tree};
-pub use params::{GrowParams, MaxFeatures, ThresholdRule};
+pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 
 #[cfg(test)]

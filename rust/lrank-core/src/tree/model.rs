@@ -70,16 +70,19 @@ impl<L> Tree<L> {
     }
 
     /// Number of splits on the longest root-to-leaf path.
+    ///
+    /// Computed from the last node back (children come after their parent), not by recursion:
+    /// a forged model file may hold a chain thousands of nodes deep, or nodes shared by two
+    /// parents, which a recursive walk would follow once per path.
     pub fn depth(&self) -> usize {
-        fn go<L>(t: &Tree<L>, node: usize) -> usize {
-            match t.nodes[node] {
-                Node::Leaf { .. } => 0,
-                Node::Split { left, right, .. } | Node::Category { left, right, .. } => {
-                    1 + go(t, left as usize).max(go(t, right as usize))
-                }
+        let mut depth = vec![0usize; self.nodes.len()];
+        for i in (0..self.nodes.len()).rev() {
+            if let Node::Split { left, right, .. } | Node::Category { left, right, .. } = self.nodes[i] {
+                let child = |c: u32| depth.get(c as usize).copied().unwrap_or(0);
+                depth[i] = 1 + child(left).max(child(right));
             }
         }
-        go(self, 0)
+        depth.first().copied().unwrap_or(0)
     }
 }
 

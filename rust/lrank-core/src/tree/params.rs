@@ -51,9 +51,16 @@ pub enum ThresholdRule {
     EqualFrequency,
 }
 
+/// The most splits on a root-to-leaf path, whatever `max_depth` asks (`None` included). Trees
+/// grow by recursion, a level per call; only sample weights built to peel one row off at every
+/// split (each row outweighing all lighter ones) make trees this deep, and such a chain of some
+/// 3,000 levels overflowed a thread's 2 MB stack.
+pub const MAX_TREE_DEPTH: usize = 1000;
+
 #[derive(Clone, Copy, Debug)]
 pub struct GrowParams {
-    /// Maximum number of splits on a root-to-leaf path; `None` for unlimited.
+    /// Maximum number of splits on a root-to-leaf path; `None` for unlimited (that is, at most
+    /// [`MAX_TREE_DEPTH`]).
     pub max_depth: Option<usize>,
     /// Features looked at per node (already resolved against d).
     pub max_features: usize,

@@ -14,6 +14,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -40,9 +41,7 @@ impl<P> BaggingParams<P> {
 impl<P: Params> Params for BaggingParams<P> {
     /// Its own parameters, then the base learner's.
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         if !(self.max_samples > 0.0 && self.max_samples <= 1.0) {
             return Err(bad_param("max_samples", format!("must lie in (0, 1], got {}", self.max_samples)));
         }
@@ -53,6 +52,10 @@ impl<P: Params> Params for BaggingParams<P> {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    /// Members times the trees or members of each (a bagged forest holds them all).
+    fn models(&self) -> u64 {
+        (self.n_estimators as u64).saturating_mul(self.base.models())
     }
 }
 
@@ -107,34 +110,19 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
         self.params.clone()
     }
 
-    /// The consensus of the members' rankings for every row.
+    /// The consensus of the members' rankings for every row, a block of rows at a time: the
+    /// members' rankings of all rows at once would take members x n x m values.
     fn predict(&self, x: &FeatureMatrixView<'_>, _outputs: Outputs) -> Result<Prediction> {
-        let per_member = self.member_rankings(x)?;
         let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
         let mut out = vec![0i32; n * m];
         if m == 0 {
             return Ok(Prediction::ranks(out));
         }
-        out.par_chunks_mut(m).enumerate().try_for_each_init(
-            || vec![0i32; b * m],
-            |rows, (i, dst)| -> Result<()> {
-                for k in 0..b {
-                    rows[k * m..(k + 1) * m].copy_from_slice(&per_member[(k * n + i) * m..(k * n + i + 1) * m]);
-                }
-                let view = RankMatrixView::from_valid(rows, b, m);
-                let consensus = match self.params.aggregator {
-                    // The common case, without the general dispatch's allocations.
-                    Aggregator::Borda => {
-                        let mut acc = BordaAccumulator::new(m);
-                        view.rows().for_each(|r| acc.add(r, 1.0));
-                        acc.ranking()
-                    }
-                    other => other.aggregate(&view, None)?,
-                };
-                dst.copy_from_slice(&consensus);
-                Ok(())
-            },
-        )?;
+        let block = (MEMBER_BLOCK_VALUES / (b * m).max(1)).max(1);
+        for (k, dst) in out.chunks_mut(block * m).enumerate() {
+            let rows = k * block..(k * block + dst.len() / m);
+            self.consensus_of_block(&x.rows(rows), dst)?;
+        }
         Ok(Prediction::ranks(out))
     }
 
@@ -160,10 +148,41 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
     }
 }
 
+/// The members' rankings a prediction holds at once, at most (about 16 MB).
+const MEMBER_BLOCK_VALUES: usize = 1 << 22;
+
 impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
-    /// Each member's rank matrix (members x n x m, row-major).
+    /// The consensus rankings of the rows of `x` into `out` (n x m).
+    fn consensus_of_block(&self, x: &FeatureMatrixView<'_>, out: &mut [i32]) -> Result<()> {
+        let per_member = self.member_rankings(x)?;
+        let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
+        out.par_chunks_mut(m).enumerate().try_for_each_init(
+            || vec![0i32; b * m],
+            |rows, (i, dst)| -> Result<()> {
+                for k in 0..b {
+                    rows[k * m..(k + 1) * m].copy_from_slice(&per_member[(k * n + i) * m..(k * n + i + 1) * m]);
+                }
+                let view = RankMatrixView::from_valid(rows, b, m);
+                let consensus = match self.params.aggregator {
+                    // The common case, without the general dispatch's allocations.
+                    Aggregator::Borda => {
+                        let mut acc = BordaAccumulator::new(m);
+                        view.rows().for_each(|r| acc.add(r, 1.0));
+                        acc.ranking()
+                    }
+                    other => other.aggregate(&view, None)?,
+                };
+                dst.copy_from_slice(&consensus);
+                Ok(())
+            },
+        )
+    }
+
+    /// Each member's rank matrix (members x n x m, row-major); refused when it would not fit in
+    /// memory.
     fn member_rankings(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
-        let mut out = Vec::with_capacity(self.members.len() * x.n_rows() * self.n_labels);
+        let len = crate::memory::check::<i32>("each member's rankings", &[self.members.len(), x.n_rows(), self.n_labels])?;
+        let mut out = Vec::with_capacity(len);
         for member in &self.members {
             out.extend(member.predict(x, Outputs::RANKS)?.ranks);
         }

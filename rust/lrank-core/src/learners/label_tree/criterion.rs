@@ -154,11 +154,14 @@ fn agreements<S: SweepSum>(left_sums: &[S], total_sums: &[S], left_centre: &[f32
 }
 
 impl MallowsSpread {
-    pub fn new(y: &RankMatrixView<'_>) -> Self {
+    /// Refused when the rows' signs per label pair would not fit in memory (they grow with the
+    /// square of the label count).
+    pub fn new(y: &RankMatrixView<'_>) -> crate::Result<Self> {
         let m = y.n_labels();
         let n_pairs_total = m * m.saturating_sub(1) / 2;
+        let mut signs: Vec<f32> =
+            crate::memory::zeroed("the label-pair signs of the training rankings", &[y.n_rows(), n_pairs_total])?;
         let mut votes = Vec::with_capacity(y.n_rows() * m);
-        let mut signs = vec![0.0f32; y.n_rows() * n_pairs_total];
         let mut n_pairs = Vec::with_capacity(y.n_rows());
         for (i, row) in y.rows().enumerate() {
             let mut acc = BordaAccumulator::new(m);
@@ -176,7 +179,7 @@ impl MallowsSpread {
             }
             n_pairs.push(count as f64);
         }
-        MallowsSpread { m, votes, signs, n_pairs, theta: ThetaTable::shared(m) }
+        Ok(MallowsSpread { m, votes, signs, n_pairs, theta: ThetaTable::shared(m) })
     }
 
     fn n_pair_slots(&self) -> usize {

@@ -43,6 +43,7 @@ use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_iterations;
 use crate::rng::Rng;
 use crate::tree::{grow_tree_with, GrowParams, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs, TreeRandomness};
 pub use criterion::MallowsSpread;
@@ -71,9 +72,7 @@ impl Params for LabelTreeParams {
                 return Err(bad_param("min_weight_split", format!("must be >= 0, got {w}")));
             }
         }
-        if self.max_iter == 0 {
-            return Err(bad_param("max_iter", "must be at least 1"));
-        }
+        check_iterations("max_iter", self.max_iter)?;
         Ok(())
     }
     fn seed(&self) -> u64 {
@@ -205,7 +204,7 @@ impl Learner for LabelTreeModel {
         };
         let (samples, weights): (Vec<u32>, Vec<f64>) =
             (0..n as u32).zip(data.weights.iter().copied()).filter(|&(_, w)| w > 0.0).unzip();
-        let criterion = MallowsSpread::new(y);
+        let criterion = MallowsSpread::new(y)?;
         let fitter = MallowsNodeFitter { y, max_iter: params.max_iter, theta: ThetaTable::shared(m) };
         let tree = grow_tree_with(
             &features,

@@ -29,7 +29,7 @@ fn pairwise_counts_give_the_exact_kendall_distance_to_the_borda_centre() {
         let n = 1 + rng.below(12);
         let y = random_rankings(&mut rng, n, m, 0.0);
         let v = view(&y, m);
-        let crit = MallowsSpread::new(&v);
+        let crit = MallowsSpread::new(&v).unwrap();
         let samples: Vec<u32> = (0..n as u32).collect();
         let (theta, disc) = crit.theta_of(&samples, &vec![1.0; n]);
         let centre = crate::consensus::borda(&v, None);
@@ -51,7 +51,7 @@ fn the_incremental_sweep_scores_every_threshold_as_a_fresh_computation_would() {
         let n = 2 + rng.below(40);
         let y = random_rankings(&mut rng, n, m, 0.4);
         let v = view(&y, m);
-        let crit = MallowsSpread::new(&v);
+        let crit = MallowsSpread::new(&v).unwrap();
         let mut values: Vec<f64> = (0..n).map(|_| rng.below(n / 2 + 1) as f64).collect();
         values.sort_by(f64::total_cmp);
         let weights: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(3) as f64).collect();
@@ -92,7 +92,7 @@ fn the_f32_sweep_is_the_f64_sweep_to_the_bit_for_integer_weights() {
         let n = 2 + rng.below(60);
         let y = random_rankings(&mut rng, n, m, 0.3);
         let v = view(&y, m);
-        let crit = MallowsSpread::new(&v);
+        let crit = MallowsSpread::new(&v).unwrap();
         let values: Vec<f64> = (0..n).map(|_| rng.below(n / 3 + 1) as f64).collect();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
@@ -136,7 +136,7 @@ fn a_floor_skips_only_boundaries_that_cannot_beat_it() {
         let n = 2 + rng.below(50);
         let y = random_rankings(&mut rng, n, m, if trial % 3 == 0 { 0.0 } else { 0.4 });
         let v = view(&y, m);
-        let crit = MallowsSpread::new(&v);
+        let crit = MallowsSpread::new(&v).unwrap();
         let mut values: Vec<f64> = (0..n).map(|_| rng.below(n / 3 + 2) as f64).collect();
         values.sort_by(f64::total_cmp);
         // Integer weights (the f32 sweep) on even trials, fractional ones (f64) on odd ones.
@@ -188,7 +188,7 @@ fn fast_split_search_agrees_with_the_slow_definition_on_small_data() {
             y.extend(r);
         }
         let v = view(&y, m);
-        let crit = MallowsSpread::new(&v);
+        let crit = MallowsSpread::new(&v).unwrap();
         let sorted: Vec<SortedSample> =
             (0..n).map(|i| SortedSample { value: values[i], sample: i as u32, weight: 1.0 }).collect();
         let all: Vec<u32> = (0..n as u32).collect();

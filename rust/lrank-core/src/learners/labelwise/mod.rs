@@ -25,6 +25,7 @@ use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
 use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_models;
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
 use crate::tree::{
@@ -79,9 +80,7 @@ impl LabelwiseParams {
 
 impl Params for LabelwiseParams {
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         if !(self.min_samples_split >= 0.0) {
             return Err(bad_param("min_samples_split", "must be >= 0"));
         }
@@ -95,6 +94,9 @@ impl Params for LabelwiseParams {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    fn models(&self) -> u64 {
+        self.n_estimators as u64
     }
 }
 

@@ -164,6 +164,13 @@ impl Learner for InstanceBasedModel {
             (minimum[f], maximum[f]) = (0.0, 1.0);
         }
         let range: Vec<f64> = (0..d).map(|f| if maximum[f] > minimum[f] { maximum[f] - minimum[f] } else { 1.0 }).collect();
+        if let Some(f) = (0..d).find(|&f| range[f].is_infinite()) {
+            // The distances scale each feature by its range, which a model file must hold finite.
+            return Err(crate::error::invalid(format!(
+                "feature {f} spans {} to {}, a range too wide to scale distances by",
+                minimum[f], maximum[f]
+            )));
+        }
         let mut model = InstanceBasedModel {
             k: params.k.unwrap_or(K_CANDIDATES[0]).min(n),
             params,

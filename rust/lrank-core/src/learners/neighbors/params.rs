@@ -2,6 +2,7 @@
 
 use crate::error::Result;
 use crate::learner::{bad_param, Params};
+use crate::limits::check_iterations;
 use serde::{Deserialize, Serialize};
 
 /// Candidate neighbourhood sizes for the inner selection (the paper's).
@@ -45,9 +46,7 @@ impl Params for InstanceBasedParams {
         if self.k == Some(0) {
             return Err(bad_param("k", "must be at least 1"));
         }
-        if self.max_iter == 0 {
-            return Err(bad_param("max_iter", "must be at least 1"));
-        }
+        check_iterations("max_iter", self.max_iter)?;
         if let NeighbourhoodModel::PlackettLuce { tol } = self.model {
             if !(tol >= 0.0 && tol.is_finite()) {
                 return Err(bad_param("tol", format!("must be finite and >= 0, got {tol}")));

@@ -17,6 +17,7 @@ use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_models;
 pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, vote};
 use crate::rng::child_seed;
@@ -58,9 +59,7 @@ impl PairwiseParams {
 
 impl Params for PairwiseParams {
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         if !(self.min_samples_split >= 0.0) {
             return Err(bad_param("min_samples_split", "must be >= 0"));
         }
@@ -71,6 +70,9 @@ impl Params for PairwiseParams {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    fn models(&self) -> u64 {
+        self.n_estimators as u64
     }
 }
 
@@ -141,7 +143,7 @@ impl Learner for PairwiseModel {
                 growth.grow(&features, &pair.rows, &pair.weights, &criterion, &leaf, &grow)
             };
             PairClassifier { a: pair.a as u32, b: pair.b as u32, trees }
-        });
+        })?;
         Ok(PairwiseModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, pairs })
     }
 

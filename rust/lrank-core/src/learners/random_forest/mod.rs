@@ -15,6 +15,7 @@ use crate::data::training::TrainingSet;
 use crate::error::{LrankError, Result};
 use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_models;
 use crate::tree::{
     all_rows, grow_forest, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion,
     ThresholdRule, TrainingFeatures, Tree, TreeInputs,
@@ -67,9 +68,7 @@ impl Default for RandomForestParams {
 
 impl Params for RandomForestParams {
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         self.max_features.validate()?;
         if !(self.entropy_epsilon >= 0.0) {
             return Err(bad_param("entropy_epsilon", "must be >= 0"));
@@ -81,6 +80,9 @@ impl Params for RandomForestParams {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    fn models(&self) -> u64 {
+        self.n_estimators as u64
     }
 }
 
@@ -172,7 +174,7 @@ impl Learner for RandomForestModel {
         let TreeInputs { fill_values, features } = TreeInputs::new(x);
         let trees = match params.class_mode {
             ClassMode::Pairwise => {
-                grow_trees(&features, y, &data.weights, &params, &PairwiseEntropy::new(y, params.entropy_epsilon))
+                grow_trees(&features, y, &data.weights, &params, &PairwiseEntropy::new(y, params.entropy_epsilon)?)
             }
             mode => {
                 let (classes, n_classes) = classes_of(y, mode)?;
@@ -209,7 +211,7 @@ impl Learner for RandomForestModel {
     /// Each tree's ranking for each row (trees x n x m).
     fn member_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
         let (n, m) = (x.n_rows(), self.n_labels);
-        let mut out = vec![0i32; self.trees.len() * n * m];
+        let mut out: Vec<i32> = crate::memory::zeroed("each tree's rankings", &[self.trees.len(), n, m])?;
         if n * m > 0 {
             out.par_chunks_mut(n * m).zip(&self.trees).for_each(|(dst, tree)| {
                 for (i, row) in dst.chunks_mut(m).enumerate() {

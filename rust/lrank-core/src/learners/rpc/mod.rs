@@ -20,6 +20,7 @@ use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_iterations;
 use crate::pairwise::{check_pairs, fit_pairs, vote, PairwiseVoting};
 use serde::{Deserialize, Serialize};
 
@@ -41,9 +42,7 @@ impl Params for RpcParams {
         if !(self.c > 0.0) || !self.c.is_finite() {
             return Err(bad_param("c", format!("must be positive and finite, got {}", self.c)));
         }
-        if self.max_iter == 0 {
-            return Err(bad_param("max_iter", "must be at least 1"));
-        }
+        check_iterations("max_iter", self.max_iter)?;
         if !(self.tol >= 0.0) {
             return Err(bad_param("tol", format!("must be >= 0, got {}", self.tol)));
         }
@@ -245,6 +244,8 @@ impl Learner for RpcModel {
         let (fill_values, encoding) = encoding_of(x, &data.weights);
         let model = RpcModel { params: params.clone(), n_features: d, n_labels: m, fill_values, encoding, pairs: Vec::new() };
         let q = model.encoding.len();
+        // Each pair's Newton steps keep a Hessian of the encoded features (one per thread).
+        crate::memory::check::<f64>("the logistic regression's Hessian", &[q + 1, q + 1, rayon::current_num_threads()])?;
         let z: Vec<f64> = (0..n).flat_map(|i| model.encode(x.row(i))).collect();
         let pairs = fit_pairs(y, &data.weights, |pair| {
             let (a, b) = (pair.a as u32, pair.b as u32);
@@ -256,7 +257,7 @@ impl Learner for RpcModel {
             let t: Vec<f64> = rows.iter().map(|&i| pair.classes[i as usize] as f64).collect();
             let (intercept, coef, iterations, converged) = logistic_regression(&zs, &t, &pair.weights, q, &params);
             PairModel { a, b, intercept: Some(intercept), coef, iterations, converged }
-        });
+        })?;
         Ok(RpcModel { pairs, ..model })
     }
 
