@@ -47,6 +47,8 @@ def test_params_follow_sklearn_conventions():
         "max_features",
         "class_mode",
         "bootstrap",
+        "max_bins",
+        "leaf_missing",
         "random_state",
         "n_jobs",
         "categorical_features",
