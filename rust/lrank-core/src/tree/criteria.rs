@@ -516,4 +516,40 @@ mod tests {
         assert!(crit.is_terminal(&crit.node_stats(&[0, 1, 2], &[1.0, 2.0, 1.0])));
         assert!(!crit.is_terminal(&crit.node_stats(&[0, 3], &[1.0, 1.0])));
     }
+
+    #[test]
+    fn whole_number_sides_score_as_the_general_ones() {
+        use crate::data::ranking::{ranks_of_order, RankMatrixView};
+        let mut rng = crate::rng::Rng::new(12);
+        for n in [5usize, 40, 300] {
+            let classes: Vec<u32> = (0..n).map(|_| rng.below(4) as u32).collect();
+            let mut y = Vec::new();
+            for _ in 0..n {
+                let mut order = vec![0, 1, 2, 3];
+                rng.shuffle(&mut order);
+                y.extend(ranks_of_order(&order[..2 + rng.below(3)], 4));
+            }
+            // Half the rows, weighing 1 or 2: within the tables of n rows.
+            let sorted: Vec<SortedSample> = (0..n / 2)
+                .map(|i| SortedSample { value: rng.below(n / 3 + 1) as f64, sample: i as u32, weight: 1.0 + rng.below(2) as f64 })
+                .collect();
+            let mut sorted = sorted;
+            sorted.sort_by(|a, b| a.value.total_cmp(&b.value));
+            let (samples, weights): (Vec<u32>, Vec<f64>) = sorted.iter().map(|s| (s.sample, s.weight)).unzip();
+            let class = ClassEntropy::new(&classes, 4, 1e-9);
+            let whole = class.node_stats(&samples, &weights);
+            assert!(whole.whole);
+            let general = ClassNode { whole: false, counts: whole.counts.clone(), ..whole };
+            let whole = class.node_stats(&samples, &weights);
+            let best = |node: &ClassNode| class.best_boundary(node, &sorted, Boundaries::All, f64::NEG_INFINITY);
+            assert_eq!(best(&whole), best(&general));
+            let pairs = PairwiseEntropy::new(&RankMatrixView::new(&y, n, 4).unwrap(), 1e-9);
+            let whole = pairs.node_stats(&samples, &weights);
+            assert!(whole.whole);
+            let general = PairNode { whole: false, counts: whole.counts.clone(), ..whole };
+            let whole = pairs.node_stats(&samples, &weights);
+            let best = |node: &PairNode| pairs.best_boundary(node, &sorted, Boundaries::All, f64::NEG_INFINITY);
+            assert_eq!(best(&whole), best(&general));
+        }
+    }
 }

@@ -49,7 +49,7 @@ impl Neighbours {
 }
 
 /// Mixed into the forest's seed for the deletion streams.
-const SALT: u64 = 0x1EAF_0155_1A6E_1ED5;
+pub(super) const SALT: u64 = 0x1EAF_0155_1A6E_1ED5;
 
 /// The protocol applied to one forest.
 pub(super) struct LeafMissing<'a> {
@@ -141,7 +141,7 @@ impl LeafMissing<'_> {
 }
 
 /// A key of a row's values (FNV-1a of their bits; every NaN alike).
-fn row_key(row: &[f64]) -> u64 {
+pub(super) fn row_key(row: &[f64]) -> u64 {
     row.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, v| {
         let bits = if v.is_nan() { f64::NAN.to_bits() } else { (v + 0.0).to_bits() };
         bits.to_le_bytes().iter().fold(h, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01B3))
