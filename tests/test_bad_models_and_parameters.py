@@ -152,7 +152,8 @@ def _forged_binary(model_file: Path, metadata: bytes) -> bytes:
     """A binary model file with the model of ``model_file`` and ``metadata`` in place of its own,
     the checksum recomputed: postcard writes the metadata as a varint length and the bytes."""
     model, _ = _core.load_model(model_file.read_bytes())
-    body = _core.save_model(model, "{}", "binary")[20:]
+    saved = _core.save_model(model, "{}", "binary")
+    header, body = saved[:12], saved[20:]  # magic and format version; the checksum is recomputed
     assert body[0] == 2  # the length of "{}"
     varint, n = b"", len(metadata)
     while True:
@@ -162,7 +163,7 @@ def _forged_binary(model_file: Path, metadata: bytes) -> bytes:
         varint += bytes([(n & 0x7F) | 0x80])
         n >>= 7
     new_body = varint + metadata + body[3:]
-    return b"LRANKMDL" + (2).to_bytes(4, "little") + _fnv1a64(new_body).to_bytes(8, "little") + new_body
+    return header + _fnv1a64(new_body).to_bytes(8, "little") + new_body
 
 
 def test_metadata_nested_100000_deep_is_refused_not_a_recursion_error(model_file, tmp_path):

@@ -56,7 +56,7 @@ def test_bundled_data_sets_by_name(tmp_path):
 def test_the_text_report_shows_the_normalised_footrule_and_the_options_in_effect():
     out = run("train", "-t", "iris", "-W", "LRRF", "-x", "3", "--", "-I", "7").output
     assert "Spearman footrule (normalised)" in out and "Spearman footrule distance" not in out
-    assert "Parameters:   -I 7 -depth 8 -K log2+1 -class-mode ranking  (seed 1)" in out
+    assert "Parameters:   -I 7 -depth 8 -K log2+1 -class-mode auto -bins 255 -leaf-missing 0  (seed 1)" in out
 
 
 def test_the_json_report_follows_its_schema_with_per_fold_values(tmp_path):

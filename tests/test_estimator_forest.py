@@ -47,6 +47,8 @@ def test_params_follow_sklearn_conventions():
         "max_features",
         "class_mode",
         "bootstrap",
+        "max_bins",
+        "leaf_missing",
         "random_state",
         "n_jobs",
         "categorical_features",
@@ -149,6 +151,11 @@ def test_sample_weight_changes_the_model(problem):
         ({"max_features": 0}, "max_features"),
         ({"max_features": 1.5}, "max_features"),
         ({"class_mode": "votes"}, "class_mode"),
+        ({"max_bins": 1}, "max_bins"),
+        ({"max_bins": 256}, "max_bins"),
+        ({"max_bins": 2.5}, "max_bins"),
+        ({"leaf_missing": 1.5}, "leaf_missing"),
+        ({"leaf_missing": "half"}, "leaf_missing"),
         ({"n_jobs": 0}, "n_jobs"),
         ({"random_state": -3}, "random_state"),
     ],
@@ -181,3 +188,45 @@ def test_bad_data_raises_clear_errors(problem):
         est.predict(x[:, :2])
     with pytest.raises(InvalidInputError, match="Expected 2D array"):
         est.fit(x[:, 0], y)
+
+
+def test_auto_class_mode_is_ranking_on_complete_and_pairwise_on_incomplete_rankings(problem):
+    x, y = problem
+    auto = LabelRankingRandomForest(n_estimators=6, random_state=2).fit(x, y)
+    ranking = LabelRankingRandomForest(n_estimators=6, random_state=2, class_mode="ranking").fit(x, y)
+    assert auto.class_mode_ == "ranking"
+    np.testing.assert_array_equal(auto.predict_per_tree(x), ranking.predict_per_tree(x))
+    partial = y.copy()
+    partial[::4, 0] = 0
+    partial[::4] = np.where(partial[::4] > 0, partial[::4] - (partial[::4] > y[::4, :1]), 0)
+    auto = LabelRankingRandomForest(n_estimators=6, random_state=2).fit(x, partial)
+    pairwise = LabelRankingRandomForest(n_estimators=6, random_state=2, class_mode="pairwise").fit(x, partial)
+    assert auto.class_mode_ == "pairwise"
+    np.testing.assert_array_equal(auto.predict_per_tree(x), pairwise.predict_per_tree(x))
+
+
+def test_histograms_with_a_bin_per_value_are_the_exact_search_and_coarse_ones_differ(problem):
+    x, y = problem
+    xr = np.round(x, 1)  # at most a few dozen values per feature
+    exact = LabelRankingRandomForest(n_estimators=5, random_state=1, max_bins=None).fit(xr, y)
+    binned = LabelRankingRandomForest(n_estimators=5, random_state=1).fit(xr, y)
+    np.testing.assert_array_equal(exact.predict_per_tree(x), binned.predict_per_tree(x))
+    coarse = LabelRankingRandomForest(n_estimators=5, random_state=1, max_bins=3).fit(xr, y)
+    assert not np.array_equal(exact.predict_per_tree(x), coarse.predict_per_tree(x))
+
+
+def test_leaf_missing_thins_leaf_neighbours_deterministically(problem):
+    x, y = problem
+    kwargs = {"n_estimators": 8, "random_state": 4}
+    plain = LabelRankingRandomForest(**kwargs).fit(x, y)
+    thinned = LabelRankingRandomForest(**kwargs, leaf_missing=0.7, n_jobs=1).fit(x, y)
+    again = LabelRankingRandomForest(**kwargs, leaf_missing=0.7, n_jobs=2).fit(x, y)
+    np.testing.assert_array_equal(thinned.predict(x), again.predict(x))
+    np.testing.assert_array_equal(thinned.predict(x[:7]), thinned.predict(x)[:7])  # a row alone or in a batch
+    assert not np.array_equal(plain.predict(x), thinned.predict(x))
+    assert is_complete_ranking_matrix(thinned.predict_per_tree(x).reshape(-1, y.shape[1]))
+    # Everything deleted: every label scores the middle, the ranking is the label order.
+    gone = LabelRankingRandomForest(**kwargs, leaf_missing=1.0).fit(x, y).predict(x)
+    assert np.all(gone == np.arange(1, y.shape[1] + 1))
+    again = pickle.loads(pickle.dumps(thinned))
+    np.testing.assert_array_equal(again.predict(x), thinned.predict(x))

@@ -26,8 +26,10 @@ __all__ = [
     "parse_choice",
     "parse_depth",
     "parse_learner_name",
+    "parse_max_bins",
     "parse_max_features",
     "parse_optional_count",
+    "parse_probability",
     "parse_share_percent",
     "set_learner_lookup",
 ]
@@ -76,6 +78,13 @@ def parse_depth(text: str) -> int | None:
     return None if value == 0 else value
 
 
+def parse_max_bins(text: str) -> int | None:
+    value = int(text)
+    if value < 0:
+        raise ValueError("must be >= 0 (0 means the exact search)")
+    return None if value == 0 else value
+
+
 def parse_optional_count(text: str) -> int | None:
     value = int(text)
     if value < 0:
@@ -93,6 +102,13 @@ def parse_choice(*choices: str) -> Callable[[str], str]:
     return parse
 
 
+def parse_probability(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise ValueError("must lie in [0, 1]")
+    return value
+
+
 def parse_share_percent(text: str) -> float:
     value = float(text)
     if not 0 < value <= 100:
@@ -106,7 +122,7 @@ def parse_learner_name(text: str) -> str:
 
 def _option_text(parse: Callable[[str], Any], value: Any) -> str:
     """The option text that ``parse`` turns into ``value`` (the inverse of the parsers above)."""
-    if parse in (parse_depth, parse_optional_count):
+    if parse in (parse_depth, parse_optional_count, parse_max_bins):
         return "0" if value is None else str(value)
     if parse is parse_share_percent:
         return f"{100 * float(value):g}"

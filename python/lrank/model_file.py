@@ -115,12 +115,16 @@ def _restored(learner: Any, params: Any, depth: int = 0) -> Any:
     except LrankError as exc:
         raise _BadMetadataError(str(exc)) from None
     try:
-        known = set(spec.factory().get_params())
+        probe = spec.factory()
+        known = set(probe.get_params())
     except Exception as exc:  # a plug-in's factory may need arguments
         raise _BadMetadataError(f"cannot make a {learner} to restore ({type(exc).__name__}: {exc})") from None
     unknown = sorted(str(k) for k in params if k not in known)
     if unknown:
         raise _BadMetadataError(f"{learner} has no parameters {', '.join(unknown)}")
+    # A file written before a parameter existed means the value that behaves as lrank did then.
+    added = getattr(probe, "_added_params", {})
+    params = {**{k: v for k, v in added.items() if k not in params}, **params}
 
     def restore(value: Any) -> Any:
         if isinstance(value, dict) and set(value) == {"learner", "params"}:

@@ -127,6 +127,17 @@ def estimators() -> dict[str, Callable[[], Any]]:
             learning_rate=0.5,
             random_state=s,
         ),
+        # Added with the histogram split search and LR-RF's missing-label protocol (issue 25).
+        "LRRF_exact_ranking": lambda: L.LabelRankingRandomForest(
+            n_estimators=5, class_mode="ranking", max_bins=None, random_state=s
+        ),
+        "LRRF_bins8": lambda: L.LabelRankingRandomForest(n_estimators=5, max_bins=8, random_state=s),
+        "LRRF_leaf_missing": lambda: L.LabelRankingRandomForest(n_estimators=5, leaf_missing=0.5, random_state=s),
+        "LWRF_exact": lambda: L.LabelwiseRandomForest(n_estimators=4, max_bins=None, random_state=s),
+        "LWDT_bins16": lambda: L.LabelwiseDecisionTree(max_bins=16, random_state=s),
+        "OVO_forest_bins8": lambda: L.OneVsOneLabelRanker(
+            classifier="forest", n_estimators=3, max_bins=8, random_state=s
+        ),
     }
 
 

@@ -79,3 +79,8 @@ def max_features(value: Any, name: str = "max_features") -> Any:
     if isinstance(value, (float, np.floating)):
         return {"Fraction": finite(name, value)}
     raise _bad(name, f"must be 'log2+1', 'sqrt', 'all', None, an int or a float in (0, 1], got {value!r}")
+
+
+def max_bins(value: Any, name: str = "max_bins") -> int | None:
+    """None (exact split search) or a number of bins (the core checks 2 to 255)."""
+    return count(name, value, none=True)

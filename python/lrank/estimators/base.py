@@ -112,6 +112,13 @@ class LabelRanker:
             input_tags=InputTags(allow_nan=True, categorical=True),
         )
 
+    # Parameters added after estimators of the class were first pickled, with the values that
+    # keep the behaviour of before: a pickle that lacks one gets it when it is loaded.
+    _added_params: ClassVar[dict[str, Any]] = {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({**self._added_params, **state})
+
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "model_")
 

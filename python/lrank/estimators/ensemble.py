@@ -70,7 +70,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         base = self.estimator
         if not (isinstance(self.base_estimator, str) and self.base_estimator == "deprecated"):
             if base is not None:
-                raise TypeError("give estimator or its deprecated name base_estimator, not both")
+                raise _convert._bad("base_estimator", "give estimator or its deprecated name base_estimator, not both")
             warnings.warn(
                 "BaggingLabelRanker(base_estimator=...) is deprecated; use estimator=...", FutureWarning, stacklevel=4
             )

@@ -3,14 +3,14 @@ forests that predict each label's relative position."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth, parse_max_features
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth, parse_max_bins, parse_max_features
 
 _DOC_MODEL = """
     A ranking holding k labels gives the label at position r the target (r - 1/2) / k; a label
@@ -19,11 +19,16 @@ _DOC_MODEL = """
     a leaf predicts each label's mean target, or its parent's for a label none of its rows ranks.
     The predicted ranking sorts labels by increasing predicted position, ties to the lower label.
     ``tune_depth=True`` chooses ``max_depth`` from {5, 10, 15, unlimited} by inner 5-fold
-    cross-validation (mean Kendall tau) before fitting.
+    cross-validation (mean Kendall tau) before fitting. ``max_bins=None`` tries every midpoint
+    between consecutive distinct values; ``max_bins=N`` cuts each feature once per fit into at
+    most N quantile bins and searches histograms of them (a feature with at most N distinct values
+    gets a bin per value: the exact search).
 """
 
 
 class _Labelwise(CoreLearnerRanker):
+    # Pickled before the histogram search (and the missing-label protocol): exact search.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None}
     _core_kind = "Labelwise"
 
     def _params(self) -> dict[str, Any]:  # pragma: no cover - overridden
@@ -38,6 +43,7 @@ class _Labelwise(CoreLearnerRanker):
                 "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),  # type: ignore[attr-defined]
                 "min_samples_leaf": _convert.finite("min_samples_leaf", self.min_samples_leaf),  # type: ignore[attr-defined]
                 "tune_depth": _convert.flag("tune_depth", self.tune_depth),  # type: ignore[attr-defined]
+                "max_bins": _convert.max_bins(self.max_bins),  # type: ignore[attr-defined]
                 "seed": seed,
             }
         )
@@ -65,6 +71,7 @@ class LabelwiseDecisionTree(_Labelwise):
     min_samples_split : nodes with less total weight are leaves (default 2).
     min_samples_leaf : least total weight on each side of a split (default 1).
     tune_depth : choose max_depth by inner cross-validation (see above).
+    max_bins : None (default): exact split search; N (2 to 255): histogram search with N bins.
     random_state : order in which features are scored (ties go to the first); None: random.
     n_jobs : threads (None or -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -77,6 +84,7 @@ class LabelwiseDecisionTree(_Labelwise):
         min_samples_split: float = 2,
         min_samples_leaf: float = 1,
         tune_depth: bool = False,
+        max_bins: int | None = None,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -85,6 +93,7 @@ class LabelwiseDecisionTree(_Labelwise):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.tune_depth = tune_depth
+        self.max_bins = max_bins
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -107,6 +116,8 @@ class LabelwiseRandomForest(_Labelwise):
     max_features : features drawn per node: a share in (0, 1] (default 1/3, Breiman's choice for
         regression), an int, "sqrt", "log2+1" or "all".
     bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
+    max_bins : histogram search with at most this many bins per feature (default 255; 2 to 255);
+        None: exact split search.
     max_depth, min_samples_split, min_samples_leaf, tune_depth : as for LabelwiseDecisionTree.
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
@@ -123,6 +134,7 @@ class LabelwiseRandomForest(_Labelwise):
         min_samples_split: float = 2,
         min_samples_leaf: float = 1,
         tune_depth: bool = False,
+        max_bins: int | None = 255,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -134,6 +146,7 @@ class LabelwiseRandomForest(_Labelwise):
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         self.tune_depth = tune_depth
+        self.max_bins = max_bins
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -148,6 +161,16 @@ class LabelwiseRandomForest(_Labelwise):
 
 # -- the command line's view of the learners (collected by lrank.registry) -------------------------
 
+
+def _bins_option(default: str) -> LearnerOption:
+    return LearnerOption(
+        "-bins",
+        "max_bins",
+        f"histogram search with at most N bins per feature, 0 = exact search (default {default})",
+        parse_max_bins,
+    )
+
+
 _TREE_OPTIONS = (
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
     LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
@@ -161,7 +184,7 @@ LEARNER_SPECS = (
         factory=LabelwiseDecisionTree,
         summary="Labelwise decision tree: one multi-output regression tree of the labels' relative positions",
         reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
-        options=_TREE_OPTIONS,
+        options=(*_TREE_OPTIONS, _bins_option("0")),
     ),
     LearnerSpec(
         name="LWRF",
@@ -186,6 +209,7 @@ LEARNER_SPECS = (
                 switch_value=False,
             ),
             *_TREE_OPTIONS,
+            _bins_option("255"),
         ),
     ),
 )

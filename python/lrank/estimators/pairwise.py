@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -11,7 +11,14 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    parse_choice,
+    parse_depth,
+    parse_max_bins,
+    parse_max_features,
+)
 
 _VOTING = {"copeland": "Copeland", "probability": "Probability"}
 
@@ -37,11 +44,15 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
     max_depth : maximum splits from root to leaf; None: unlimited.
     min_samples_split : nodes with less total weight are leaves (default 2).
     voting : "copeland" (default) or "probability".
+    max_bins : None (default): exact split search; N (2 to 255): each feature cut once per fit
+        into at most N quantile bins, nodes searching histograms of them.
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 
+    # Pickled before the histogram search (and the missing-label protocol): exact search.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None}
     _core_kind = "Pairwise"
 
     def __init__(
@@ -53,6 +64,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         max_depth: int | None = None,
         min_samples_split: float = 2,
         voting: str = "copeland",
+        max_bins: int | None = None,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -64,6 +76,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.voting = voting
+        self.max_bins = max_bins
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -80,6 +93,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
             "max_depth": _convert.count("max_depth", self.max_depth, none=True),
             "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),
             "voting": _convert.choice("voting", self.voting, _VOTING),
+            "max_bins": _convert.max_bins(self.max_bins),
             "seed": seed,
         }
         if classifier == "tree":
@@ -125,6 +139,12 @@ LEARNER_SPECS = (
                 "copeland or probability (default copeland)",
                 parse_choice("copeland", "probability"),
                 "VOTE",
+            ),
+            LearnerOption(
+                "-bins",
+                "max_bins",
+                "histogram search with at most N bins per feature, 0 = exact search (default 0)",
+                parse_max_bins,
             ),
         ),
     ),

@@ -49,14 +49,29 @@ fn params() -> impl Strategy<Value = RandomForestParams> {
             (1usize..5).prop_map(MaxFeatures::Count),
             (0.01f64..=1.0).prop_map(MaxFeatures::Fraction),
         ],
-        prop_oneof![Just(ClassMode::TopLabel), Just(ClassMode::Ranking), Just(ClassMode::Pairwise)],
+        prop_oneof![Just(ClassMode::TopLabel), Just(ClassMode::Ranking), Just(ClassMode::Pairwise), Just(ClassMode::Auto)],
         any::<bool>(),
         any::<u64>(),
         prop_oneof![Just(0.0), Just(1e-6), 0.0f64..0.5],
+        // Exact search, coarse histograms, or a bin per value.
+        prop_oneof![Just(None), (2usize..6).prop_map(Some), Just(Some(255))],
+        prop_oneof![2 => Just(0.0), 1 => 0.0f64..=1.0],
     )
-        .prop_map(|(n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon)| {
-            RandomForestParams { n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon }
-        })
+        .prop_map(
+            |(n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon, max_bins, leaf_missing)| {
+                RandomForestParams {
+                    n_estimators,
+                    max_depth,
+                    max_features,
+                    class_mode,
+                    bootstrap,
+                    seed,
+                    entropy_epsilon,
+                    max_bins,
+                    leaf_missing,
+                }
+            },
+        )
 }
 
 fn problem() -> impl Strategy<Value = Problem> {
@@ -176,6 +191,18 @@ proptest! {
         other.params.seed = p.params.seed.wrapping_add(1);
         let c = fit(&other, 2);
         prop_assert_eq!(c.trees.len(), p.params.n_estimators);
+    }
+
+    #[test]
+    fn histograms_with_a_bin_per_value_grow_the_exact_trees(p in problem()) {
+        // At most 60 rows: 255 bins hold one value each.
+        let mut exact = p.clone();
+        exact.params.max_bins = None;
+        let mut binned = p.clone();
+        binned.params.max_bins = Some(255);
+        let (a, b) = (fit(&exact, 1), fit(&binned, 2));
+        prop_assert!(a.trees == b.trees, "{}", difference(&a, &RandomForestModel { params: a.params.clone(), ..b.clone() }));
+        prop_assert_eq!(predict(&a, &p.x_test, p.n_test, p.d, 1), predict(&b, &p.x_test, p.n_test, p.d, 1));
     }
 
     #[test]

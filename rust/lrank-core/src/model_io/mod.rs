@@ -11,15 +11,19 @@
 //! and a decoded model is checked ([`Checked`]) before it is returned: a JSON model file can be
 //! edited by hand, and a binary one forged with a valid checksum.
 //!
-//! The envelope knows nothing of learners: the registry's `Model` is one payload.
+//! The envelope knows nothing of learners: the registry's `Model` is one payload. A payload whose
+//! layout changed says how to read the previous version's ([`Upgrade`]); [`decode`] reads both.
 
 use crate::error::{LrankError, Result};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// Version history: 1, the first; 2, tree nodes that split a nominal feature one value
-/// against the rest, LRT threshold rules (W-LRT, F-LRT), IBLR's nominal features.
-pub const FORMAT_VERSION: u32 = 2;
+/// against the rest, LRT threshold rules (W-LRT, F-LRT), IBLR's nominal features; 3, the
+/// histogram search's `max_bins` of the tree learners, LR-RF's `leaf_missing` and `Auto` class mode.
+pub const FORMAT_VERSION: u32 = 3;
+/// The previous format version, still read by [`decode`].
+pub const PREVIOUS_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"LRANKMDL";
 const JSON_FORMAT_NAME: &str = "lrank-model";
 
@@ -27,6 +31,11 @@ const JSON_FORMAT_NAME: &str = "lrank-model";
 pub trait Checked {
     /// What is inconsistent, if anything.
     fn check(&self) -> std::result::Result<(), String>;
+}
+
+/// A payload whose files of [`PREVIOUS_VERSION`] are still read: as `Previous`, then converted.
+pub trait Upgrade: Sized {
+    type Previous: DeserializeOwned + Into<Self>;
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -83,22 +92,36 @@ pub fn to_binary<M: Serialize>(saved: &SavedModel<M>) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-pub fn from_binary<M: DeserializeOwned + Checked>(bytes: &[u8]) -> Result<SavedModel<M>> {
+/// A binary model file's format version and payload, after the header and checksum checks.
+fn binary_body(bytes: &[u8]) -> Result<(u32, &[u8])> {
     if bytes.len() < 20 || &bytes[..8] != MAGIC {
         return Err(format_err("not an lrank model file (no LRANKMDL header)"));
     }
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
-        return Err(format_err(format!(
-            "model file has format version {version}, this lrank reads version {FORMAT_VERSION}; \
-             re-train the model with this version or load it with the lrank that wrote it"
-        )));
-    }
     let checksum = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
     let body = &bytes[20..];
-    if fnv1a64(body) != checksum {
+    if fnv1a64(body) != checksum && (version == FORMAT_VERSION || version == PREVIOUS_VERSION) {
         return Err(format_err("model file is damaged (checksum mismatch): truncated or altered"));
     }
+    Ok((version, body))
+}
+
+fn version_err(version: impl std::fmt::Display, reads: &str) -> LrankError {
+    format_err(format!(
+        "model file has format version {version}, this lrank reads version {reads}; \
+         re-train the model with this version or load it with the lrank that wrote it"
+    ))
+}
+
+/// Reads a binary model file of the current format version.
+pub fn from_binary<M: DeserializeOwned + Checked>(bytes: &[u8]) -> Result<SavedModel<M>> {
+    match binary_body(bytes)? {
+        (FORMAT_VERSION, body) => checked(binary_payload(body)?),
+        (version, _) => Err(version_err(version, &FORMAT_VERSION.to_string())),
+    }
+}
+
+fn binary_payload<M: DeserializeOwned>(body: &[u8]) -> Result<SavedModel<M>> {
     crate::numeric::nesting_limited::take_exceeded();
     let payload: BinaryPayload<M> = postcard::from_bytes(body).map_err(|e| {
         if crate::numeric::nesting_limited::take_exceeded() {
@@ -110,7 +133,7 @@ pub fn from_binary<M: DeserializeOwned + Checked>(bytes: &[u8]) -> Result<SavedM
             format_err(format!("model file cannot be decoded: {e}"))
         }
     })?;
-    checked(SavedModel { metadata: payload.metadata, model: payload.model })
+    Ok(SavedModel { metadata: payload.metadata, model: payload.model })
 }
 
 pub fn to_json<M: Serialize>(saved: &SavedModel<M>) -> Result<String> {
@@ -125,32 +148,51 @@ pub fn to_json<M: Serialize>(saved: &SavedModel<M>) -> Result<String> {
     serde_json::to_string(&doc).map_err(|e| format_err(format!("cannot encode model as JSON: {e}")))
 }
 
-pub fn from_json<M: DeserializeOwned + Checked>(text: &str) -> Result<SavedModel<M>> {
-    let mut doc: serde_json::Value = serde_json::from_str(text)
+/// A JSON model file's format version (None: missing) and document.
+fn json_doc(text: &str) -> Result<(Option<u64>, serde_json::Value)> {
+    let doc: serde_json::Value = serde_json::from_str(text)
         .map_err(|e| format_err(format!("not an lrank model file (neither the binary format nor JSON: {e})")))?;
     if doc.get("format").and_then(|f| f.as_str()) != Some(JSON_FORMAT_NAME) {
         return Err(format_err("not an lrank model file (no \"format\": \"lrank-model\")"));
     }
-    let version = doc.get("format_version").and_then(|v| v.as_u64());
-    if version != Some(FORMAT_VERSION as u64) {
-        return Err(format_err(format!(
-            "model file has format version {}, this lrank reads version {FORMAT_VERSION}",
-            version.map_or("unknown".to_string(), |v| v.to_string())
-        )));
-    }
+    Ok((doc.get("format_version").and_then(|v| v.as_u64()), doc))
+}
+
+fn json_payload<M: DeserializeOwned>(mut doc: serde_json::Value) -> Result<SavedModel<M>> {
     let metadata = doc.get("metadata").cloned().unwrap_or(serde_json::Value::Null).to_string();
     let model =
         serde_json::from_value(doc["model"].take()).map_err(|e| format_err(format!("model file holds an invalid model: {e}")))?;
-    checked(SavedModel { metadata, model })
+    Ok(SavedModel { metadata, model })
 }
 
-/// Reads a model file of either format, recognised by its first bytes.
-pub fn decode<M: DeserializeOwned + Checked>(bytes: &[u8]) -> Result<SavedModel<M>> {
-    if bytes.starts_with(MAGIC) {
-        return from_binary(bytes);
+/// Reads a JSON model file of the current format version.
+pub fn from_json<M: DeserializeOwned + Checked>(text: &str) -> Result<SavedModel<M>> {
+    match json_doc(text)? {
+        (Some(v), doc) if v == FORMAT_VERSION as u64 => checked(json_payload(doc)?),
+        (v, _) => Err(version_err(v.map_or("unknown".to_string(), |v| v.to_string()), &FORMAT_VERSION.to_string())),
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| format_err("not an lrank model file (neither binary nor JSON)"))?;
-    from_json(text)
+}
+
+/// Reads a model file of either format (recognised by its first bytes) and of the current or
+/// the previous format version (converted).
+pub fn decode<M: DeserializeOwned + Checked + Upgrade>(bytes: &[u8]) -> Result<SavedModel<M>> {
+    let reads = format!("{FORMAT_VERSION} or {PREVIOUS_VERSION}");
+    let upgrade = |old: SavedModel<M::Previous>| SavedModel { metadata: old.metadata, model: old.model.into() };
+    let saved = if bytes.starts_with(MAGIC) {
+        match binary_body(bytes)? {
+            (FORMAT_VERSION, body) => binary_payload(body)?,
+            (PREVIOUS_VERSION, body) => upgrade(binary_payload(body)?),
+            (version, _) => return Err(version_err(version, &reads)),
+        }
+    } else {
+        let text = std::str::from_utf8(bytes).map_err(|_| format_err("not an lrank model file (neither binary nor JSON)"))?;
+        match json_doc(text)? {
+            (Some(v), doc) if v == FORMAT_VERSION as u64 => json_payload(doc)?,
+            (Some(v), doc) if v == PREVIOUS_VERSION as u64 => upgrade(json_payload(doc)?),
+            (v, _) => return Err(version_err(v.map_or("unknown".to_string(), |v| v.to_string()), &reads)),
+        }
+    };
+    checked(saved)
 }
 
 /// Encodes a model file: `binary` or JSON.

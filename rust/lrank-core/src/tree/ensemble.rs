@@ -1,10 +1,15 @@
 //! Growing several trees: a forest on bootstrap samples, or one plain tree; which of the two a
-//! learner's parameters mean is decided here, in [`Growth::of`].
+//! learner's parameters mean is decided here, in [`Growth::of`]. Additive criteria grow with
+//! the histogram search when the features are binned (`grow_forest_additive`,
+//! [`Growth::grow_additive`]); other criteria, and unbinned features, search exactly.
 
-use super::grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
+use super::additive::AdditiveCriterion;
+use super::grow::{grow_tree_searching, LeafFitter, TreeRandomness};
+use super::histogram::Histograms;
 use super::layout::TrainingFeatures;
 use super::model::Tree;
-use super::params::GrowParams;
+use super::params::{GrowParams, ThresholdRule};
+use super::split::{Exact, Search};
 use super::sweep::SplitCriterion;
 use crate::rng::{child_seed, Rng};
 use rayon::prelude::*;
@@ -31,6 +36,44 @@ pub fn grow_forest<C: SplitCriterion, F: LeafFitter>(
     leaf_fitter: &F,
     params: &GrowParams,
 ) -> Vec<Tree<F::Leaf>> {
+    forest_searching(x, rows, row_weights, sampling, criterion, leaf_fitter, params, &Exact)
+}
+
+/// [`grow_forest`] for an additive criterion: with the histogram search when `x` is binned.
+#[allow(clippy::too_many_arguments)]
+pub fn grow_forest_additive<C: AdditiveCriterion, F: LeafFitter>(
+    x: &TrainingFeatures,
+    rows: &[u32],
+    row_weights: &[f64],
+    sampling: ForestSampling,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+) -> Vec<Tree<F::Leaf>> {
+    if searches_histograms(x, params) {
+        let search = Histograms::new(x, criterion, params);
+        forest_searching(x, rows, row_weights, sampling, criterion, leaf_fitter, params, &search)
+    } else {
+        forest_searching(x, rows, row_weights, sampling, criterion, leaf_fitter, params, &Exact)
+    }
+}
+
+/// Binned features, and thresholds chosen by the criterion.
+fn searches_histograms(x: &TrainingFeatures, params: &GrowParams) -> bool {
+    x.bins.is_some() && params.threshold_rule == ThresholdRule::Best
+}
+
+#[allow(clippy::too_many_arguments)]
+fn forest_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
+    x: &TrainingFeatures,
+    rows: &[u32],
+    row_weights: &[f64],
+    sampling: ForestSampling,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+    search: &S,
+) -> Vec<Tree<F::Leaf>> {
     let n = rows.len();
     (0..sampling.n_trees)
         .into_par_iter()
@@ -53,7 +96,7 @@ pub fn grow_forest<C: SplitCriterion, F: LeafFitter>(
                     weights.push(w);
                 }
             }
-            grow_tree(x, samples, weights, criterion, leaf_fitter, params, &mut rng)
+            grow_tree_searching(x, samples, weights, criterion, leaf_fitter, params, &mut rng, TreeRandomness::Stream, search)
         })
         .collect()
 }
@@ -83,7 +126,8 @@ impl Growth {
         }
     }
 
-    /// Grows the trees on `rows` with `row_weights` (rows of zero weight are left out).
+    /// Grows the trees on `rows` with `row_weights` (rows of zero weight are left out), searching
+    /// exactly.
     pub fn grow<C: SplitCriterion, F: LeafFitter>(
         self,
         x: &TrainingFeatures,
@@ -93,13 +137,46 @@ impl Growth {
         leaf_fitter: &F,
         params: &GrowParams,
     ) -> Vec<Tree<F::Leaf>> {
+        self.grow_searching(x, rows, row_weights, criterion, leaf_fitter, params, &Exact)
+    }
+
+    /// [`Growth::grow`] for an additive criterion: with the histogram search when `x` is binned.
+    pub fn grow_additive<C: AdditiveCriterion, F: LeafFitter>(
+        self,
+        x: &TrainingFeatures,
+        rows: &[u32],
+        row_weights: &[f64],
+        criterion: &C,
+        leaf_fitter: &F,
+        params: &GrowParams,
+    ) -> Vec<Tree<F::Leaf>> {
+        if searches_histograms(x, params) {
+            let search = Histograms::new(x, criterion, params);
+            self.grow_searching(x, rows, row_weights, criterion, leaf_fitter, params, &search)
+        } else {
+            self.grow_searching(x, rows, row_weights, criterion, leaf_fitter, params, &Exact)
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn grow_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
+        self,
+        x: &TrainingFeatures,
+        rows: &[u32],
+        row_weights: &[f64],
+        criterion: &C,
+        leaf_fitter: &F,
+        params: &GrowParams,
+        search: &S,
+    ) -> Vec<Tree<F::Leaf>> {
         match self {
-            Growth::Forest(sampling) => grow_forest(x, rows, row_weights, sampling, criterion, leaf_fitter, params),
+            Growth::Forest(sampling) => forest_searching(x, rows, row_weights, sampling, criterion, leaf_fitter, params, search),
             Growth::SingleTree { seed } => {
                 let (samples, weights): (Vec<u32>, Vec<f64>) =
                     rows.iter().copied().zip(row_weights.iter().copied()).filter(|&(_, w)| w > 0.0).unzip();
                 let mut rng = Rng::new(seed);
-                vec![grow_tree_with(x, samples, weights, criterion, leaf_fitter, params, &mut rng, TreeRandomness::PerNode)]
+                let randomness = TreeRandomness::PerNode;
+                vec![grow_tree_searching(x, samples, weights, criterion, leaf_fitter, params, &mut rng, randomness, search)]
             }
         }
     }

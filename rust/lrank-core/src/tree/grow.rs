@@ -5,7 +5,7 @@
 use super::layout::{root_orders, Orders, TrainingFeatures};
 use super::model::{Node, Tree};
 use super::params::{GrowParams, MAX_TREE_DEPTH};
-use super::split::{find_split, Scratch, SplitChoice};
+use super::split::{Exact, NodeView, Scratch, Search, SplitChoice};
 use super::sweep::SplitCriterion;
 use crate::rng::{child_seed, Rng};
 
@@ -48,8 +48,10 @@ pub enum TreeRandomness {
 const PARALLEL_SUBTREE_SIZE: usize = 1024;
 
 /// The fixed inputs of one tree's growth.
-pub(super) struct Grower<'a, C: SplitCriterion, F: LeafFitter> {
+pub(super) struct Grower<'a, C: SplitCriterion, F: LeafFitter, S: Search<C>> {
     pub(super) x: &'a TrainingFeatures,
+    /// How nodes find their splits.
+    pub(super) search: &'a S,
     pub(super) criterion: &'a C,
     pub(super) leaf_fitter: &'a F,
     pub(super) params: &'a GrowParams,
@@ -85,6 +87,21 @@ pub fn grow_tree<C: SplitCriterion, F: LeafFitter>(
 #[allow(clippy::too_many_arguments)]
 pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
     x: &TrainingFeatures,
+    samples: Vec<u32>,
+    weights: Vec<f64>,
+    criterion: &C,
+    leaf_fitter: &F,
+    params: &GrowParams,
+    rng: &mut Rng,
+    randomness: TreeRandomness,
+) -> Tree<F::Leaf> {
+    grow_tree_searching(x, samples, weights, criterion, leaf_fitter, params, rng, randomness, &Exact)
+}
+
+/// [`grow_tree_with`] with a split search.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn grow_tree_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
+    x: &TrainingFeatures,
     mut samples: Vec<u32>,
     mut weights: Vec<f64>,
     criterion: &C,
@@ -92,9 +109,11 @@ pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
     params: &GrowParams,
     rng: &mut Rng,
     randomness: TreeRandomness,
+    search: &S,
 ) -> Tree<F::Leaf> {
     let grower = Grower {
         x,
+        search,
         criterion,
         leaf_fitter,
         params,
@@ -105,22 +124,22 @@ pub fn grow_tree_with<C: SplitCriterion, F: LeafFitter>(
     match randomness {
         TreeRandomness::Stream => {
             let mut tree = Tree { nodes: vec![Node::Leaf { leaf: 0 }], leaves: Vec::new() };
-            grower.grow_in_stream(0, &mut samples, &mut weights, 0, None, rng, &mut scratch, &mut tree);
+            grower.grow_in_stream(0, &mut samples, &mut weights, 0, None, S::Carry::default(), rng, &mut scratch, &mut tree);
             tree
         }
-        TreeRandomness::PerNode => grower.grow_from_root(&mut samples, &mut weights, rng.next_u64(), true),
+        TreeRandomness::PerNode => grower.grow_from_root(&mut samples, &mut weights, rng.next_u64(), search.presorts()),
     }
 }
 
 /// What a node turned out to be.
-enum NodeOutcome<L> {
+enum NodeOutcome<L, K> {
     Leaf(L),
-    /// The split, the number of samples going left, and the node's own model (for fitters that
-    /// build on their parent's).
-    Split(SplitChoice, usize, Option<L>),
+    /// The split, the number of samples going left, the node's own model (for fitters that
+    /// build on their parent's), and what each child receives from the split search.
+    Split(SplitChoice, usize, Option<L>, (K, K)),
 }
 
-impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
+impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
     /// Decides a node: a leaf with its model, or a split (the node's samples are then
     /// partitioned, left part first, stably).
     #[allow(clippy::too_many_arguments)]
@@ -131,17 +150,19 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         orders: Orders<'_>,
         depth: usize,
         parent: Option<&F::Leaf>,
+        mut carry: S::Carry,
         rng: &mut Rng,
         scratch: &mut Scratch,
-    ) -> NodeOutcome<F::Leaf> {
+    ) -> NodeOutcome<F::Leaf, S::Carry> {
         let (x, params) = (self.x, self.params);
         let total: f64 = weights.iter().sum();
         let at_limit = depth >= params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH);
+        let mut stats = None;
         let best = if at_limit || total < params.min_weight_split {
             None
         } else {
-            let stats = self.criterion.node_stats(samples, weights);
-            if self.criterion.is_terminal(&stats) {
+            let node_stats = self.criterion.node_stats(samples, weights);
+            if self.criterion.is_terminal(&node_stats) {
                 None
             } else {
                 let mut features = std::mem::take(&mut scratch.features);
@@ -149,13 +170,15 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
                     features = (0..x.n_features()).collect();
                 }
                 let presorted = orders.as_deref().map(|o| (o, self.weight_of.as_slice()));
-                let split =
-                    find_split(x, samples, weights, presorted, self.criterion, &stats, params, &mut features, scratch, rng);
+                let view = self.view(samples, weights, presorted, &node_stats);
+                let split = self.search.find_split(&view, &mut carry, &mut features, scratch, rng);
                 scratch.features = features;
+                stats = Some(node_stats);
                 split
             }
         };
-        let Some(choice) = best else {
+        let (Some(choice), Some(stats)) = (best, stats) else {
+            self.search.discard(carry, scratch);
             return NodeOutcome::Leaf(if self.leaf_fitter.uses_parent() {
                 self.leaf_fitter.fit_node(samples, weights, parent)
             } else {
@@ -211,7 +234,18 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
                 }
             }
         }
-        NodeOutcome::Split(choice, n_left, model)
+        let children = self.search.split_carry(&self.view(samples, weights, None, &stats), carry, n_left, scratch);
+        NodeOutcome::Split(choice, n_left, model, children)
+    }
+
+    fn view<'v>(
+        &'v self,
+        samples: &'v [u32],
+        weights: &'v [f64],
+        presorted: Option<(&'v [u32], &'v [f64])>,
+        stats: &'v C::NodeStats,
+    ) -> NodeView<'v, C> {
+        NodeView { x: self.x, samples, weights, presorted, criterion: self.criterion, stats, params: self.params }
     }
 
     /// Stream mode: fills `tree.nodes[node]` and grows its subtree, children's slots reserved
@@ -224,24 +258,25 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         weights: &mut [f64],
         depth: usize,
         parent: Option<&F::Leaf>,
+        carry: S::Carry,
         rng: &mut Rng,
         scratch: &mut Scratch,
         tree: &mut Tree<F::Leaf>,
     ) {
-        match self.decide(samples, weights, None, depth, parent, rng, scratch) {
+        match self.decide(samples, weights, None, depth, parent, carry, rng, scratch) {
             NodeOutcome::Leaf(leaf) => {
                 tree.nodes[node] = Node::Leaf { leaf: tree.leaves.len() as u32 };
                 tree.leaves.push(leaf);
             }
-            NodeOutcome::Split(choice, n_left, model) => {
+            NodeOutcome::Split(choice, n_left, model, (left_carry, right_carry)) => {
                 let left = tree.nodes.len();
                 tree.nodes.push(Node::Leaf { leaf: 0 });
                 tree.nodes.push(Node::Leaf { leaf: 0 });
                 tree.nodes[node] = choice.node(left as u32);
                 let (ls, rs) = samples.split_at_mut(n_left);
                 let (lw, rw) = weights.split_at_mut(n_left);
-                self.grow_in_stream(left, ls, lw, depth + 1, model.as_ref(), rng, scratch, tree);
-                self.grow_in_stream(left + 1, rs, rw, depth + 1, model.as_ref(), rng, scratch, tree);
+                self.grow_in_stream(left, ls, lw, depth + 1, model.as_ref(), left_carry, rng, scratch, tree);
+                self.grow_in_stream(left + 1, rs, rw, depth + 1, model.as_ref(), right_carry, rng, scratch, tree);
             }
         }
     }
@@ -262,7 +297,7 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
                 orders = Some(root_orders(self.x, samples));
             }
         }
-        self.grow_per_node(samples, weights, orders.as_deref_mut(), 0, None, seed, &mut Scratch::default())
+        self.grow_per_node(samples, weights, orders.as_deref_mut(), 0, None, S::Carry::default(), seed, &mut Scratch::default())
     }
 
     /// Per-node mode: the subtree of a node as a tree of its own (root first, then the left
@@ -275,13 +310,14 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
         mut orders: Orders<'_>,
         depth: usize,
         parent: Option<&F::Leaf>,
+        carry: S::Carry,
         seed: u64,
         scratch: &mut Scratch,
     ) -> Tree<F::Leaf> {
         let mut rng = Rng::new(seed);
-        match self.decide(samples, weights, orders.as_deref_mut(), depth, parent, &mut rng, scratch) {
+        match self.decide(samples, weights, orders.as_deref_mut(), depth, parent, carry, &mut rng, scratch) {
             NodeOutcome::Leaf(leaf) => Tree { nodes: vec![Node::Leaf { leaf: 0 }], leaves: vec![leaf] },
-            NodeOutcome::Split(choice, n_left, model) => {
+            NodeOutcome::Split(choice, n_left, model, (left_carry, right_carry)) => {
                 let (ls, rs) = samples.split_at_mut(n_left);
                 let (lw, rw) = weights.split_at_mut(n_left);
                 let (lo, ro) = match orders {
@@ -295,12 +331,18 @@ impl<C: SplitCriterion, F: LeafFitter> Grower<'_, C, F> {
                 let parallel = ls.len().min(rs.len()) >= PARALLEL_SUBTREE_SIZE && rayon::current_num_threads() > 1;
                 let (left, right) = if parallel {
                     rayon::join(
-                        || self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_seed, &mut Scratch::default()),
-                        || self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_seed, &mut Scratch::default()),
+                        || {
+                            let scratch = &mut Scratch::default();
+                            self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_carry, left_seed, scratch)
+                        },
+                        || {
+                            let scratch = &mut Scratch::default();
+                            self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_carry, right_seed, scratch)
+                        },
                     )
                 } else {
-                    let left = self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_seed, scratch);
-                    (left, self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_seed, scratch))
+                    let left = self.grow_per_node(ls, lw, lo, depth + 1, model.as_ref(), left_carry, left_seed, scratch);
+                    (left, self.grow_per_node(rs, rw, ro, depth + 1, model.as_ref(), right_carry, right_seed, scratch))
                 };
                 join_subtrees(choice, left, right)
             }

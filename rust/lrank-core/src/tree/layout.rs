@@ -2,6 +2,7 @@
 //! ranks, built once per fit and shared by every tree), the radix sort of a node's samples by
 //! rank, and the presorted orders of a tree that scores every feature in every node.
 
+use super::bins::Bins;
 use crate::data::features::{FeatureKind, FeatureMatrixView, Filled};
 
 /// Training features laid out for split search, built once per fit and shared by all trees:
@@ -15,6 +16,8 @@ pub struct TrainingFeatures {
     /// Bits needed for the largest rank of each feature (radix sort passes).
     pub(super) rank_bits: Vec<u32>,
     pub(super) kinds: Vec<FeatureKind>,
+    /// The features binned for the histogram search ([`TrainingFeatures::with_bins`]).
+    pub(super) bins: Option<Bins>,
 }
 
 impl TrainingFeatures {
@@ -43,7 +46,31 @@ impl TrainingFeatures {
             }
             rank_bits[f] = 32 - rank.leading_zeros();
         }
-        TrainingFeatures { n_rows: n, n_features: d, values, ranks, rank_bits, kinds }
+        TrainingFeatures { n_rows: n, n_features: d, values, ranks, rank_bits, kinds, bins: None }
+    }
+
+    /// The same features, also binned for the histogram search with at most `max_bins` bins per
+    /// feature (see [`super::bins`]); trees of additive criteria then search histograms.
+    pub fn with_bins(mut self, max_bins: usize) -> Self {
+        let (n, d) = (self.n_rows, self.n_features);
+        let features: Vec<(Vec<u32>, Vec<f64>, bool)> = (0..d)
+            .map(|f| {
+                let ranks = self.ranks[f * n..(f + 1) * n].to_vec();
+                let n_distinct = ranks.iter().max().map_or(0, |&r| r as usize + 1);
+                let mut rank_values = vec![0.0; n_distinct];
+                for (i, &r) in ranks.iter().enumerate() {
+                    rank_values[r as usize] = self.values[f * n + i];
+                }
+                (ranks, rank_values, self.kinds[f] == FeatureKind::Nominal)
+            })
+            .collect();
+        self.bins = Some(Bins::new(n, &features, max_bins));
+        self
+    }
+
+    /// The bins, when the features are binned.
+    pub fn bins(&self) -> Option<&Bins> {
+        self.bins.as_ref()
     }
 
     pub fn n_features(&self) -> usize {
@@ -117,8 +144,17 @@ pub struct TreeInputs {
 
 impl TreeInputs {
     pub fn new(x: &FeatureMatrixView<'_>) -> Self {
+        Self::binned(x, None)
+    }
+
+    /// With `max_bins`, the features are also binned for the histogram search.
+    pub fn binned(x: &FeatureMatrixView<'_>, max_bins: Option<usize>) -> Self {
         let filled = Filled::new(x);
         let features = TrainingFeatures::new(&filled.view(x));
+        let features = match max_bins {
+            Some(b) => features.with_bins(b),
+            None => features,
+        };
         TreeInputs { fill_values: filled.fill, features }
     }
 }

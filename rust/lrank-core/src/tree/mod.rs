@@ -24,9 +24,12 @@
 //! interface), [`criteria`] (criteria shared by learners), `split` (a node's split search),
 //! `grow` (one tree), [`ensemble`] (forests, and the choice between a forest and one tree).
 
+pub mod additive;
+pub mod bins;
 pub mod criteria;
 pub mod ensemble;
 mod grow;
+mod histogram;
 pub mod layout;
 pub mod model;
 pub mod params;
@@ -34,13 +37,17 @@ mod split;
 pub mod sweep;
 
 pub use crate::data::features::FeatureKind;
+pub use additive::{additive_best_boundary, AdditiveCriterion, FixedXlnx, SidesTask, SplitSides};
+pub use bins::{check_max_bins, Bins, MAX_BINS};
 pub use criteria::{ClassEntropy, PairwiseEntropy, XlnxTable};
-pub use ensemble::{all_rows, grow_forest, ForestSampling, Growth};
+pub use ensemble::{all_rows, grow_forest, grow_forest_additive, ForestSampling, Growth};
 pub use grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
 pub use layout::{TrainingFeatures, TreeInputs};
 pub use model::{Node, Tree};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 
+#[cfg(test)]
+mod histogram_tests;
 #[cfg(test)]
 mod tests;

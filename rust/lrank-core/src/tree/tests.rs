@@ -1,5 +1,6 @@
 use super::grow::Grower;
 use super::layout::sort_keys;
+use super::split::Exact;
 use super::*;
 use crate::data::features::FeatureMatrixView;
 use crate::rng::Rng;
@@ -101,6 +102,7 @@ fn presorted_nodes_grow_the_tree_that_sorting_in_every_node_grows() {
             let grow = |presort: bool| {
                 let grower = Grower {
                     x: &features,
+                    search: &Exact,
                     criterion: &crit,
                     leaf_fitter: &CountLeaf,
                     params: &params,

@@ -20,7 +20,7 @@
 //!   the training data (mean Kendall tau; ties to the shallower depth), then refits.
 
 use crate::data::features::{FeatureMatrixView, Filled};
-use crate::data::ranking::{n_present, ranking_from_scores, RankMatrixView};
+use crate::data::ranking::{ranking_from_scores, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
@@ -29,9 +29,9 @@ use crate::limits::check_models;
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
 use crate::tree::{
-    all_rows, sweep, Boundaries, BoundarySweep, GrowParams, Growth, LeafFitter, MaxFeatures, SortedSample, SplitCriterion,
-    ThresholdRule, TrainingFeatures, Tree,
+    all_rows, check_max_bins, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
 };
+use criterion::{LabelwiseVariance, Targets};
 use serde::{Deserialize, Serialize};
 
 /// Depths tried by the tuned mode (`None`: unlimited).
@@ -54,6 +54,10 @@ pub struct LabelwiseParams {
     /// Choose `max_depth` from [`DEPTH_CANDIDATES`] by inner cross-validation.
     pub tune_depth: bool,
     pub seed: u64,
+    /// Histogram split search with at most this many bins per feature (2 to 255); `None`:
+    /// exact search, every boundary between distinct values.
+    #[serde(default)]
+    pub max_bins: Option<usize>,
 }
 
 impl LabelwiseParams {
@@ -68,13 +72,20 @@ impl LabelwiseParams {
             min_samples_leaf: 1.0,
             tune_depth: false,
             seed: 0,
+            max_bins: None,
         }
     }
 
     /// A random forest of 100 trees on bootstrap samples with a third of the features per node
-    /// (LWRF).
+    /// (LWRF), searching histograms of at most 255 bins.
     pub fn forest() -> Self {
-        LabelwiseParams { n_estimators: 100, bootstrap: true, max_features: MaxFeatures::Fraction(1.0 / 3.0), ..Self::tree() }
+        LabelwiseParams {
+            n_estimators: 100,
+            bootstrap: true,
+            max_features: MaxFeatures::Fraction(1.0 / 3.0),
+            max_bins: Some(MAX_BINS),
+            ..Self::tree()
+        }
     }
 }
 
@@ -87,6 +98,7 @@ impl Params for LabelwiseParams {
         if !(self.min_samples_leaf >= 0.0) {
             return Err(bad_param("min_samples_leaf", "must be >= 0"));
         }
+        check_max_bins(self.max_bins)?;
         self.max_features.validate()
     }
     fn seed(&self) -> u64 {
@@ -127,164 +139,6 @@ pub struct LabelwiseModel {
     pub trees: Vec<Tree<ScoreLeaf>>,
 }
 
-/// Per-sample targets: score per label and whether the label is ranked.
-struct Targets {
-    m: usize,
-    /// n x m scores (0 where missing).
-    score: Vec<f64>,
-    /// n x m: 1.0 where the label is ranked, else 0.0.
-    present: Vec<f64>,
-}
-
-impl Targets {
-    fn new(y: &RankMatrixView<'_>) -> Self {
-        let m = y.n_labels();
-        let mut score = vec![0.0; y.n_rows() * m];
-        let mut present = vec![0.0; y.n_rows() * m];
-        for (i, row) in y.rows().enumerate() {
-            let k = n_present(row) as f64;
-            for (j, &r) in row.iter().enumerate() {
-                if r > 0 {
-                    score[i * m + j] = (r as f64 - 0.5) / k;
-                    present[i * m + j] = 1.0;
-                }
-            }
-        }
-        Targets { m, score, present }
-    }
-
-    fn row(&self, i: u32) -> (&[f64], &[f64]) {
-        let i = i as usize;
-        (&self.score[i * self.m..(i + 1) * self.m], &self.present[i * self.m..(i + 1) * self.m])
-    }
-}
-
-/// Per-label weighted sums of a set of samples: weight W_j, target sum S_j and sum of squares.
-#[derive(Clone, Debug)]
-pub struct LabelSums {
-    weight: Vec<f64>,
-    sum: Vec<f64>,
-    sum_sq: Vec<f64>,
-    total: f64,
-}
-
-impl LabelSums {
-    fn empty(m: usize) -> Self {
-        LabelSums { weight: vec![0.0; m], sum: vec![0.0; m], sum_sq: vec![0.0; m], total: 0.0 }
-    }
-
-    #[inline]
-    fn add(&mut self, score: &[f64], present: &[f64], w: f64) {
-        for j in 0..score.len() {
-            let pw = present[j] * w;
-            self.weight[j] += pw;
-            self.sum[j] += pw * score[j];
-            self.sum_sq[j] += pw * score[j] * score[j];
-        }
-        self.total += w;
-    }
-
-    /// Σ_j S_j² / W_j (the part of the squared error a split can change).
-    fn proxy(&self) -> f64 {
-        self.sum.iter().zip(&self.weight).map(|(&s, &w)| if w > 0.0 { s * s / w } else { 0.0 }).sum()
-    }
-
-    fn squared_error(&self) -> f64 {
-        (0..self.sum.len())
-            .map(
-                |j| {
-                    if self.weight[j] > 0.0 {
-                        (self.sum_sq[j] - self.sum[j] * self.sum[j] / self.weight[j]).max(0.0)
-                    } else {
-                        0.0
-                    }
-                },
-            )
-            .sum()
-    }
-}
-
-/// Split criterion: decrease of the summed squared error over labels (module docs).
-struct LabelwiseVariance<'a> {
-    targets: &'a Targets,
-    min_leaf: f64,
-}
-
-impl LabelwiseVariance<'_> {
-    fn sums(&self, samples: impl Iterator<Item = (u32, f64)>) -> LabelSums {
-        let mut sums = LabelSums::empty(self.targets.m);
-        for (s, w) in samples {
-            let (score, present) = self.targets.row(s);
-            sums.add(score, present, w);
-        }
-        sums
-    }
-}
-
-impl SplitCriterion for LabelwiseVariance<'_> {
-    type NodeStats = LabelSums;
-
-    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> LabelSums {
-        self.sums(samples.iter().copied().zip(weights.iter().copied()))
-    }
-
-    fn is_terminal(&self, node: &LabelSums) -> bool {
-        // Every label's targets equal within the node (up to rounding).
-        node.squared_error() <= 1e-12 * node.total.max(1.0)
-    }
-
-    fn best_boundary(
-        &self,
-        node: &LabelSums,
-        sorted: &[SortedSample],
-        boundaries: Boundaries,
-        floor: f64,
-    ) -> Option<(usize, f64)> {
-        let mut state = VarianceSweep { criterion: self, node, parent: node.proxy(), left: LabelSums::empty(self.targets.m) };
-        sweep(&mut state, sorted, boundaries, floor)
-    }
-}
-
-/// [`LabelwiseVariance`]'s split in progress: the left side's sums (the right's are the node's
-/// minus those).
-struct VarianceSweep<'a> {
-    criterion: &'a LabelwiseVariance<'a>,
-    node: &'a LabelSums,
-    parent: f64,
-    left: LabelSums,
-}
-
-impl BoundarySweep for VarianceSweep<'_> {
-    const MARGIN: f64 = 1e-12;
-
-    #[inline]
-    fn move_left(&mut self, moved: &SortedSample) {
-        let (score, present) = self.criterion.targets.row(moved.sample);
-        self.left.add(score, present, moved.weight);
-    }
-
-    #[inline]
-    fn score(&mut self, _to_beat: f64) -> Option<f64> {
-        let (left, node, min_leaf) = (&self.left, self.node, self.criterion.min_leaf);
-        let right_total = node.total - left.total;
-        if !(left.total >= min_leaf && right_total >= min_leaf) {
-            return None;
-        }
-        let mut gain = -self.parent;
-        for j in 0..self.criterion.targets.m {
-            let (wl, sl) = (left.weight[j], left.sum[j]);
-            let (wr, sr) = (node.weight[j] - wl, node.sum[j] - sl);
-            if wl > 0.0 {
-                gain += sl * sl / wl;
-            }
-            if wr > 0.0 {
-                gain += sr * sr / wr;
-            }
-        }
-        Some(gain / node.total)
-    }
-}
-
 /// Node models: each label's mean target, the parent's value where no row ranks the label.
 struct MeanScores<'a> {
     targets: &'a Targets,
@@ -297,21 +151,26 @@ impl LeafFitter for MeanScores<'_> {
         self.fit_node(samples, weights, None)
     }
 
+    /// With complete rankings every row ranks every label, so no node needs its parent's.
     fn uses_parent(&self) -> bool {
-        true
+        !self.targets.complete
     }
 
     fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&ScoreLeaf>) -> ScoreLeaf {
         let m = self.targets.m;
-        let mut sums = LabelSums::empty(m);
+        let (mut weight, mut sum) = (vec![0.0; m], vec![0.0; m]);
         for (&s, &w) in samples.iter().zip(weights) {
             let (score, present) = self.targets.row(s);
-            sums.add(score, present, w);
+            for j in 0..m {
+                let pw = present[j] * w;
+                weight[j] += pw;
+                sum[j] += pw * score[j];
+            }
         }
-        let scores = (0..m)
-            .map(|j| if sums.weight[j] > 0.0 { sums.sum[j] / sums.weight[j] } else { parent.map_or(0.5, |p| p.scores[j]) })
-            .collect();
-        ScoreLeaf { scores }
+        for j in 0..m {
+            sum[j] = if weight[j] > 0.0 { sum[j] / weight[j] } else { parent.map_or(0.5, |p| p.scores[j]) };
+        }
+        ScoreLeaf { scores: sum }
     }
 }
 
@@ -325,7 +184,7 @@ impl Learner for LabelwiseModel {
         let xv = filled.view(x);
         let (max_depth, depth_scores) =
             if params.tune_depth { tune_depth(&xv, y, &data.weights, &params)? } else { (params.max_depth, Vec::new()) };
-        let trees = grow(&TrainingFeatures::new(&xv), y, &data.weights, &params, max_depth);
+        let trees = grow(&features_of(&xv, &params), y, &data.weights, &params, max_depth);
         Ok(LabelwiseModel {
             params,
             max_depth,
@@ -418,6 +277,15 @@ fn scores_to_rankings(scores: &[f64], m: usize) -> Vec<i32> {
     scores.chunks_exact(m).flat_map(|row| ranking_from_scores(&row.iter().map(|s| -s).collect::<Vec<f64>>())).collect()
 }
 
+/// The training features, binned when the histogram search is asked for.
+fn features_of(x: &FeatureMatrixView<'_>, params: &LabelwiseParams) -> TrainingFeatures {
+    let features = TrainingFeatures::new(x);
+    match params.max_bins {
+        Some(b) => features.with_bins(b),
+        None => features,
+    }
+}
+
 /// Grows the trees (a single plain tree grows its subtrees in parallel).
 fn grow(
     x: &TrainingFeatures,
@@ -426,7 +294,9 @@ fn grow(
     params: &LabelwiseParams,
     max_depth: Option<usize>,
 ) -> Vec<Tree<ScoreLeaf>> {
-    let targets = Targets::new(y);
+    // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
+    let weight_bound = weights.len() as f64 * weights.iter().fold(0.0f64, |a, &w| a.max(w));
+    let targets = Targets::new(y, weight_bound);
     let criterion = LabelwiseVariance { targets: &targets, min_leaf: params.min_samples_leaf };
     let fitter = MeanScores { targets: &targets };
     let grow = GrowParams {
@@ -435,7 +305,7 @@ fn grow(
         min_weight_split: params.min_samples_split,
         threshold_rule: ThresholdRule::Best,
     };
-    Growth::of(params.n_estimators, params.bootstrap, params.seed).grow(
+    Growth::of(params.n_estimators, params.bootstrap, params.seed).grow_additive(
         x,
         &all_rows(weights.len()),
         weights,
@@ -477,7 +347,7 @@ fn tune_depth(
         let ys: Vec<i32> = train.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
         let ws: Vec<f64> = train.iter().map(|&i| weights[i]).collect();
         let xv = FeatureMatrixView::new(&xs, train.len(), d)?.with_kinds(x.kinds())?;
-        let features = TrainingFeatures::new(&xv);
+        let features = features_of(&xv, params);
         let yv = RankMatrixView::from_valid(&ys, train.len(), m);
         let xt: Vec<f64> = test.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
         let xtv = FeatureMatrixView::new(&xt, test.len(), d)?;
@@ -515,5 +385,6 @@ fn tune_depth(
     Ok((best.max_depth, scores))
 }
 
+mod criterion;
 #[cfg(test)]
 mod tests;

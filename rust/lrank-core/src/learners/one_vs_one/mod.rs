@@ -21,7 +21,7 @@ use crate::limits::check_models;
 pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, vote};
 use crate::rng::child_seed;
-use crate::tree::{ClassEntropy, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
+use crate::tree::{check_max_bins, ClassEntropy, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,6 +35,10 @@ pub struct PairwiseParams {
     pub min_samples_split: f64,
     pub voting: PairwiseVoting,
     pub seed: u64,
+    /// Histogram split search with at most this many bins per feature (2 to 255); `None` (the
+    /// default): exact search.
+    #[serde(default)]
+    pub max_bins: Option<usize>,
 }
 
 impl PairwiseParams {
@@ -48,6 +52,7 @@ impl PairwiseParams {
             min_samples_split: 2.0,
             voting: PairwiseVoting::Copeland,
             seed: 0,
+            max_bins: None,
         }
     }
 
@@ -63,6 +68,7 @@ impl Params for PairwiseParams {
         if !(self.min_samples_split >= 0.0) {
             return Err(bad_param("min_samples_split", "must be >= 0"));
         }
+        check_max_bins(self.max_bins)?;
         self.max_features.validate()
     }
     fn seed(&self) -> u64 {
@@ -126,7 +132,7 @@ impl Learner for PairwiseModel {
 
     fn fit(params: PairwiseParams, data: &TrainingSet<'_>) -> Result<Self> {
         let (x, y) = (&data.x, &data.y);
-        let TreeInputs { fill_values, features } = TreeInputs::new(x);
+        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
@@ -140,7 +146,7 @@ impl Learner for PairwiseModel {
                 let criterion = ClassEntropy::new(&pair.classes, 2, 1e-9);
                 let leaf = ShareOfOnes { classes: &pair.classes };
                 let growth = Growth::of(params.n_estimators, params.bootstrap, child_seed(params.seed, pair.index as u64));
-                growth.grow(&features, &pair.rows, &pair.weights, &criterion, &leaf, &grow)
+                growth.grow_additive(&features, &pair.rows, &pair.weights, &criterion, &leaf, &grow)
             };
             PairClassifier { a: pair.a as u32, b: pair.b as u32, trees }
         })?;

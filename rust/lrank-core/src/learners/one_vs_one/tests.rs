@@ -71,3 +71,27 @@ fn forests_do_not_depend_on_threads() {
     assert_eq!(one.pairs.len(), 3);
     assert!(one.pairs.iter().all(|p| p.trees.len() == 10));
 }
+
+#[test]
+fn histograms_with_a_bin_per_value_grow_the_exact_trees() {
+    // Ties and whole-number weights; trees and forests; enough rows for nodes with histograms.
+    let mut rng = Rng::new(31);
+    let (n, d, m) = (1500, 3, 4);
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let row = [rng.below(90) as f64, rng.below(4) as f64, rng.below(250) as f64 / 10.0];
+        let mut order: Vec<usize> = (0..m).collect();
+        order.rotate_left((row[0] as usize / 30 + row[1] as usize + rng.below(2)) % m);
+        x.extend(row);
+        y.extend(crate::data::ranking::ranks_of_order(&order, m));
+    }
+    let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(3) as f64).collect();
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, d).unwrap(), RankMatrixView::new(&y, n, m).unwrap());
+    for params in [PairwiseParams::tree(), PairwiseParams { n_estimators: 3, seed: 4, ..PairwiseParams::forest() }] {
+        let exact = PairwiseModel::fit_views(&xv, &yv, Some(&w), params.clone()).unwrap();
+        let binned = PairwiseModel::fit_views(&xv, &yv, Some(&w), PairwiseParams { max_bins: Some(255), ..params }).unwrap();
+        assert!(exact.pairs.iter().map(|p| p.trees[0].n_leaves()).sum::<usize>() > 30);
+        assert!(exact.pairs == binned.pairs, "the trees differ");
+    }
+}

@@ -7,19 +7,25 @@
 //! and predicts their consensus ranking. The forest predicts the Borda consensus of its trees'
 //! rankings. Trees are grown in parallel, each from its own seed derived from the forest's
 //! seed and the tree's index, so the same seed gives the same model for any thread count.
+//!
+//! Beyond the paper: the histogram split search (`max_bins`, the default; `None` searches every
+//! boundary, as the paper), the pairwise class mode and `Auto` (pairwise when a training ranking
+//! is incomplete, ranking otherwise), and the authors' missing-label protocol (`leaf_missing`,
+//! in `leaf_missing.rs`).
 
 use crate::consensus::BordaAccumulator;
 use crate::data::features::FeatureMatrixView;
-use crate::data::ranking::{ranking_from_scores, top_label, RankMatrixView};
+use crate::data::ranking::{n_present, ranking_from_scores, top_label, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{LrankError, Result};
 use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
-    all_rows, grow_forest, ClassEntropy, ForestSampling, GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitCriterion,
-    ThresholdRule, TrainingFeatures, Tree, TreeInputs,
+    all_rows, check_max_bins, grow_forest_additive, AdditiveCriterion, ClassEntropy, ForestSampling, GrowParams, LeafFitter,
+    MaxFeatures, PairwiseEntropy, ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
 };
+use leaf_missing::{LeafMissing, Neighbours};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -36,7 +42,24 @@ pub enum ClassMode {
     /// summed over pairs; meant for incomplete rankings, where per-ranking classes are nearly
     /// all distinct and so carry no information.
     Pairwise,
+    /// `Pairwise` when a training ranking is incomplete, `Ranking` otherwise (the default; last,
+    /// as the variants' order is the model files').
+    Auto,
 }
+
+impl ClassMode {
+    /// The mode used for training rankings `y`: `Auto` resolved.
+    pub fn resolve(self, y: &RankMatrixView<'_>) -> ClassMode {
+        match self {
+            ClassMode::Auto if y.rows().any(|r| n_present(r) < r.len()) => ClassMode::Pairwise,
+            ClassMode::Auto => ClassMode::Ranking,
+            mode => mode,
+        }
+    }
+}
+
+/// The default histogram size of the forests (and the most bins there can be).
+pub const DEFAULT_MAX_BINS: usize = MAX_BINS;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RandomForestParams {
@@ -50,6 +73,19 @@ pub struct RandomForestParams {
     pub seed: u64,
     /// Nodes whose class entropy (nats) is below this are leaves.
     pub entropy_epsilon: f64,
+    /// Histogram split search with at most this many bins per feature (2 to 255); `None`:
+    /// exact search, every boundary between distinct values.
+    #[serde(default = "default_max_bins")]
+    pub max_bins: Option<usize>,
+    /// Zhou & Qiu's missing-label protocol: trees grow on the training rankings as given, and at
+    /// prediction each label of each leaf neighbour's ranking is deleted with this probability
+    /// before the leaf's Borda count (0: the leaf's consensus, no deletion).
+    #[serde(default)]
+    pub leaf_missing: f64,
+}
+
+fn default_max_bins() -> Option<usize> {
+    Some(DEFAULT_MAX_BINS)
 }
 
 impl Default for RandomForestParams {
@@ -58,10 +94,12 @@ impl Default for RandomForestParams {
             n_estimators: 50,
             max_depth: Some(8),
             max_features: MaxFeatures::Log2PlusOne,
-            class_mode: ClassMode::Ranking,
+            class_mode: ClassMode::Auto,
             bootstrap: true,
             seed: 0,
             entropy_epsilon: 1e-6,
+            max_bins: default_max_bins(),
+            leaf_missing: 0.0,
         }
     }
 }
@@ -73,7 +111,10 @@ impl Params for RandomForestParams {
         if !(self.entropy_epsilon >= 0.0) {
             return Err(bad_param("entropy_epsilon", "must be >= 0"));
         }
-        Ok(())
+        if !(0.0..=1.0).contains(&self.leaf_missing) {
+            return Err(bad_param("leaf_missing", format!("must lie in [0, 1], got {}", self.leaf_missing)));
+        }
+        check_max_bins(self.max_bins)
     }
     fn seed(&self) -> u64 {
         self.seed
@@ -92,10 +133,16 @@ pub struct RankingLeaf {
     pub ranking: Vec<i32>,
     /// Total (bootstrap-weighted) number of training rankings in the leaf.
     pub weight: f64,
+    /// With `leaf_missing`: the training rows in the leaf and how often each was drawn (each
+    /// copy is a neighbour of its own); empty otherwise.
+    pub members: Vec<(u32, u32)>,
 }
 
 struct BordaLeafFitter<'a> {
     y: &'a RankMatrixView<'a>,
+    /// With `leaf_missing`: the training rows' weights (a leaf sample weighs its number of
+    /// copies times its row's weight).
+    row_weights: Option<&'a [f64]>,
 }
 
 impl LeafFitter for BordaLeafFitter<'_> {
@@ -105,7 +152,11 @@ impl LeafFitter for BordaLeafFitter<'_> {
         for (&s, &w) in samples.iter().zip(weights) {
             votes.add(self.y.row(s as usize), w);
         }
-        RankingLeaf { ranking: votes.ranking(), weight: weights.iter().sum() }
+        let members = match self.row_weights {
+            Some(rw) => samples.iter().zip(weights).map(|(&s, &w)| (s, (w / rw[s as usize]).round().max(1.0) as u32)).collect(),
+            None => Vec::new(),
+        };
+        RankingLeaf { ranking: votes.ranking(), weight: weights.iter().sum(), members }
     }
 }
 
@@ -117,6 +168,10 @@ pub struct RandomForestModel {
     /// Value used in place of a missing feature value (training lower median).
     pub fill_values: Vec<f64>,
     pub trees: Vec<Tree<RankingLeaf>>,
+    /// The class mode the trees were grown with (`Auto` resolved).
+    pub class_mode: ClassMode,
+    /// With `leaf_missing`: the training rankings and weights the leaves' members point to.
+    pub neighbours: Option<Neighbours>,
 }
 
 /// Class of every training ranking and the number of classes (class modes only).
@@ -144,12 +199,12 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
                 .collect();
             Ok((classes, ids.len()))
         }
-        ClassMode::Pairwise => unreachable!("pairwise mode has no classes"),
+        ClassMode::Pairwise | ClassMode::Auto => unreachable!("resolved modes with classes only"),
     }
 }
 
 /// Grows the trees of a forest with `criterion`, tree `t` from seed `child_seed(seed, t)`.
-fn grow_trees<C: SplitCriterion>(
+fn grow_trees<C: AdditiveCriterion>(
     x: &TrainingFeatures,
     y: &RankMatrixView<'_>,
     sample_weight: &[f64],
@@ -163,7 +218,8 @@ fn grow_trees<C: SplitCriterion>(
         threshold_rule: ThresholdRule::Best,
     };
     let sampling = ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap };
-    grow_forest(x, &all_rows(sample_weight.len()), sample_weight, sampling, criterion, &BordaLeafFitter { y }, &grow)
+    let fitter = BordaLeafFitter { y, row_weights: (params.leaf_missing > 0.0).then_some(sample_weight) };
+    grow_forest_additive(x, &all_rows(sample_weight.len()), sample_weight, sampling, criterion, &fitter, &grow)
 }
 
 impl Learner for RandomForestModel {
@@ -171,8 +227,9 @@ impl Learner for RandomForestModel {
 
     fn fit(params: RandomForestParams, data: &TrainingSet<'_>) -> Result<Self> {
         let (x, y) = (&data.x, &data.y);
-        let TreeInputs { fill_values, features } = TreeInputs::new(x);
-        let trees = match params.class_mode {
+        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
+        let class_mode = params.class_mode.resolve(y);
+        let trees = match class_mode {
             ClassMode::Pairwise => {
                 grow_trees(&features, y, &data.weights, &params, &PairwiseEntropy::new(y, params.entropy_epsilon)?)
             }
@@ -182,7 +239,16 @@ impl Learner for RandomForestModel {
                 grow_trees(&features, y, &data.weights, &params, &criterion)
             }
         };
-        Ok(RandomForestModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, trees })
+        let neighbours = (params.leaf_missing > 0.0).then(|| Neighbours::new(y, &data.weights));
+        Ok(RandomForestModel {
+            params,
+            n_features: x.n_features(),
+            n_labels: y.n_labels(),
+            fill_values,
+            trees,
+            class_mode,
+            neighbours,
+        })
     }
 
     fn header(&self) -> Header {
@@ -196,6 +262,9 @@ impl Learner for RandomForestModel {
     /// The Borda consensus of the trees' leaf rankings, row by row.
     fn predict(&self, x: &FeatureMatrixView<'_>, _outputs: Outputs) -> Result<Prediction> {
         let m = self.n_labels;
+        if let Some(protocol) = self.leaf_missing() {
+            return Ok(Prediction::ranks(protocol.predict(x)));
+        }
         let ranks = fill_rows(
             x,
             m,
@@ -210,6 +279,9 @@ impl Learner for RandomForestModel {
 
     /// Each tree's ranking for each row (trees x n x m).
     fn member_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        if let Some(protocol) = self.leaf_missing() {
+            return Ok(Some(protocol.member_ranks(x)));
+        }
         let (n, m) = (x.n_rows(), self.n_labels);
         let mut out: Vec<i32> = crate::memory::zeroed("each tree's rankings", &[self.trees.len(), n, m])?;
         if n * m > 0 {
@@ -226,6 +298,7 @@ impl Learner for RandomForestModel {
         serde_json::json!({
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
             "fill_values": self.fill_values,
+            "class_mode": self.class_mode,
         })
     }
 
@@ -251,13 +324,33 @@ impl Learner for RandomForestModel {
         if self.trees.is_empty() {
             return Err("the forest has no trees".into());
         }
-        self.trees
-            .iter()
-            .try_for_each(|t| t.check(self.n_features, |l| complete_ranking(&l.ranking, self.n_labels, "a leaf ranking")))
+        if self.class_mode == ClassMode::Auto {
+            return Err("the forest's class mode is not resolved".into());
+        }
+        let n_rows = match &self.neighbours {
+            Some(nb) => nb.check(self.n_labels)?,
+            None if self.params.leaf_missing > 0.0 => return Err("leaf_missing is set but the training rankings are not".into()),
+            None => 0,
+        };
+        self.trees.iter().try_for_each(|t| {
+            t.check(self.n_features, |l| {
+                complete_ranking(&l.ranking, self.n_labels, "a leaf ranking")?;
+                match l.members.iter().find(|&&(row, _)| row as usize >= n_rows) {
+                    Some(&(row, _)) => Err(format!("a leaf member is training row {row} of {n_rows}")),
+                    None => Ok(()),
+                }
+            })
+        })
     }
 }
 
 impl RandomForestModel {
+    /// The missing-label protocol, when the forest uses it.
+    fn leaf_missing(&self) -> Option<LeafMissing<'_>> {
+        let neighbours = self.neighbours.as_ref().filter(|_| self.params.leaf_missing > 0.0)?;
+        Some(LeafMissing { model: self, neighbours, p: self.params.leaf_missing })
+    }
+
     /// Borda votes of the trees for one row (label at position r gets m + 1 - r per tree).
     fn votes(&self, row: &[f64], votes: &mut [f64]) {
         let m1 = self.n_labels as f64 + 1.0;
@@ -271,5 +364,6 @@ impl RandomForestModel {
     }
 }
 
+mod leaf_missing;
 #[cfg(test)]
 mod tests;

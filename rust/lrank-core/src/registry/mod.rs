@@ -161,6 +161,13 @@ impl LearnerParams {
     }
 }
 
+/// Model files of the previous format version are read through their own layouts.
+impl crate::model_io::Upgrade for Model {
+    type Previous = previous::ModelV2;
+}
+
+mod previous;
+
 impl crate::model_io::Checked for Model {
     fn check(&self) -> std::result::Result<(), String> {
         Learner::check(self)

@@ -1,0 +1,242 @@
+//! The labelwise regression targets and the split criterion of the labelwise trees: the decrease
+//! of the squared error summed over labels, an additive criterion (per label, the weight and the
+//! target sum of the rows that rank it add up over rows).
+//!
+//! Exactness: a split's score is computed from the sides' sums, so it is the same for any order
+//! of the samples when the sums are exact. Targets are therefore also kept as whole numbers of
+//! 2^-b (b chosen so that every sum of whole-number weights times them stays below 2^53): the
+//! sums of the split search are then exact, and the histogram search with one bin per value finds
+//! the exact search's splits. Leaf values use the targets themselves.
+
+use crate::data::ranking::{n_present, RankMatrixView};
+use crate::tree::{additive_best_boundary, AdditiveCriterion, Boundaries, SidesTask, SortedSample, SplitCriterion, SplitSides};
+
+/// Per-sample targets: score per label and whether the label is ranked.
+pub(super) struct Targets {
+    pub(super) m: usize,
+    /// n x m scores (0 where missing).
+    score: Vec<f64>,
+    /// n x m: 1.0 where the label is ranked, else 0.0.
+    present: Vec<f64>,
+    /// n x m scores in whole units of 2^-bits (see the module docs).
+    units: Vec<f64>,
+    /// 2^-bits, squared: from squared sums in units to squared sums of scores.
+    unit_sq: f64,
+    /// Every row ranks every label.
+    pub(super) complete: bool,
+}
+
+impl Targets {
+    /// `weight_bound`: at least the total weight of any tree's samples.
+    pub(super) fn new(y: &RankMatrixView<'_>, weight_bound: f64) -> Self {
+        let m = y.n_labels();
+        let mut score = vec![0.0; y.n_rows() * m];
+        let mut present = vec![0.0; y.n_rows() * m];
+        for (i, row) in y.rows().enumerate() {
+            let k = n_present(row) as f64;
+            for (j, &r) in row.iter().enumerate() {
+                if r > 0 {
+                    score[i * m + j] = (r as f64 - 0.5) / k;
+                    present[i * m + j] = 1.0;
+                }
+            }
+        }
+        // Scores lie in (0, 1): sums of weight x units stay below weight_bound x 2^bits <= 2^52.
+        let bits = (52.0 - weight_bound.max(1.0).log2().ceil()).clamp(0.0, 40.0);
+        let units = score.iter().map(|s| (s * bits.exp2()).round()).collect();
+        let complete = present.iter().all(|&p| p == 1.0);
+        Targets { m, score, present, units, unit_sq: (-2.0 * bits).exp2(), complete }
+    }
+
+    pub(super) fn row(&self, i: u32) -> (&[f64], &[f64]) {
+        let i = i as usize;
+        (&self.score[i * self.m..(i + 1) * self.m], &self.present[i * self.m..(i + 1) * self.m])
+    }
+
+    fn units_row(&self, i: u32) -> &[f64] {
+        &self.units[i as usize * self.m..(i as usize + 1) * self.m]
+    }
+}
+
+/// What the criterion knows of a node, in one buffer (a node is made for every split).
+pub struct NodeSums {
+    /// Per label, m each: the weight, target sum and sum of squares (the leaf rule's), then the
+    /// split search's exact weight and target sum in units.
+    sums: Vec<f64>,
+    m: usize,
+    total: f64,
+    /// Σ_j S_j² / W_j of the node, in units squared.
+    proxy: f64,
+}
+
+impl NodeSums {
+    #[inline]
+    fn part(&self, k: usize) -> &[f64] {
+        &self.sums[k * self.m..(k + 1) * self.m]
+    }
+
+    /// The leaf rule's squared error, summed over labels.
+    fn squared_error(&self) -> f64 {
+        let (weight, sum, sum_sq) = (self.part(0), self.part(1), self.part(2));
+        (0..self.m).map(|j| if weight[j] > 0.0 { (sum_sq[j] - sum[j] * sum[j] / weight[j]).max(0.0) } else { 0.0 }).sum()
+    }
+}
+
+/// Split criterion: decrease of the summed squared error over labels (module docs of `labelwise`).
+pub(super) struct LabelwiseVariance<'a> {
+    pub(super) targets: &'a Targets,
+    pub(super) min_leaf: f64,
+}
+
+/// Σ_j S_j² / W_j over the labels some row ranks (the part of the squared error a split can change).
+#[inline]
+fn proxy(weight: impl Iterator<Item = f64>, units: &[f64]) -> f64 {
+    weight.zip(units).map(|(w, &s)| if w > 0.0 { s * s / w } else { 0.0 }).sum()
+}
+
+impl SplitCriterion for LabelwiseVariance<'_> {
+    type NodeStats = NodeSums;
+
+    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> NodeSums {
+        let (t, m) = (self.targets, self.targets.m);
+        let mut sums = vec![0.0; 5 * m];
+        let mut total = 0.0;
+        {
+            let (float, exact) = sums.split_at_mut(3 * m);
+            let (f_weight, rest) = float.split_at_mut(m);
+            let (f_sum, f_sum_sq) = rest.split_at_mut(m);
+            let (e_weight, e_units) = exact.split_at_mut(m);
+            for (&s, &w) in samples.iter().zip(weights) {
+                let (score, present) = t.row(s);
+                let units = t.units_row(s);
+                for j in 0..m {
+                    let pw = present[j] * w;
+                    f_weight[j] += pw;
+                    f_sum[j] += pw * score[j];
+                    f_sum_sq[j] += pw * score[j] * score[j];
+                    e_weight[j] += pw;
+                    e_units[j] += pw * units[j];
+                }
+                total += w;
+            }
+        }
+        let proxy = proxy(sums[3 * m..4 * m].iter().copied(), &sums[4 * m..]);
+        NodeSums { sums, m, total, proxy }
+    }
+
+    fn is_terminal(&self, node: &NodeSums) -> bool {
+        // Every label's targets equal within the node (up to rounding).
+        node.squared_error() <= 1e-12 * node.total.max(1.0)
+    }
+
+    fn best_boundary(
+        &self,
+        node: &NodeSums,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        floor: f64,
+    ) -> Option<(usize, f64)> {
+        additive_best_boundary(self, node, sorted, boundaries, floor)
+    }
+}
+
+impl AdditiveCriterion for LabelwiseVariance<'_> {
+    /// Complete rankings: S_j per label; otherwise W_j, then S_j.
+    fn n_stats(&self) -> usize {
+        if self.targets.complete {
+            self.targets.m
+        } else {
+            2 * self.targets.m
+        }
+    }
+
+    #[inline]
+    fn sample_stats(&self, sample: u32, weight: f64, out: &mut Vec<(u32, f64)>) {
+        let t = self.targets;
+        let units = t.units_row(sample);
+        if t.complete {
+            out.extend(units.iter().enumerate().map(|(j, &u)| (j as u32, weight * u)));
+        } else {
+            let (_, present) = t.row(sample);
+            for j in 0..t.m {
+                if present[j] > 0.0 {
+                    out.push((j as u32, weight));
+                    out.push(((t.m + j) as u32, weight * units[j]));
+                }
+            }
+        }
+    }
+
+    /// The right side is the node minus the left.
+    fn with_sides<T: SidesTask>(&self, node: &NodeSums, task: T) -> T::Output {
+        LEFT.with(|cell| {
+            let mut left = cell.borrow_mut();
+            left.clear();
+            left.resize(self.n_stats(), 0.0);
+            task.run(&mut VarianceSides { criterion: self, node, left: &mut left, w_left: 0.0 })
+        })
+    }
+}
+
+thread_local! {
+    /// The left side's sums of a split in progress (one per thread: no allocation per split).
+    static LEFT: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`LabelwiseVariance`]'s split in progress: the left side's sums (the right's are the node's
+/// minus those).
+pub(super) struct VarianceSides<'a> {
+    criterion: &'a LabelwiseVariance<'a>,
+    node: &'a NodeSums,
+    left: &'a mut [f64],
+    w_left: f64,
+}
+
+impl SplitSides for VarianceSides<'_> {
+    #[inline]
+    fn move_sample(&mut self, sample: u32, weight: f64) {
+        let t = self.criterion.targets;
+        let units = t.units_row(sample);
+        if t.complete {
+            self.left.iter_mut().zip(units).for_each(|(l, &u)| *l += weight * u);
+        } else {
+            let (_, present) = t.row(sample);
+            let (w, s) = self.left.split_at_mut(t.m);
+            for j in 0..t.m {
+                if present[j] > 0.0 {
+                    w[j] += weight;
+                    s[j] += weight * units[j];
+                }
+            }
+        }
+        self.w_left += weight;
+    }
+
+    #[inline]
+    fn move_sums(&mut self, weight: f64, stats: &[f64]) {
+        self.left.iter_mut().zip(stats).for_each(|(l, &a)| *l += a);
+        self.w_left += weight;
+    }
+
+    #[inline]
+    fn score(&self) -> Option<f64> {
+        let (node, min_leaf, t) = (self.node, self.criterion.min_leaf, self.criterion.targets);
+        let right_total = node.total - self.w_left;
+        if !(self.w_left >= min_leaf && right_total >= min_leaf) {
+            return None;
+        }
+        let mut gain = -node.proxy;
+        let (weight, units) = (node.part(3), node.part(4));
+        for j in 0..t.m {
+            let (wl, sl) = if t.complete { (self.w_left, self.left[j]) } else { (self.left[j], self.left[t.m + j]) };
+            let (wr, sr) = (weight[j] - wl, units[j] - sl);
+            if wl > 0.0 {
+                gain += sl * sl / wl;
+            }
+            if wr > 0.0 {
+                gain += sr * sr / wr;
+            }
+        }
+        Some(gain * t.unit_sq / node.total)
+    }
+}
