@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
-from lrank.rankings import as_rank_matrix
+from lrank.rankings import as_rank_matrix, has_ties
 
 
 class NotFittedError(LrankError, AttributeError):
@@ -99,9 +99,10 @@ class LabelRanker:
         raise NotImplementedError
 
     def score(self, X: ArrayLike, Y: ArrayLike) -> float:
-        """Mean Kendall tau between ``predict(X)`` and ``Y`` (on the labels each row of Y contains)."""
+        """Mean Kendall tau between ``predict(X)`` and ``Y`` (on the labels each row of Y contains);
+        when ``Y`` ties labels, the mean tau_x (Emond & Mason), the measure for ties."""
         truth = as_rank_matrix(Y)
-        taus = _core.row_measures(truth, self.predict(X))["kendall_tau"]
+        taus = _core.row_measures(truth, self.predict(X))["tau_x" if has_ties(truth) else "kendall_tau"]
         return float(np.nanmean(taus)) if np.isfinite(taus).any() else float("nan")
 
 

@@ -193,7 +193,8 @@ impl PairwiseEntropy {
                 let mut p = 0u32;
                 for a in 0..m {
                     for b in (a + 1)..m {
-                        if r[a] > 0 && r[b] > 0 {
+                        // A tied pair is no binary class: it does not count.
+                        if r[a] > 0 && r[b] > 0 && r[a] != r[b] {
                             out.push(2 * p + (r[a] < r[b]) as u32);
                         }
                         p += 1;

@@ -7,7 +7,8 @@
 //!   changes neither the regression splits nor the predicted order; for incomplete rankings it
 //!   is the middle of the label's share of the order. A label missing from a ranking has no
 //!   target there: it is left out of that label's regression (the other labels of the row
-//!   still count).
+//!   still count). Tied labels (a bucket order) get the score of their mid-rank, the mean of
+//!   the positions their bucket spans; the prediction is still a ranking without ties.
 //! - One multi-output CART tree predicts the whole score vector: a split maximises the decrease
 //!   of the summed squared error over labels, each label over the rows that rank it (the
 //!   proxy Σ_j S_L²/W_L + S_R²/W_R, S and W the label's weighted target sum and weight); a leaf
@@ -20,7 +21,7 @@
 //!   the training data (mean Kendall tau; ties to the shallower depth), then refits.
 
 use crate::data::features::{FeatureMatrixView, Filled};
-use crate::data::ranking::{n_present, ranking_from_scores, RankMatrixView};
+use crate::data::ranking::{has_ties, mid_ranks, n_present, ranking_from_scores, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
@@ -141,6 +142,15 @@ impl Targets {
         let mut present = vec![0.0; y.n_rows() * m];
         for (i, row) in y.rows().enumerate() {
             let k = n_present(row) as f64;
+            if has_ties(row) {
+                for (j, r) in mid_ranks(row).into_iter().enumerate() {
+                    if r > 0.0 {
+                        score[i * m + j] = (r - 0.5) / k;
+                        present[i * m + j] = 1.0;
+                    }
+                }
+                continue;
+            }
             for (j, &r) in row.iter().enumerate() {
                 if r > 0 {
                     score[i * m + j] = (r as f64 - 0.5) / k;

@@ -25,7 +25,7 @@ use crate::consensus::mallows::{mallows_centre, mallows_median, ThetaTable};
 use crate::consensus::plackett_luce::{fit_plackett_luce, ranking_probability};
 use crate::consensus::BordaAccumulator;
 use crate::data::features::{fill_values, FeatureKind, FeatureMatrixView};
-use crate::data::ranking::{n_present, ranking_from_scores, ranking_from_scores_into, validate_ranking, RankMatrixView};
+use crate::data::ranking::{n_present, ranking_from_scores, ranking_from_scores_into, validate_strict_ranking, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
@@ -146,6 +146,7 @@ impl Learner for InstanceBasedModel {
     type Params = InstanceBasedParams;
 
     fn fit(params: InstanceBasedParams, data: &TrainingSet<'_>) -> Result<Self> {
+        data.refuse_ties("instance-based label ranking (a Mallows or Plackett-Luce model)")?;
         let (x, y, sample_weight) = (&data.x, &data.y, data.weights.clone());
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let fill = fill_values(x);
@@ -237,7 +238,7 @@ impl Learner for InstanceBasedModel {
         if self.x.iter().any(|v| !v.is_finite()) || self.sample_weight.iter().any(|&w| !(w >= 0.0 && w.is_finite())) {
             return Err("training features must be finite and sample weights finite and non-negative".into());
         }
-        self.y.chunks(self.n_labels).try_for_each(|r| validate_ranking(r).map_err(|e| format!("a training ranking: {e}")))
+        self.y.chunks(self.n_labels).try_for_each(|r| validate_strict_ranking(r).map_err(|e| format!("a training ranking: {e}")))
     }
 }
 

@@ -123,6 +123,7 @@ impl Learner for PairwiseModel {
     type Params = PairwiseParams;
 
     fn fit(params: PairwiseParams, data: &TrainingSet<'_>) -> Result<Self> {
+        data.refuse_ties("one-versus-one (binary classes per label pair)")?;
         let (x, y) = (&data.x, &data.y);
         let TreeInputs { fill_values, features } = TreeInputs::new(x);
         let grow = GrowParams {

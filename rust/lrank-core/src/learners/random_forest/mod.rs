@@ -7,6 +7,11 @@
 //! and predicts their consensus ranking. The forest predicts the Borda consensus of its trees'
 //! rankings. Trees are grown in parallel, each from its own seed derived from the forest's
 //! seed and the tree's index, so the same seed gives the same model for any thread count.
+//!
+//! Tied training rankings: in the ranking class mode a bucket order is a class like any other,
+//! in the pairwise mode a tied pair does not count, and the leaves' Borda votes give tied labels
+//! the votes of their mid-rank (see [`crate::consensus::borda`]); the top-label mode refuses a
+//! tied top bucket. Predictions are rankings without ties.
 
 use crate::consensus::BordaAccumulator;
 use crate::data::features::FeatureMatrixView;
@@ -33,7 +38,7 @@ pub enum ClassMode {
     Ranking,
     /// Beyond the paper: every label pair a ranking contains is a binary class, and the gain is
     /// summed over pairs; meant for incomplete rankings, where per-ranking classes are nearly
-    /// all distinct and so carry no information.
+    /// all distinct and so carry no information. A pair a ranking ties does not count.
     Pairwise,
 }
 
@@ -127,6 +132,14 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
                     row: i,
                     reason: "a training ranking must contain at least one label".into(),
                 })?;
+                if row.iter().filter(|&&r| r == 1).count() > 1 {
+                    return Err(LrankError::InvalidRanking {
+                        row: i,
+                        reason: "its top bucket ties several labels, so the top_label class mode has no class for it \
+                                 (use the ranking or pairwise class mode)"
+                            .into(),
+                    });
+                }
                 classes.push(top as u32);
             }
             Ok((classes, y.n_labels()))
