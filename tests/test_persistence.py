@@ -23,6 +23,7 @@ OPTIONS = {
     "Bagging": ["-I", "3", "--", "-depth", "2"],
     "LWRF": ["-I", "5"],
     "OVO": ["-depth", "3"],
+    "PLRRF": ["-I", "5"],
 }
 LEARNERS = sorted(available_learners())
 

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import make_tied_problem
 from lrank import DummyLabelRanker, InvalidInputError
 from lrank.aggregation import bpa, tied_borda, tied_copeland
 from lrank.evaluation import Evaluation, tau_x
@@ -14,16 +15,8 @@ from lrank.rankings import tied_rows
 from lrank.registry import get_learner
 
 
-def tied_problem(n: int = 120, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Four labels; labels 1 and 2 tie whenever the utility gap between them is small."""
-    rng = np.random.default_rng(seed)
-    x = rng.random((n, 3))
-    utility = x @ rng.normal(size=(3, 4))
-    utility[:, 2] = np.where(np.abs(utility[:, 1] - utility[:, 2]) < 0.8, utility[:, 1], utility[:, 2])
-    y = np.zeros((n, 4), dtype=np.int32)
-    for i in range(n):
-        distinct = sorted(set(utility[i].tolist()), reverse=True)
-        y[i] = [distinct.index(u) + 1 for u in utility[i]]
+def tied_problem() -> tuple[np.ndarray, np.ndarray]:
+    x, y = make_tied_problem()
     assert tied_rows(y).mean() > 0.2
     return x, y
 

@@ -18,6 +18,8 @@ from lrank.estimators import (
     LabelwiseDecisionTree,
     LabelwiseRandomForest,
     OneVsOneLabelRanker,
+    PartialLabelRankingForest,
+    PartialLabelRankingTree,
     RankingByPairwiseComparison,
 )
 
@@ -36,6 +38,8 @@ __all__ = [
     "LrankError",
     "ModelFormatError",
     "OneVsOneLabelRanker",
+    "PartialLabelRankingForest",
+    "PartialLabelRankingTree",
     "RankingByPairwiseComparison",
     "__version__",
 ]

@@ -14,6 +14,7 @@ use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
 use crate::learners::neighbors::InstanceBasedModel;
 use crate::learners::one_vs_one::PairwiseModel;
+use crate::learners::plr_tree::PlrTreeModel;
 use crate::learners::random_forest::RandomForestModel;
 use crate::learners::rpc::RpcModel;
 use serde::{Deserialize, Serialize};
@@ -124,6 +125,7 @@ learners! {
     Pairwise => PairwiseModel,
     Rpc => RpcModel,
     Dummy => DummyModel,
+    PlrTree => PlrTreeModel,
 }
 
 impl LearnerParams {

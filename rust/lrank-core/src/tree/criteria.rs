@@ -42,8 +42,9 @@ impl XlnxTable {
         XlnxTable((0..=max_count).map(|c| xlnx(c as f64)).collect())
     }
 
+    /// c ln c (from the table for whole counts).
     #[inline]
-    fn get(&self, c: f64) -> f64 {
+    pub fn get(&self, c: f64) -> f64 {
         let i = c as usize;
         if i < self.0.len() && i as f64 == c {
             self.0[i]

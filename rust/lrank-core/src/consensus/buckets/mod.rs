@@ -54,6 +54,12 @@ impl PairOrderCounts {
         self.m
     }
 
+    /// Back to no rankings (keeping the buffers).
+    pub fn clear(&mut self) {
+        self.before.iter_mut().for_each(|v| *v = 0.0);
+        self.tied.iter_mut().for_each(|v| *v = 0.0);
+    }
+
     /// Adds one ranking (a rank vector, ties allowed) with weight `w`.
     pub fn add(&mut self, row: &[i32], w: f64) {
         let m = self.m;
