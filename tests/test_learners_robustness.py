@@ -19,9 +19,10 @@ FAST_OPTIONS = {
     "IBLR": ["-K", "3"],
     "IBPL": ["-K", "3"],
     "PLRRF": ["-I", "3"],
+    "PLRPW": ["-I", "3"],
 }
 # Learners that predict bucket orders (ties); the others predict rankings without ties.
-PREDICT_TIES = {"PLRT", "PLRRF"}
+PREDICT_TIES = {"PLRT", "PLRRF", "PLRPW"}
 
 
 @st.composite

@@ -7,6 +7,7 @@ from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
 from lrank.estimators.neighbors import InstanceBasedLabelRanker, InstanceBasedPlackettLuce
 from lrank.estimators.pairwise import OneVsOneLabelRanker
+from lrank.estimators.pairwise_plr import PairwisePartialLabelRanker
 from lrank.estimators.plr_tree import PartialLabelRankingForest, PartialLabelRankingTree
 from lrank.estimators.rpc import RankingByPairwiseComparison
 from lrank.estimators.tree import LabelRankingTree
@@ -23,6 +24,7 @@ __all__ = [
     "LabelwiseRandomForest",
     "NotFittedError",
     "OneVsOneLabelRanker",
+    "PairwisePartialLabelRanker",
     "PartialLabelRankingForest",
     "PartialLabelRankingTree",
     "RankingByPairwiseComparison",

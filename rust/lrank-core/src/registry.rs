@@ -14,6 +14,7 @@ use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
 use crate::learners::neighbors::InstanceBasedModel;
 use crate::learners::one_vs_one::PairwiseModel;
+use crate::learners::pairwise_plr::PairwisePlrModel;
 use crate::learners::plr_tree::PlrTreeModel;
 use crate::learners::random_forest::RandomForestModel;
 use crate::learners::rpc::RpcModel;
@@ -126,6 +127,7 @@ learners! {
     Rpc => RpcModel,
     Dummy => DummyModel,
     PlrTree => PlrTreeModel,
+    PairwisePlr => PairwisePlrModel,
 }
 
 impl LearnerParams {

@@ -8,6 +8,7 @@ pub mod label_tree;
 pub mod labelwise;
 pub mod neighbors;
 pub mod one_vs_one;
+pub mod pairwise_plr;
 pub mod plr_tree;
 pub mod random_forest;
 pub mod rpc;
