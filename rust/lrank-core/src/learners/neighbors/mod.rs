@@ -16,7 +16,6 @@
 //!   with the seed when the training set is larger): the k with the highest mean Kendall tau,
 //!   ties to the smaller k.
 
-mod kdtree;
 mod params;
 
 pub use params::{InstanceBasedParams, KScore, NeighbourWeighting, NeighbourhoodModel, K_CANDIDATES, MAX_SELECTION_ROWS};
@@ -31,8 +30,8 @@ use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{Header, Learner, Outputs, Prediction};
 use crate::metrics::distance::kendall_tau;
+use crate::neighbours::{KdIndex, Neighbour, SearchScratch};
 use crate::rng::Rng;
-use kdtree::{KdIndex, Neighbour, SearchScratch};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
