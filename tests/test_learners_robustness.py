@@ -20,9 +20,10 @@ FAST_OPTIONS = {
     "IBPL": ["-K", "3"],
     "PLRRF": ["-I", "3"],
     "PLRPW": ["-I", "3"],
+    "IBPLR": ["-K", "3"],
 }
 # Learners that predict bucket orders (ties); the others predict rankings without ties.
-PREDICT_TIES = {"PLRT", "PLRRF", "PLRPW"}
+PREDICT_TIES = {"PLRT", "PLRRF", "PLRPW", "IBPLR"}
 
 
 @st.composite

@@ -6,6 +6,7 @@ from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
 from lrank.estimators.neighbors import InstanceBasedLabelRanker, InstanceBasedPlackettLuce
+from lrank.estimators.neighbors_plr import InstanceBasedPartialLabelRanker
 from lrank.estimators.pairwise import OneVsOneLabelRanker
 from lrank.estimators.pairwise_plr import PairwisePartialLabelRanker
 from lrank.estimators.plr_tree import PartialLabelRankingForest, PartialLabelRankingTree
@@ -16,6 +17,7 @@ __all__ = [
     "BaggingLabelRanker",
     "DummyLabelRanker",
     "InstanceBasedLabelRanker",
+    "InstanceBasedPartialLabelRanker",
     "InstanceBasedPlackettLuce",
     "LabelRanker",
     "LabelRankingRandomForest",

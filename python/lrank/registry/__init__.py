@@ -19,6 +19,7 @@ from lrank.estimators import (
     forest,
     labelwise,
     neighbors,
+    neighbors_plr,
     pairwise,
     pairwise_plr,
     plr_tree,
@@ -32,7 +33,19 @@ ENTRY_POINT_GROUP = "lrank.learners"
 
 # lrank's own learners, module by module in the order ``lrank learners`` lists them. Each module
 # defines its estimator classes and, next to them, their specs as ``LEARNER_SPECS``.
-BUILTIN_MODULES = (forest, neighbors, tree, ensemble, labelwise, pairwise, rpc, dummy, plr_tree, pairwise_plr)
+BUILTIN_MODULES = (
+    forest,
+    neighbors,
+    tree,
+    ensemble,
+    labelwise,
+    pairwise,
+    rpc,
+    dummy,
+    plr_tree,
+    pairwise_plr,
+    neighbors_plr,
+)
 _BUILTIN_SPECS: tuple[LearnerSpec, ...] = tuple(spec for module in BUILTIN_MODULES for spec in module.LEARNER_SPECS)
 
 

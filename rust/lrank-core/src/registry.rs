@@ -13,6 +13,7 @@ use crate::learners::dummy::DummyModel;
 use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
 use crate::learners::neighbors::InstanceBasedModel;
+use crate::learners::neighbors_plr::InstanceBasedPlrModel;
 use crate::learners::one_vs_one::PairwiseModel;
 use crate::learners::pairwise_plr::PairwisePlrModel;
 use crate::learners::plr_tree::PlrTreeModel;
@@ -128,6 +129,7 @@ learners! {
     Dummy => DummyModel,
     PlrTree => PlrTreeModel,
     PairwisePlr => PairwisePlrModel,
+    InstanceBasedPlr => InstanceBasedPlrModel,
 }
 
 impl LearnerParams {

@@ -7,6 +7,7 @@ pub mod dummy;
 pub mod label_tree;
 pub mod labelwise;
 pub mod neighbors;
+pub mod neighbors_plr;
 pub mod one_vs_one;
 pub mod pairwise_plr;
 pub mod plr_tree;
