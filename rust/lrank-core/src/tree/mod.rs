@@ -22,7 +22,8 @@
 //! Files: [`params`] (what a growth is asked for), [`model`] (a grown tree), [`layout`] (the
 //! features as the search reads them), [`sweep`](mod@sweep) (the boundary sweep and the criterion
 //! interface), [`criteria`] (criteria shared by learners), `split` (a node's split search),
-//! `grow` (one tree), [`ensemble`] (forests, and the choice between a forest and one tree).
+//! `grow` (one tree), [`ensemble`] (forests, and the choice between a forest and one tree),
+//! [`regression`] (multi-output regression of per-label targets).
 
 pub mod criteria;
 pub mod ensemble;
@@ -30,6 +31,7 @@ mod grow;
 pub mod layout;
 pub mod model;
 pub mod params;
+pub mod regression;
 mod split;
 pub mod sweep;
 
@@ -40,6 +42,7 @@ pub use grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
 pub use layout::{TrainingFeatures, TreeInputs};
 pub use model::{Node, Tree};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule};
+pub use regression::{LabelwiseVariance, MeanScores, ScoreLeaf, Targets};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 
 #[cfg(test)]
