@@ -21,9 +21,10 @@ FAST_OPTIONS = {
     "PLRRF": ["-I", "3"],
     "PLRPW": ["-I", "3"],
     "IBPLR": ["-K", "3"],
+    "MOREPLR": ["-I", "3"],
 }
 # Learners that predict bucket orders (ties); the others predict rankings without ties.
-PREDICT_TIES = {"PLRT", "PLRRF", "PLRPW", "IBPLR"}
+PREDICT_TIES = {"PLRT", "PLRRF", "PLRPW", "IBPLR", "MOREPLR"}
 
 
 @st.composite

@@ -25,6 +25,7 @@ OPTIONS = {
     "OVO": ["-depth", "3"],
     "PLRRF": ["-I", "5"],
     "PLRPW": ["-I", "3"],
+    "MOREPLR": ["-I", "3"],
 }
 LEARNERS = sorted(available_learners())
 

@@ -5,6 +5,7 @@ from lrank.estimators.dummy import DummyLabelRanker
 from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
+from lrank.estimators.labelwise_plr import LabelwisePartialLabelRanker
 from lrank.estimators.neighbors import InstanceBasedLabelRanker, InstanceBasedPlackettLuce
 from lrank.estimators.neighbors_plr import InstanceBasedPartialLabelRanker
 from lrank.estimators.pairwise import OneVsOneLabelRanker
@@ -23,6 +24,7 @@ __all__ = [
     "LabelRankingRandomForest",
     "LabelRankingTree",
     "LabelwiseDecisionTree",
+    "LabelwisePartialLabelRanker",
     "LabelwiseRandomForest",
     "NotFittedError",
     "OneVsOneLabelRanker",

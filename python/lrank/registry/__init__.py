@@ -18,6 +18,7 @@ from lrank.estimators import (
     ensemble,
     forest,
     labelwise,
+    labelwise_plr,
     neighbors,
     neighbors_plr,
     pairwise,
@@ -45,6 +46,7 @@ BUILTIN_MODULES = (
     plr_tree,
     pairwise_plr,
     neighbors_plr,
+    labelwise_plr,
 )
 _BUILTIN_SPECS: tuple[LearnerSpec, ...] = tuple(spec for module in BUILTIN_MODULES for spec in module.LEARNER_SPECS)
 

@@ -12,6 +12,7 @@ use crate::learners::bagging::BaggingModel;
 use crate::learners::dummy::DummyModel;
 use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
+use crate::learners::labelwise_plr::LabelwisePlrModel;
 use crate::learners::neighbors::InstanceBasedModel;
 use crate::learners::neighbors_plr::InstanceBasedPlrModel;
 use crate::learners::one_vs_one::PairwiseModel;
@@ -130,6 +131,7 @@ learners! {
     PlrTree => PlrTreeModel,
     PairwisePlr => PairwisePlrModel,
     InstanceBasedPlr => InstanceBasedPlrModel,
+    LabelwisePlr => LabelwisePlrModel,
 }
 
 impl LearnerParams {

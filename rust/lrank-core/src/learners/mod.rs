@@ -6,6 +6,7 @@ pub mod bagging;
 pub mod dummy;
 pub mod label_tree;
 pub mod labelwise;
+pub mod labelwise_plr;
 pub mod neighbors;
 pub mod neighbors_plr;
 pub mod one_vs_one;
