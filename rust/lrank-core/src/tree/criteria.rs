@@ -42,6 +42,17 @@ impl XlnxTable {
         XlnxTable((0..=max_count).map(|c| xlnx(c as f64)).collect())
     }
 
+    /// Whether every whole count up to `total` is in the table.
+    pub fn covers(&self, total: f64) -> bool {
+        total >= 0.0 && total < self.0.len() as f64
+    }
+
+    /// c ln c of a whole count the table covers ([`covers`](Self::covers)).
+    #[inline]
+    pub fn at(&self, c: u32) -> f64 {
+        self.0[c as usize]
+    }
+
     /// c ln c (from the table for whole counts).
     #[inline]
     pub fn get(&self, c: f64) -> f64 {

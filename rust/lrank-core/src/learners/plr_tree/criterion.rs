@@ -31,43 +31,55 @@ pub enum PlrCriterion {
 
 /// Relations of a pair (i < j): code `3 p + r`, r = 0 (i before j), 1 (tied), 2 (j before i).
 pub struct PairCodes {
-    codes: Vec<Vec<u32>>,
+    /// Every row's codes, one row after the other (row i's from `starts[i]` to `starts[i + 1]`).
+    codes: Vec<u32>,
+    starts: Vec<usize>,
     pub(crate) m: usize,
     pub(crate) n_pairs: usize,
+    /// Every row holds every pair (complete rankings): the entropy sweep's fast path applies.
+    complete: bool,
+    /// Complete rankings: each row's relation of every pair, pair after pair (n x P).
+    relations: Vec<u8>,
 }
 
 impl PairCodes {
     pub fn new(y: &RankMatrixView<'_>) -> Self {
         let m = y.n_labels();
-        let codes = y
-            .rows()
-            .map(|r| {
-                let mut out = Vec::new();
-                let mut p = 0u32;
-                for i in 0..m {
-                    for j in (i + 1)..m {
-                        if r[i] > 0 && r[j] > 0 {
-                            let rel = match r[i].cmp(&r[j]) {
-                                std::cmp::Ordering::Less => 0,
-                                std::cmp::Ordering::Equal => 1,
-                                std::cmp::Ordering::Greater => 2,
-                            };
-                            out.push(3 * p + rel);
-                        }
-                        p += 1;
+        let n_pairs = pair_count(m);
+        let (mut codes, mut starts) = (Vec::with_capacity(y.n_rows() * n_pairs), vec![0]);
+        for r in y.rows() {
+            let mut p = 0u32;
+            for i in 0..m {
+                for j in (i + 1)..m {
+                    if r[i] > 0 && r[j] > 0 {
+                        let rel = match r[i].cmp(&r[j]) {
+                            std::cmp::Ordering::Less => 0,
+                            std::cmp::Ordering::Equal => 1,
+                            std::cmp::Ordering::Greater => 2,
+                        };
+                        codes.push(3 * p + rel);
                     }
+                    p += 1;
                 }
-                out
-            })
-            .collect();
-        PairCodes { codes, m, n_pairs: pair_count(m) }
+            }
+            starts.push(codes.len());
+        }
+        let complete = codes.len() == y.n_rows() * n_pairs;
+        let relations = if complete { codes.iter().map(|&c| (c % 3) as u8).collect() } else { Vec::new() };
+        PairCodes { codes, starts, m, n_pairs, complete, relations }
+    }
+
+    #[inline]
+    fn of(&self, sample: u32) -> &[u32] {
+        let i = sample as usize;
+        &self.codes[self.starts[i]..self.starts[i + 1]]
     }
 
     /// The pair-order counts (3 per pair) of weighted samples.
     pub fn counts(&self, samples: &[u32], weights: &[f64]) -> Vec<f64> {
         let mut counts = vec![0.0; 3 * self.n_pairs];
         for (&s, &w) in samples.iter().zip(weights) {
-            for &c in &self.codes[s as usize] {
+            for &c in self.of(s) {
                 counts[c as usize] += w;
             }
         }
@@ -97,6 +109,18 @@ pub struct PairOrderImpurity<'a> {
     pub kind: PlrCriterion,
     pub consensus: BucketConsensus,
     pub table: XlnxTable,
+    /// `xlnx(c + 1) - xlnx(c)` for the whole counts of the table (a unit weight moving).
+    increments: Vec<f64>,
+}
+
+impl<'a> PairOrderImpurity<'a> {
+    /// The criterion of training rows with codes `codes`, whose total weight is at most
+    /// `max_count` where whole counts are looked up rather than computed.
+    pub fn new(codes: &'a PairCodes, kind: PlrCriterion, consensus: BucketConsensus, max_count: usize) -> Self {
+        let table = XlnxTable::new(max_count + 1);
+        let increments = (0..=max_count as u32).map(|c| table.at(c + 1) - table.at(c)).collect();
+        PairOrderImpurity { codes, kind, consensus, table, increments }
+    }
 }
 
 /// What the criterion knows of a node: its counts, weight and impurity.
@@ -176,6 +200,12 @@ impl SplitCriterion for PairOrderImpurity<'_> {
         boundaries: Boundaries,
         floor: f64,
     ) -> Option<(usize, f64)> {
+        if self.kind == PlrCriterion::Entropy && self.codes.complete && self.table.covers(node.total) {
+            let whole = |w: f64| w >= 0.0 && w == w.trunc() && w <= u32::MAX as f64;
+            if sorted.iter().all(|s| whole(s.weight)) {
+                return self.complete_entropy(node, sorted, boundaries, floor);
+            }
+        }
         // The node's counts are its samples' (the sweep's samples are the node's).
         let left = vec![0.0; node.counts.len()];
         let right = node.counts.clone();
@@ -217,7 +247,7 @@ impl BoundarySweep for PlrSweep<'_, '_> {
         let crit = self.criterion;
         if crit.kind == PlrCriterion::Entropy {
             let t = &crit.table;
-            for &code in &crit.codes.codes[moved.sample as usize] {
+            for &code in crit.codes.of(moved.sample) {
                 let (c, base) = (code as usize, 3 * (code as usize / 3));
                 self.s_left -= pair_entropy(t, &self.left[base..base + 3]);
                 self.s_right -= pair_entropy(t, &self.right[base..base + 3]);
@@ -227,7 +257,7 @@ impl BoundarySweep for PlrSweep<'_, '_> {
                 self.s_right += pair_entropy(t, &self.right[base..base + 3]);
             }
         } else {
-            for &code in &crit.codes.codes[moved.sample as usize] {
+            for &code in crit.codes.of(moved.sample) {
                 self.left[code as usize] += w;
                 self.right[code as usize] -= w;
             }
@@ -248,5 +278,102 @@ impl BoundarySweep for PlrSweep<'_, '_> {
             (crit.impurity(&self.left), crit.impurity(&self.right))
         };
         Some(self.parent - (self.w_left * i_left + w_right * i_right) / self.total)
+    }
+}
+
+impl PairOrderImpurity<'_> {
+    /// The entropy sweep when every row holds every pair and the weights are whole numbers (unit
+    /// weights, bootstrap counts): each pair then has a side's whole weight W, so the side's
+    /// summed pair entropies are `(P xlnx(W) - Σ_codes xlnx(c)) / W`, and a moved sample changes
+    /// the sum of `xlnx` of integer counts, read from the table: no logarithm, no division.
+    fn complete_entropy(
+        &self,
+        node: &NodeStats,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        floor: f64,
+    ) -> Option<(usize, f64)> {
+        let right: Vec<u32> = node.counts.iter().map(|&c| c as u32).collect();
+        let t_right = right.iter().map(|&c| self.table.at(c)).sum();
+        let mut state = CompleteEntropySweep {
+            codes: self.codes,
+            table: &self.table,
+            increments: &self.increments,
+            left: vec![0; right.len()],
+            right,
+            t_left: 0.0,
+            t_right,
+            w_left: 0,
+            total: node.total as u64,
+            parent: node.impurity,
+        };
+        sweep(&mut state, sorted, boundaries, floor)
+    }
+}
+
+/// [`PairOrderImpurity::complete_entropy`]'s split in progress: integer counts per side and each
+/// side's sum of `xlnx` over its counts.
+struct CompleteEntropySweep<'a> {
+    codes: &'a PairCodes,
+    table: &'a XlnxTable,
+    increments: &'a [f64],
+    left: Vec<u32>,
+    right: Vec<u32>,
+    t_left: f64,
+    t_right: f64,
+    w_left: u64,
+    total: u64,
+    parent: f64,
+}
+
+impl BoundarySweep for CompleteEntropySweep<'_> {
+    const MARGIN: f64 = 1e-12;
+
+    #[inline]
+    fn move_left(&mut self, moved: &SortedSample) {
+        let w = moved.weight as u32;
+        self.w_left += w as u64;
+        let p = self.codes.n_pairs;
+        let s = moved.sample as usize;
+        let relations = &self.codes.relations[s * p..(s + 1) * p];
+        let (left, right) = (&mut self.left[..3 * p], &mut self.right[..3 * p]);
+        // The changes are summed apart and added once: a chain of dependent additions per move
+        // instead of two per pair.
+        let (mut dl, mut dr) = (0.0, 0.0);
+        if w == 1 {
+            let inc = self.increments;
+            for (k, &r) in relations.iter().enumerate() {
+                let c = 3 * k + r as usize;
+                let (a, b) = (left[c], right[c]);
+                dl += inc[a as usize];
+                dr -= inc[b as usize - 1];
+                left[c] = a + 1;
+                right[c] = b - 1;
+            }
+        } else {
+            let t = self.table;
+            for (k, &r) in relations.iter().enumerate() {
+                let c = 3 * k + r as usize;
+                let (a, b) = (left[c], right[c]);
+                dl += t.at(a + w) - t.at(a);
+                dr += t.at(b - w) - t.at(b);
+                left[c] = a + w;
+                right[c] = b - w;
+            }
+        }
+        self.t_left += dl;
+        self.t_right += dr;
+    }
+
+    #[inline]
+    fn score(&mut self, _to_beat: f64) -> Option<f64> {
+        let w_right = self.total - self.w_left;
+        if self.w_left == 0 || w_right == 0 {
+            return None;
+        }
+        let p = self.codes.n_pairs as f64;
+        let t = self.table;
+        let sides = (p * t.at(self.w_left as u32) - self.t_left) + (p * t.at(w_right as u32) - self.t_right);
+        Some(self.parent - sides / (self.total as f64 * p))
     }
 }

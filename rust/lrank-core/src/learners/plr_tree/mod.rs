@@ -25,7 +25,7 @@ use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
 use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
-use crate::tree::{all_rows, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs, XlnxTable};
+use crate::tree::{all_rows, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -120,12 +120,11 @@ impl Learner for PlrTreeModel {
         let (x, y) = (&data.x, &data.y);
         let TreeInputs { fill_values, features } = TreeInputs::new(x);
         let codes = PairCodes::new(y);
-        let criterion = PairOrderImpurity {
-            codes: &codes,
-            kind: params.criterion,
-            consensus: params.consensus,
-            table: XlnxTable::new(x.n_rows()),
-        };
+        // Whole counts up to the total weight (a bagged member's rows weigh their bootstrap counts)
+        // are looked up; larger ones computed.
+        let total = data.weights.iter().sum::<f64>();
+        let max_count = if total.is_finite() { (total.ceil() as usize).clamp(x.n_rows(), 1 << 24) } else { x.n_rows() };
+        let criterion = PairOrderImpurity::new(&codes, params.criterion, params.consensus, max_count);
         let leaf = ConsensusLeaf { codes: &codes, consensus: params.consensus };
         let grow = GrowParams {
             max_depth: params.max_depth,

@@ -7,7 +7,7 @@ use crate::rng::Rng;
 use crate::tree::{Boundaries, SortedSample, SplitCriterion};
 
 fn criterion(codes: &PairCodes, kind: PlrCriterion) -> PairOrderImpurity<'_> {
-    PairOrderImpurity { codes, kind, consensus: BucketConsensus::BPA, table: XlnxTable::new(10) }
+    PairOrderImpurity::new(codes, kind, BucketConsensus::BPA, 40)
 }
 
 #[test]
@@ -42,11 +42,13 @@ fn impurities_by_hand() {
 fn the_sweep_scores_every_boundary_as_the_definition_does() {
     let mut rng = Rng::new(4);
     for kind in [PlrCriterion::Entropy, PlrCriterion::Disagreements, PlrCriterion::Distance] {
-        for _ in 0..20 {
-            let (n, m) = (12, 4);
+        for trial in 0..40 {
+            // Even trials: complete rankings (the entropy's fast path); odd: labels missing too.
+            let (n, m, missing) = (12, 4, trial % 2 == 1);
             let y: Vec<i32> = (0..n)
                 .flat_map(|_| {
-                    let raw: Vec<i32> = (0..m).map(|_| if rng.below(6) == 0 { 0 } else { 1 + rng.below(3) as i32 }).collect();
+                    let raw: Vec<i32> =
+                        (0..m).map(|_| if missing && rng.below(6) == 0 { 0 } else { 1 + rng.below(3) as i32 }).collect();
                     let mut d: Vec<i32> = raw.iter().copied().filter(|&v| v > 0).collect();
                     d.sort_unstable();
                     d.dedup();
