@@ -29,6 +29,10 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     prediction is its consensus bucket order (``aggregation``: "bpa", BPA-LIA-MP2, by default;
     "borda-ties" or "copeland-ties"). A pair no training ranking holds gets C = 1/2.
 
+    With BPA, a forest and ``beta=None`` (the defaults), beta is chosen from 0.25, 0.2, 0.15, 0.1
+    and 0.05 by out-of-bag tau_x on the training data (each row's pair-order matrix from the trees
+    that did not draw it; ties to the larger beta); a given beta is used as it is.
+
     Parameters
     ----------
     classifier : "forest" (default) or "tree".
@@ -38,7 +42,8 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     min_samples_split : nodes with less total weight are leaves (default 2).
     tie_weighting : "half" (default) or "quarter".
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
-    beta : its tie threshold (None: the method's default, 0.25 for BPA).
+    beta : its tie threshold (None: chosen out of bag for BPA with a forest, else the method's
+        default, 0.25 for BPA).
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -88,6 +93,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
             "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),
             "tie_weighting": _convert.choice("tie_weighting", self.tie_weighting, _TIE_WEIGHTING),
             "consensus": _convert.bucket_consensus(self.aggregation, self.beta),
+            "tune_beta": self.beta is None and self.aggregation == "bpa",
             "seed": seed,
         }
         if classifier == "tree":
@@ -95,6 +101,11 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
             _core.validate_params(json.dumps({"PairwisePlr": {**forest, **common}}))
             return {"PairwisePlr": {"n_estimators": 1, "bootstrap": False, "max_features": "All", **common}}
         return {"PairwisePlr": {**forest, **common}}
+
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        self.beta_ = float(summary["beta"])
+        # Out-of-bag mean tau_x of each candidate beta (empty unless chosen out of bag).
+        self.beta_scores_ = {float(b): float("nan") if t is None else float(t) for b, t in summary["beta_scores"]}
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's summed row of the predicted pair-order matrix (higher preferred), (n, m)."""
@@ -141,7 +152,9 @@ LEARNER_SPECS = (
                 parse_choice(*_convert.BUCKET_METHODS),
                 "AGG",
             ),
-            LearnerOption("-beta", "beta", "its tie threshold (default 0.25 for bpa)", float, "BETA"),
+            LearnerOption(
+                "-beta", "beta", "its tie threshold (default: chosen out of bag for bpa, else 0.25)", float, "BETA"
+            ),
         ),
     ),
 )

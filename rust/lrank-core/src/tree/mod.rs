@@ -37,7 +37,7 @@ pub mod sweep;
 
 pub use crate::data::features::FeatureKind;
 pub use criteria::{ClassEntropy, PairwiseEntropy, XlnxTable};
-pub use ensemble::{all_rows, grow_forest, ForestSampling, Growth};
+pub use ensemble::{all_rows, forest_sample_counts, grow_forest, ForestSampling, Growth};
 pub use grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
 pub use layout::{TrainingFeatures, TreeInputs};
 pub use model::{Node, Tree};

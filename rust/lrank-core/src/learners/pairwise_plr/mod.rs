@@ -11,17 +11,27 @@
 //!   comparison with a public implementation that stores half the tie probability in each
 //!   direction and applies the count formula, `(p_b + p_t / 4) / (p_b + p_t / 2 + p_a)`.
 //! - Consensus: BPA-LIA-MP2 (beta 0.25) by default, or Borda or Copeland with ties.
+//! - With `tune_beta`, BPA's beta is chosen from 0.25, 0.2, 0.15, 0.1, 0.05 by out-of-bag
+//!   tau_x (forests on bootstrap samples only): each training row's pair-order matrix from the
+//!   trees that did not draw it, its BPA consensus with each beta against the row's ranking, the
+//!   beta with the highest mean (ties to the larger beta). Beyond the paper: how strongly a
+//!   data set's rankings tie is what beta decides, and it differs between data sets.
 //! - Pairs are trained in parallel, pair p from the seed `child_seed(seed, p)`.
 
-use crate::consensus::buckets::{BucketConsensus, PairOrderMatrix};
+use crate::consensus::buckets::{BucketConsensus, BucketMethod, PairOrderMatrix};
 use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
-use crate::tree::{ClassEntropy, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
+use crate::tree::{
+    forest_sample_counts, ClassEntropy, ForestSampling, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree,
+    TreeInputs,
+};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// How a pair's class probabilities become its entry of the pair-order matrix.
@@ -44,7 +54,20 @@ pub struct PairwisePlrParams {
     pub min_samples_split: f64,
     pub tie_weighting: TieWeighting,
     pub consensus: BucketConsensus,
+    /// Choose BPA's beta by out-of-bag tau_x (see the module).
+    pub tune_beta: bool,
     pub seed: u64,
+}
+
+/// BPA thresholds tried by `tune_beta`, in order of preference on equal scores.
+pub const BETA_CANDIDATES: [f64; 5] = [0.25, 0.2, 0.15, 0.1, 0.05];
+
+/// Out-of-bag mean tau_x of a candidate beta.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BetaScore {
+    pub beta: f64,
+    #[serde(with = "crate::numeric::nonfinite_f64")]
+    pub tau_x: f64,
 }
 
 impl PairwisePlrParams {
@@ -58,6 +81,7 @@ impl PairwisePlrParams {
             min_samples_split: 2.0,
             tie_weighting: TieWeighting::Half,
             consensus: BucketConsensus::BPA,
+            tune_beta: false,
             seed: 0,
         }
     }
@@ -137,6 +161,10 @@ impl LeafFitter for ClassShares<'_> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairwisePlrModel {
     pub params: PairwisePlrParams,
+    /// The consensus predictions use: the parameters', with the tuned beta when tuned.
+    pub consensus: BucketConsensus,
+    /// Out-of-bag mean tau_x of each candidate beta (empty unless tuned).
+    pub beta_scores: Vec<BetaScore>,
     pub n_features: usize,
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
@@ -155,18 +183,40 @@ impl Learner for PairwisePlrModel {
             min_weight_split: params.min_samples_split,
             threshold_rule: ThresholdRule::Best,
         };
-        let pairs = fit_pair_relations(y, &data.weights, |pair| {
-            let trees = if pair.rows.is_empty() {
-                Vec::new()
-            } else {
-                let criterion = ClassEntropy::new(&pair.classes, 3, 1e-9);
-                let leaf = ClassShares { classes: &pair.classes };
-                let growth = Growth::of(params.n_estimators, params.bootstrap, child_seed(params.seed, pair.index as u64));
-                growth.grow(&features, &pair.rows, &pair.weights, &criterion, &leaf, &grow)
-            };
-            RelationClassifier { a: pair.a as u32, b: pair.b as u32, trees }
+        let tune = params.tune_beta && params.bootstrap && params.consensus.method == BucketMethod::Bpa;
+        let fitted = fit_pair_relations(y, &data.weights, |pair| {
+            if pair.rows.is_empty() {
+                return (RelationClassifier { a: pair.a as u32, b: pair.b as u32, trees: Vec::new() }, Vec::new());
+            }
+            let criterion = ClassEntropy::new(&pair.classes, 3, 1e-9);
+            let leaf = ClassShares { classes: &pair.classes };
+            let seed = child_seed(params.seed, pair.index as u64);
+            let trees = Growth::of(params.n_estimators, params.bootstrap, seed).grow(
+                &features,
+                &pair.rows,
+                &pair.weights,
+                &criterion,
+                &leaf,
+                &grow,
+            );
+            let sampling = ForestSampling { n_trees: params.n_estimators, seed, bootstrap: true };
+            let oob = if tune { out_of_bag(&trees, sampling, &pair.rows, x, &fill_values) } else { Vec::new() };
+            (RelationClassifier { a: pair.a as u32, b: pair.b as u32, trees }, oob)
         });
-        Ok(PairwisePlrModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, pairs })
+        let (pairs, oob): (Vec<RelationClassifier>, Vec<OutOfBag>) = fitted.into_iter().unzip();
+        let mut model = PairwisePlrModel {
+            consensus: params.consensus,
+            beta_scores: Vec::new(),
+            params,
+            n_features: x.n_features(),
+            n_labels: y.n_labels(),
+            fill_values,
+            pairs,
+        };
+        if tune {
+            model.tune_beta(y, &oob);
+        }
+        Ok(model)
     }
 
     fn header(&self) -> Header {
@@ -191,17 +241,7 @@ impl Learner for PairwisePlrModel {
                     let (a, b) = (pair.a as usize, pair.b as usize);
                     let value = match pair.probabilities(row, &self.fill_values) {
                         None => 0.5,
-                        Some([before, tied, after]) => match self.params.tie_weighting {
-                            TieWeighting::Half => before + tied / 2.0,
-                            TieWeighting::Quarter => {
-                                let total = before + tied / 2.0 + after;
-                                if total > 0.0 {
-                                    (before + tied / 4.0) / total
-                                } else {
-                                    0.5
-                                }
-                            }
-                        },
+                        Some(p) => self.params.tie_weighting.preference(p),
                     };
                     c[a * m + b] = value;
                     c[b * m + a] = 1.0 - value;
@@ -212,7 +252,7 @@ impl Learner for PairwisePlrModel {
         let mut scores = Vec::new();
         for c in matrices.chunks_exact(m * m) {
             let matrix = PairOrderMatrix::from_entries(m, c.to_vec());
-            ranks.extend(self.params.consensus.of_matrix(&matrix));
+            ranks.extend(self.consensus.of_matrix(&matrix));
             if outputs.scores {
                 scores.extend((0..m).map(|i| (0..m).filter(|&j| j != i).map(|j| c[i * m + j]).sum::<f64>()));
             }
@@ -222,6 +262,8 @@ impl Learner for PairwisePlrModel {
 
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
+            "beta": self.consensus.beta,
+            "beta_scores": self.beta_scores.iter().map(|s| serde_json::json!([s.beta, s.tau_x])).collect::<Vec<_>>(),
             "n_pairs": self.pairs.len(),
             "pairs_without_data": self.pairs.iter().filter(|p| p.trees.is_empty()).count(),
         })
@@ -229,6 +271,7 @@ impl Learner for PairwisePlrModel {
 
     fn check(&self) -> std::result::Result<(), String> {
         same_len(self.fill_values.len(), self.n_features, "fill_values")?;
+        self.consensus.validate().map_err(|e| e.to_string())?;
         check_pairs(self.pairs.iter().map(|p| (p.a, p.b)), self.n_labels)?;
         for pair in &self.pairs {
             pair.trees.iter().try_for_each(|t| {
@@ -242,6 +285,96 @@ impl Learner for PairwisePlrModel {
             })?;
         }
         Ok(())
+    }
+}
+
+impl TieWeighting {
+    /// The pair-order matrix entry of class probabilities (before, tied, after).
+    fn preference(self, [before, tied, after]: [f64; 3]) -> f64 {
+        match self {
+            TieWeighting::Half => before + tied / 2.0,
+            TieWeighting::Quarter => {
+                let total = before + tied / 2.0 + after;
+                if total > 0.0 {
+                    (before + tied / 4.0) / total
+                } else {
+                    0.5
+                }
+            }
+        }
+    }
+}
+
+/// A pair's out-of-bag class probabilities: (training row, mean of the leaves of the trees that
+/// left it out), for the rows some tree left out.
+type OutOfBag = Vec<(u32, [f64; 3])>;
+
+/// The out-of-bag class probabilities of a pair's forest: for each of its training rows that
+/// some tree left out, the mean of those trees' leaves.
+fn out_of_bag(
+    trees: &[Tree<[f64; 3]>],
+    sampling: ForestSampling,
+    rows: &[u32],
+    x: &FeatureMatrixView<'_>,
+    fill: &[f64],
+) -> OutOfBag {
+    let n = rows.len();
+    let (mut sums, mut counts) = (vec![[0.0; 3]; n], vec![0u32; n]);
+    for (t, tree) in trees.iter().enumerate() {
+        let drawn = forest_sample_counts(sampling, t, n);
+        for k in (0..n).filter(|&k| drawn[k] == 0.0) {
+            let leaf = tree.leaf_for(x.row(rows[k] as usize), fill);
+            (0..3).for_each(|c| sums[k][c] += leaf[c]);
+            counts[k] += 1;
+        }
+    }
+    (0..n).filter(|&k| counts[k] > 0).map(|k| (rows[k], sums[k].map(|v| v / counts[k] as f64))).collect()
+}
+
+impl PairwisePlrModel {
+    /// Chooses BPA's beta by out-of-bag mean tau_x (see the module); `oob` per pair.
+    fn tune_beta(&mut self, y: &crate::data::ranking::RankMatrixView<'_>, oob: &[OutOfBag]) {
+        let (n, m) = (y.n_rows(), self.n_labels);
+        let mut matrices = vec![0.5; n * m * m];
+        let mut seen = vec![false; n];
+        for (pair, entries) in self.pairs.iter().zip(oob) {
+            let (a, b) = (pair.a as usize, pair.b as usize);
+            for &(row, p) in entries {
+                let (i, value) = (row as usize, self.params.tie_weighting.preference(p));
+                matrices[i * m * m + a * m + b] = value;
+                matrices[i * m * m + b * m + a] = 1.0 - value;
+                seen[i] = true;
+            }
+        }
+        let per_row: Vec<Vec<f64>> = (0..n)
+            .into_par_iter()
+            .filter(|&i| seen[i])
+            .map(|i| {
+                let c = PairOrderMatrix::from_entries(m, matrices[i * m * m..(i + 1) * m * m].to_vec());
+                BETA_CANDIDATES
+                    .iter()
+                    .map(|&beta| tau_x(y.row(i), &BucketConsensus { beta, ..self.params.consensus }.of_matrix(&c)))
+                    .collect()
+            })
+            .collect();
+        self.beta_scores = BETA_CANDIDATES
+            .iter()
+            .enumerate()
+            .map(|(k, &beta)| {
+                let taus: Vec<f64> = per_row.iter().map(|r| r[k]).filter(|t| t.is_finite()).collect();
+                let mean = if taus.is_empty() { f64::NAN } else { taus.iter().sum::<f64>() / taus.len() as f64 };
+                BetaScore { beta, tau_x: mean }
+            })
+            .collect();
+        let mut best: Option<BetaScore> = None;
+        for score in &self.beta_scores {
+            if score.tau_x.is_finite() && best.is_none_or(|b| score.tau_x > b.tau_x) {
+                best = Some(*score);
+            }
+        }
+        if let Some(best) = best {
+            self.consensus.beta = best.beta;
+        }
     }
 }
 

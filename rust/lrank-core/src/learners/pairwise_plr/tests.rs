@@ -49,3 +49,42 @@ fn learns_feature_dependent_ties_and_is_the_same_for_any_thread_count() {
     bad.pairs[0].trees[0].leaves[0] = [0.5, 0.5, 0.5];
     assert!(bad.check().unwrap_err().contains("leaf probabilities"));
 }
+
+#[test]
+fn beta_is_chosen_by_out_of_bag_tau_x() {
+    // Noisy ties: labels 1 and 2 tie in most rows; the tuned beta maximises out-of-bag tau_x.
+    let mut rng = crate::rng::Rng::new(9);
+    let n = 150;
+    let x: Vec<f64> = (0..n).map(|_| rng.uniform()).collect();
+    let y: Vec<i32> = x
+        .iter()
+        .flat_map(|&v| {
+            let noise = rng.below(4);
+            if v < 0.5 {
+                if noise == 0 {
+                    [1, 2, 3]
+                } else {
+                    [1, 2, 2]
+                }
+            } else if noise == 0 {
+                [3, 1, 2]
+            } else {
+                [2, 1, 1]
+            }
+        })
+        .collect();
+    let params = PairwisePlrParams { n_estimators: 20, tune_beta: true, seed: 4, ..PairwisePlrParams::forest() };
+    let model = fit(&x, &y, 1, 3, params.clone());
+    assert_eq!(model.beta_scores.iter().map(|s| s.beta).collect::<Vec<_>>(), BETA_CANDIDATES.to_vec());
+    let best = model.beta_scores.iter().map(|s| s.tau_x).fold(f64::NEG_INFINITY, f64::max);
+    let chosen = model.beta_scores.iter().find(|s| s.tau_x == best).unwrap();
+    assert_eq!(model.consensus.beta, chosen.beta);
+    assert!(best > 0.5, "{:?}", model.beta_scores);
+    // predictions use the chosen beta
+    let fixed = PairwisePlrModel { consensus: BucketConsensus { beta: chosen.beta, ..BucketConsensus::BPA }, ..model.clone() };
+    let q = FeatureMatrixView::new(&x, n, 1).unwrap();
+    assert_eq!(model.predict_ranks(&q).unwrap(), fixed.predict_ranks(&q).unwrap());
+    // no tuning without bootstrap samples, or when asked not to
+    assert!(fit(&x, &y, 1, 3, PairwisePlrParams { tune_beta: true, ..PairwisePlrParams::tree() }).beta_scores.is_empty());
+    assert!(fit(&x, &y, 1, 3, PairwisePlrParams { tune_beta: false, ..params }).beta_scores.is_empty());
+}
