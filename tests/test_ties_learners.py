@@ -109,3 +109,24 @@ def test_reports_show_tau_x_when_the_truth_has_ties():
     strict = Evaluation("cv", ["a", "b", "c", "d"])
     strict.add(np.array([[1, 2, 3, 4]]), np.array([[1, 2, 3, 4]]))
     assert "tau_x" not in strict.to_dict()["measures"]
+
+
+@pytest.mark.parametrize(
+    ("base", "options"),
+    [("PLRT", []), ("PLRRF", ["-I", "3"]), ("PLRPW", ["-I", "3"]), ("IBPLR", ["-K", "5"]), ("MOREPLR", ["-I", "3"])],
+)
+def test_every_plr_learner_bags_and_saves(tmp_path, base, options):
+    from lrank.data import Attribute
+    from lrank.model_file import load_model, save_model
+
+    x, y = tied_problem()
+    est = get_learner("Bagging").build(["-W", base, "-I", "3", "-A", "bpa", "--", *options], seed=1).fit(x, y)
+    pred = est.predict(x)
+    steps = np.diff(np.sort(pred, axis=1), axis=1, prepend=0)
+    assert np.all(pred > 0) and np.all((steps == 0) | (steps == 1))
+    per = est.predict_per_member(x[:4])
+    np.testing.assert_array_equal(pred[:4], [bpa(per[:, i, :]) for i in range(4)])
+    path = tmp_path / "bag.lrm"
+    attributes = [Attribute(f"A{j}", "numeric") for j in range(x.shape[1])]
+    save_model(path, est, learner="Bagging", learner_options=[], labels=["a", "b", "c", "d"], attributes=attributes)
+    np.testing.assert_array_equal(load_model(path).estimator.predict(x), pred)
