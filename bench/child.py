@@ -54,6 +54,20 @@ LEARNERS = (
     "lwrf_lrank_j2",
     "lwdt_sklearn",
     "lwdt_lrank_j1",
+    # partial label ranking (rankings with ties): bench.plr
+    "plrt_sklr",
+    "plrt_lrank_j1",
+    "plrt_lrank_j2",
+    "plrbag_sklr",
+    "plrbag_lrank_j1",
+    "plrbag_lrank_j2",
+    "plrrf_sklr",
+    "plrrf_lrank_j1",
+    "plrrf_lrank_j2",
+    "ibplr_sklr",
+    "ibplr_sklr_1t",
+    "ibplr_lrank_j1",
+    "ibplr_lrank_j2",
 ) + tuple(
     f"bag_{tree}{full}_lrank_j{jobs}" for tree in ("lrt", "wlrt", "flrt") for full in ("", "_full") for jobs in (1, 2)
 )
@@ -164,6 +178,37 @@ class BaggedSklrTrees:
         return borda_positions(np.stack([tree.predict(X) for tree in self.estimators_]))
 
 
+class BaggedSklrPlrTrees:
+    """T scikit-lr 0.3.0 ``DecisionTreePartialLabelRanker`` on bootstrap samples of n rows, their
+    bucket orders combined by scikit-lr's own bucket pivot algorithm (unweighted), as Alfaro et al.
+    bag PLR trees. The peer of lrank's bagged PLR trees and PLR forest."""
+
+    def __init__(self, n_estimators=50, max_features=None, random_state=0):
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.random_state = random_state
+
+    def fit(self, X, Y):
+        from sklr.tree import DecisionTreePartialLabelRanker
+
+        rng = np.random.default_rng(self.random_state)
+        n = X.shape[0]
+        self.estimators_ = []
+        for _ in range(self.n_estimators):
+            rows = rng.integers(0, n, size=n)
+            tree = DecisionTreePartialLabelRanker(
+                max_features=self.max_features, random_state=int(rng.integers(0, 2**31 - 1))
+            )
+            self.estimators_.append(tree.fit(X[rows], Y[rows]))
+        return self
+
+    def predict(self, X):
+        from sklr._aggregation.bucket_pivot import aggregate_batch
+
+        per_row = np.stack([tree.predict(X) for tree in self.estimators_], axis=1)  # (n, T, m)
+        return aggregate_batch(per_row, np.ones(per_row.shape[:2]))
+
+
 class Labelwise:
     """A scikit-learn regressor used labelwise: regress positions / m, rank labels by prediction."""
 
@@ -209,13 +254,42 @@ def build(learner, params):
             est = lrank.InstanceBasedPlackettLuce(n_neighbors=p["n_neighbors"], random_state=seed, n_jobs=jobs)
         elif method == "lwrf":
             est = lrank.LabelwiseRandomForest(n_estimators=p["lw_trees"], random_state=seed, n_jobs=jobs)
+        elif method == "plrt":
+            est = lrank.PartialLabelRankingTree(random_state=seed, n_jobs=jobs)
+        elif method == "plrbag":
+            tree = lrank.PartialLabelRankingTree()
+            est = lrank.BaggingLabelRanker(
+                tree, n_estimators=p["trees"], aggregation="bpa", random_state=seed, n_jobs=jobs
+            )
+        elif method == "plrrf":
+            est = lrank.PartialLabelRankingForest(n_estimators=p["trees"], random_state=seed, n_jobs=jobs)
+        elif method == "ibplr":
+            est = lrank.InstanceBasedPartialLabelRanker(
+                n_neighbors=p["n_neighbors"], weights="uniform", random_state=seed, n_jobs=jobs
+            )
         else:  # lwdt
             est = lrank.LabelwiseDecisionTree(random_state=seed, n_jobs=jobs)
         return est, "lrank"
     if impl == "sklr":
         # Imported here, outside the timed fit (importing sklr.tree takes about 0.9 s).
-        import sklr.tree  # noqa: F401
+        import sklr.tree
 
+        if method == "plrt":
+            from sklr.tree import DecisionTreePartialLabelRanker
+
+            return DecisionTreePartialLabelRanker(random_state=seed), "nan"
+        if method == "plrbag":
+            import sklr._aggregation.bucket_pivot
+
+            return BaggedSklrPlrTrees(p["trees"], None, seed), "nan"
+        if method == "plrrf":
+            import sklr._aggregation.bucket_pivot  # noqa: F401 - its predict's import, outside the timing
+
+            return BaggedSklrPlrTrees(p["trees"], "sqrt", seed), "nan"
+        if method == "ibplr":
+            from sklr.neighbors import KNeighborsPartialLabelRanker
+
+            return KNeighborsPartialLabelRanker(n_neighbors=p["n_neighbors"]), "nan"
         if method == "lrrf":
             return BaggedSklrTrees(p["trees"], p["peer_max_depth"], "sqrt", seed), "nan"
         if method == "bag":

@@ -133,6 +133,29 @@ def mean_tau(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     return float(np.nanmean(kendall_tau_rows(y_true, y_pred)))
 
 
+def tau_x_rows(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+    """Kendall's tau_x (Emond & Mason 2002) of each row of two position matrices, ties allowed:
+    over ordered pairs (u, v) of labels ranked in both, a_uv = 1 if u is before or tied with v,
+    else -1; tau_x = sum a_uv b_uv / (k (k - 1)). Rows with fewer than two common labels are NaN."""
+    t = np.asarray(y_true, dtype=np.int64)
+    p = np.asarray(y_pred, dtype=np.int64)
+    iu, ju = np.triu_indices(t.shape[1], k=1)
+    valid = (t[:, iu] > 0) & (t[:, ju] > 0) & (p[:, iu] > 0) & (p[:, ju] > 0)
+
+    def score(r: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(r[:, a] <= r[:, b], 1, -1)
+
+    both_ways = score(t, iu, ju) * score(p, iu, ju) + score(t, ju, iu) * score(p, ju, iu)
+    total = np.where(valid, both_ways, 0).sum(axis=1)
+    common = ((t > 0) & (p > 0)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(common > 1, total / (common * (common - 1.0)), np.nan)
+
+
+def mean_tau_x(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    return float(np.nanmean(tau_x_rows(y_true, y_pred)))
+
+
 # ------------------------------------------------------------------------- machine facts
 
 
@@ -365,7 +388,7 @@ def summarize(ds: dict, pairs: list[tuple[str, str]]) -> dict:
     for learner, runs in ds["runs"].items():
         ok = [r for r in runs if "error" not in r]
         s: dict = {"folds": len(ok), "errors": len(runs) - len(ok)}
-        for key in ("fit_s", "predict_s", "predict2_s", "tau", "peak_mib", "tree_depth", "tree_leaves"):
+        for key in ("fit_s", "predict_s", "predict2_s", "tau", "tau_x", "peak_mib", "tree_depth", "tree_leaves"):
             s[key] = _mean([r.get(key) for r in ok])
         s["base_mib"] = _mean([r.get("base_mib", r.get("rss_before_fit_mib")) for r in ok])
         summary["learners"][learner] = s
@@ -392,13 +415,14 @@ def print_table(name: str, ds: dict, summary: dict, repeats: int | None) -> None
         f"\n== {name}  (n={ds['n']}, d={ds['d']}, m={ds['m']}; folds run: {ds['folds_run']}/{ds['n_folds']}{median}) =="
     )
     print(
-        f"{'learner':<24} {'fit s':>9} {'predict s':>10} {'again s':>10} {'tau':>7} {'peak MiB':>9} "
+        f"{'learner':<24} {'fit s':>9} {'predict s':>10} {'again s':>10} {'tau':>7} {'tau_x':>7} {'peak MiB':>9} "
         f"{'base MiB':>9} {'errors':>6}"
     )
     for learner, s in summary["learners"].items():
         print(
             f"{learner:<24} {_fmt(s['fit_s'], '9.3f')} {_fmt(s['predict_s'], '10.4f')} "
-            f"{_fmt(s['predict2_s'], '10.4f')} {_fmt(s['tau'], '7.4f')} {_fmt(s['peak_mib'], '9.1f')} "
+            f"{_fmt(s['predict2_s'], '10.4f')} {_fmt(s['tau'], '7.4f')} {_fmt(s.get('tau_x'), '7.4f')} "
+            f"{_fmt(s['peak_mib'], '9.1f')} "
             f"{_fmt(s['base_mib'], '9.1f')} {s['errors']:>6}"
         )
     tree = summary["learners"].get("lrt_sklr", {})
@@ -442,6 +466,7 @@ def _run_fold(
                 trials[learner].append({"fold": k, "error": str(exc)})
                 continue
             res["tau"] = mean_tau(Y[te], pred)
+            res["tau_x"] = mean_tau_x(Y[te], pred)
             res["child_wall_s"] = time.perf_counter() - t_wall
             trials[learner].append(res)
             warned = f" warnings {res['n_warnings']} {res['warning_kinds']}" if res["n_warnings"] else ""

@@ -106,3 +106,29 @@ BAGGED_FLRT = {0.0: {k: v[2] for k, v in _BAGGED_COMPLETE.items()}, 0.3: {}, 0.6
 # Zhou & Qiu (2018), Table 3: RPC and IB-PL (k = 5), the values quoted in lrank's issue tracker.
 RPC = {0.0: {"iris": 0.889, "glass": 0.885, "vowel": 0.652, "wisconsin": 0.633}, 0.3: {}, 0.6: {}}
 IBPL = {0.0: {"iris": 0.978, "vowel": 0.841, "stock": 0.904}, 0.3: {}, 0.6: {}}
+
+# Partial label ranking (rankings with ties; ../shared/datasets/plr-csv), 5 x 10-fold CV, tau_x,
+# complete training rankings, as quoted in lrank's issue 28: the best published value per set
+# (Alfaro et al.'s pairwise method as re-run by Thies, Alfaro & Bengs 2024, and its labelwise
+# variants), and scikit-lr 0.3.0 measured on the same files (its tree and its kNN).
+PLR_BEST = {
+    "blocks": 0.956,
+    "breast": 0.822,
+    "ecoli": 0.815,
+    "glass": 0.812,
+    "iris": 0.932,
+    "vehicle": 0.820,
+    "vowel": 0.781,
+    "wine": 0.896,
+}
+PLR_SKLR = {
+    # data set: (scikit-lr tree, scikit-lr kNN)
+    "iris": (0.917, 0.897),
+    "wine": (0.819, 0.839),
+    "glass": (0.764, 0.750),
+    "breast": (0.766, 0.756),
+    "vowel": (0.714, 0.752),
+    "ecoli": (0.749, 0.768),
+    "vehicle": (0.782, 0.762),
+    "blocks": (0.942, 0.938),
+}

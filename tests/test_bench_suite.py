@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi"]
+SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi", "plr"]
 
 
 def bench(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -125,3 +125,42 @@ def test_a_saved_speed_run_reprints_with_its_ratios():
     assert proc.returncode == 0, proc.stderr
     assert "lrt_sklr/lrt_lrank_j1" in proc.stdout
     assert "59b4fd2985" in proc.stdout  # the commit the run was measured at
+
+
+def test_the_plr_suite_skips_cleanly_without_its_data(tmp_path):
+    for args in (["speed", "--datasets", "iris"], ["run", "--dry-run"]):
+        proc = bench("bench.plr", *args, env={"LRANK_BENCH_PLR": str(tmp_path / "absent")})
+        assert proc.returncode == 0, proc.stderr
+        assert "SKIPPED: partial-label-ranking data not found" in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_tau_x_of_rows_is_lranks(harness):
+    from lrank.evaluation import tau_x
+
+    rng = np.random.default_rng(0)
+    raw = rng.integers(0, 4, size=(200, 5))
+    dense = np.array([[0 if v == 0 else sorted(set(r[r > 0])).index(v) + 1 for v in r] for r in raw])
+    dense[dense.sum(axis=1) == 0, 0] = 1
+    pred = np.array([[sorted(set(r)).index(v) + 1 for v in r] for r in rng.integers(1, 4, size=(200, 5))])
+    got = harness.tau_x_rows(dense, pred)
+    np.testing.assert_allclose(got, tau_x(dense, pred, per_row=True), equal_nan=True)
+
+
+def test_the_plr_suite_runs_and_compares_with_the_published_values(tmp_path):
+    data = ROOT.parent / "shared" / "datasets" / "plr-csv"
+    if not (data / "iris.csv").is_file():
+        pytest.skip(f"shared partial-label-ranking data not found at {data}")
+    store = tmp_path / "plr.parquet"
+    run = bench(
+        "bench.plr",
+        *("run", "-W", "PLRT", "-x", "2", "--repeats", "1", "--missing", "0", "-o", str(store), str(data / "iris.csv")),
+    )
+    assert run.returncode == 0, run.stderr
+    compared = bench("bench.plr", "compare", str(store))
+    assert compared.returncode == 0, compared.stderr
+    line = next(row for row in compared.stdout.splitlines() if row.startswith("| iris |"))
+    assert "(PLRT)" in line and "0.932" in line and "0.917 / 0.897" in line
+    speed = bench("bench.plr", *("speed", "--groups", "plrt", "--datasets", "iris", "--folds", "2", "--max-folds", "1"))
+    assert speed.returncode == 0, speed.stderr
+    assert "plrt_lrank_j1" in speed.stdout and "tau_x" in speed.stdout

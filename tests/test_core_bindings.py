@@ -34,8 +34,9 @@ def test_a_rust_panic_arrives_as_lrank_error_not_panic_exception():
 
 
 def test_invalid_rank_matrix_is_a_value_error_naming_the_row():
-    with pytest.raises(InvalidInputError, match="row 1 .*position 2 is given to two labels"):
-        _core.validate_rank_matrix(np.array([[1, 2, 3], [2, 2, 1]], dtype=np.int32))
+    with pytest.raises(InvalidInputError, match="row 1 .*positions must be dense.*position 2 is skipped"):
+        _core.validate_rank_matrix(np.array([[1, 2, 3], [3, 3, 1]], dtype=np.int32))
+    _core.validate_rank_matrix(np.array([[1, 2, 2], [2, 2, 1]], dtype=np.int32))  # ties are rankings
     with pytest.raises(ValueError):  # the hierarchy also satisfies plain ValueError handlers
         _core.validate_rank_matrix(np.array([[1, 3, 0]], dtype=np.int32))
 
@@ -160,7 +161,7 @@ def test_every_core_error_variant_has_its_exception(problem):
     with pytest.raises(InvalidInputError, match="invalid learner parameters"):
         _core.Model.fit('{"NoSuchLearner": {}}', x, y)
     with pytest.raises(InvalidInputError, match="row 0 of the rank matrix"):
-        _core.Model.fit(json.dumps(params), x[:2], np.array([[1, 1, 2, 3], [1, 2, 3, 4]], dtype=np.int32))
+        _core.Model.fit(json.dumps(params), x[:2], np.array([[1, 1, 3, 4], [1, 2, 3, 4]], dtype=np.int32))
     with pytest.raises(InvalidInputError, match="n_jobs"):
         _core.Model.fit(json.dumps(params), x, y, n_jobs=0)
     with pytest.raises(ModelFormatError):

@@ -563,7 +563,7 @@ def test_writer_plain_table(tmp_path):
 
 def test_writer_rejects_invalid_rank_matrix(tmp_path):
     ds = dataset_from_arrays(np.zeros((1, 1)), np.array([[1, 2]]))
-    ds.rankings[0] = [1, 1]
+    ds.rankings[0] = [2, 2]  # not dense: the tied labels would be at position 1
     with pytest.raises(InvalidInputError):
         write_xarff(ds, tmp_path / "bad.xarff")
 
@@ -587,7 +587,8 @@ def test_dataset_from_arrays_defaults():
 @pytest.mark.parametrize(
     "Y",
     [
-        [[1, 1, 2]],  # duplicate position
+        [[1, 1, 3]],  # a tie that skips position 2
+        [[2, 2, 0]],  # tied labels not at position 1
         [[1, 3, 0]],  # gap
         [[0, 0, 0]],  # empty ranking
         [[1, 2, 4]],  # out of range

@@ -65,14 +65,21 @@ def test_missing_feature_values(tmp_path):
     assert math.isnan(ds.feature_matrix()[0, 0])
 
 
-def test_error_duplicate_positions(tmp_path):
-    p = write(tmp_path, "A1,L1,L2,L3\n1,1,2,3\n1,1,1,2\n")
-    expect_error(p, 3, "label positions 1,1,2 are not distinct 1..3")
+def test_ties_are_equal_positions(tmp_path):
+    p = write(tmp_path, "A1,L1,L2,L3,L4\n1,1,2,2,3\n2,2,0,1,1\n")
+    ds = read_kebi_csv(p)
+    assert ds.rankings.tolist() == [[1, 2, 2, 3], [2, 0, 1, 1]]
+    assert ds.ranking_strings() == ["L1>L2=L3>L4", "L3=L4>L1"]
+
+
+def test_error_tie_that_skips_a_position(tmp_path):
+    p = write(tmp_path, "A1,L1,L2,L3\n1,1,2,3\n1,1,1,3\n")
+    expect_error(p, 3, "label positions 1,1,3 are not dense: the 2 distinct positions must be 1..2")
 
 
 def test_error_gap_in_positions(tmp_path):
     p = write(tmp_path, "A1,L1,L2,L3\n1,1,3,0\n")
-    expect_error(p, 2, "not distinct 1..2")
+    expect_error(p, 2, "not dense: the 2 distinct positions must be 1..2")
 
 
 def test_error_position_out_of_range(tmp_path):

@@ -14,7 +14,7 @@ from lrank.data import Attribute, LabelRankingDataset, read_arff, write_xarff
 from lrank.data.dataset import rank_row_from_chains
 
 # characters that need quoting or escaping in ARFF, plus ordinary ones
-AWKWARD = list("abcXYZ019 _-.") + list(",'\"%{}>|\\?@\t\n\r") + ["é", "\u2028", "\x0b", "ß"]
+AWKWARD = list("abcXYZ019 _-.") + list(",'\"%{}>|=\\?@\t\n\r") + ["é", "\u2028", "\x0b", "ß"]
 names = st.text(alphabet=st.sampled_from(AWKWARD), min_size=0, max_size=6)
 floats = st.one_of(
     st.floats(allow_nan=True, allow_infinity=False),  # infinite values are refused (file and line)
@@ -63,7 +63,13 @@ def datasets(draw):
             partial[i] = chains
             rankings[i] = rank_row_from_chains(chains, m)
         else:
-            rankings[i] = rank_row_from_chains([order], m)
+            # a bucket order: each label joins the previous one's bucket or opens the next
+            joins = draw(st.lists(st.booleans(), min_size=k - 1, max_size=k - 1))
+            position = 1
+            for step, label in enumerate(order):
+                if step > 0 and not joins[step - 1]:
+                    position += 1
+                rankings[i, label] = position
     weights = np.array(
         draw(
             st.lists(

@@ -172,7 +172,7 @@ def test_bad_data_raises_clear_errors(problem):
     with pytest.raises(InvalidInputError, match="rows"):
         est.fit(x[:10], y)
     bad = y.copy()
-    bad[3] = [1, 1, 2, 3]
+    bad[3] = [1, 1, 3, 4]
     with pytest.raises(InvalidInputError, match="row 3 of the rank matrix"):
         est.fit(x, bad)
     empty_row = y.copy()

@@ -19,7 +19,13 @@ FAST_OPTIONS = {
     "BoostLR": ["-I", "3"],
     "IBLR": ["-K", "3"],
     "IBPL": ["-K", "3"],
+    "PLRRF": ["-I", "3"],
+    "PLRPW": ["-I", "3"],
+    "IBPLR": ["-K", "3"],
+    "MOREPLR": ["-I", "3"],
 }
+# Learners that predict bucket orders (ties); the others predict rankings without ties.
+PREDICT_TIES = {"PLRT", "PLRRF", "PLRPW", "IBPLR", "MOREPLR"}
 
 
 @st.composite
@@ -29,10 +35,13 @@ def awkward_problem(draw):
     d = draw(st.integers(1, 3))
     x = np.array(draw(st.lists(st.sampled_from([0.0, 1.0, 2.5, -3.0, np.nan]), min_size=n * d, max_size=n * d)))
     y = np.zeros((n, m), dtype=np.int32)
+    ties = draw(st.booleans())
     for i in range(n):
         k = draw(st.integers(1, m))
         labels = draw(st.permutations(range(m)))[:k]
         y[i, labels] = np.arange(1, k + 1)
+        if ties and k > 1 and draw(st.booleans()):  # tie the last two ranked labels
+            y[i, labels[-1]] = k - 1
     nominal = draw(st.booleans())
     return x.reshape(n, d), y, nominal
 
@@ -55,7 +64,11 @@ def test_valid_rankings_or_an_lrank_error(name, problem):
         return  # a clear, typed refusal (e.g. too few rows to tune) is fine
     pred = est.predict(x)
     assert pred.shape == y.shape and pred.dtype == np.int32
-    assert np.all(np.sort(pred, axis=1) == np.arange(1, y.shape[1] + 1))
+    if name in PREDICT_TIES:  # complete bucket orders: every label placed, positions dense
+        steps = np.diff(np.sort(pred, axis=1), axis=1, prepend=0)
+        assert np.all(pred > 0) and np.all((steps == 0) | (steps == 1))
+    else:
+        assert np.all(np.sort(pred, axis=1) == np.arange(1, y.shape[1] + 1))
 
 
 @pytest.mark.parametrize("name", sorted(available_learners()))

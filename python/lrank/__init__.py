@@ -2,7 +2,9 @@
 
 Estimators follow scikit-learn's conventions: ``fit(X, Y)`` with ``Y`` a rank matrix
 (``Y[i, j]`` is the 1-based position of label ``j`` in row ``i``'s ranking, 0 when the label is
-missing), ``predict(X)`` returning a complete rank matrix, ``score`` the mean Kendall tau.
+missing; tied labels share a position), ``predict(X)`` returning a complete rank matrix (a bucket
+order for the partial-label-ranking learners), ``score`` the mean Kendall tau (tau_x when ``Y``
+ties labels).
 """
 
 from lrank import registry  # noqa: F401 - whichever lrank module is imported, the specs can find learners by name
@@ -13,12 +15,17 @@ from lrank.estimators import (
     BaggingLabelRanker,
     DummyLabelRanker,
     InstanceBasedLabelRanker,
+    InstanceBasedPartialLabelRanker,
     InstanceBasedPlackettLuce,
     LabelRankingRandomForest,
     LabelRankingTree,
     LabelwiseDecisionTree,
+    LabelwisePartialLabelRanker,
     LabelwiseRandomForest,
     OneVsOneLabelRanker,
+    PairwisePartialLabelRanker,
+    PartialLabelRankingForest,
+    PartialLabelRankingTree,
     RankingByPairwiseComparison,
 )
 
@@ -28,16 +35,21 @@ __all__ = [
     "DataFormatError",
     "DummyLabelRanker",
     "InstanceBasedLabelRanker",
+    "InstanceBasedPartialLabelRanker",
     "InstanceBasedPlackettLuce",
     "InvalidInputError",
     "InvalidParameterError",
     "LabelRankingRandomForest",
     "LabelRankingTree",
     "LabelwiseDecisionTree",
+    "LabelwisePartialLabelRanker",
     "LabelwiseRandomForest",
     "LrankError",
     "ModelFormatError",
     "OneVsOneLabelRanker",
+    "PairwisePartialLabelRanker",
+    "PartialLabelRankingForest",
+    "PartialLabelRankingTree",
     "RankingByPairwiseComparison",
     "__version__",
 ]

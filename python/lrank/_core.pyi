@@ -15,6 +15,8 @@ __all__ = [
     "_panic_for_test",
     "borda",
     "borda_scores",
+    "bucket_consensus",
+    "bucket_order_of_matrix",
     "check_allocation",
     "copeland",
     "fit_mallows",
@@ -23,6 +25,7 @@ __all__ = [
     "load_model",
     "merge_models",
     "optimal_insertion",
+    "pair_order_matrix",
     "pairwise_matrix",
     "row_measures",
     "save_model",
@@ -76,6 +79,13 @@ def pairwise_matrix(
 def borda_scores(y: NDArray[np.int32], weights: NDArray[np.float64] | None = None) -> NDArray[np.float64]: ...
 def borda(y: NDArray[np.int32], weights: NDArray[np.float64] | None = None) -> NDArray[np.int32]: ...
 def copeland(y: NDArray[np.int32], weights: NDArray[np.float64] | None = None) -> NDArray[np.int32]: ...
+def bucket_consensus(
+    y: NDArray[np.int32], weights: NDArray[np.float64] | None = None, method: str = "bpa", beta: float = 0.25
+) -> NDArray[np.int32]: ...
+def pair_order_matrix(
+    y: NDArray[np.int32], weights: NDArray[np.float64] | None = None
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]: ...
+def bucket_order_of_matrix(c: NDArray[np.float64], method: str = "bpa", beta: float = 0.25) -> NDArray[np.int32]: ...
 def kemeny(y: NDArray[np.int32], weights: NDArray[np.float64] | None = None) -> NDArray[np.int32]: ...
 def fit_mallows(
     y: NDArray[np.int32], weights: NDArray[np.float64] | None = None, max_iter: int = 20

@@ -1,7 +1,13 @@
 """Rank aggregation: one consensus ranking from several (weighted, possibly incomplete) rankings.
 
-Every function takes a rank matrix (rows = rankings; entry = 1-based position, 0 = missing)
-and optional row weights, and returns a complete rank vector; ties go to the lower label index.
+Every function takes a rank matrix (rows = rankings; entry = 1-based position, 0 = missing;
+labels sharing a position are tied) and optional row weights, and returns a complete rank vector.
+``borda``, ``copeland``, ``kemeny``, ``mallows`` and ``plackett_luce`` return rankings without
+ties (equal scores go to the lower label index); Borda gives tied labels the votes of their
+mid-rank, Copeland and Kemeny count a tied pair for neither order, Mallows and Plackett-Luce
+refuse ties.  The partial-label-ranking consensus keeps ties: ``bpa`` (BPA-LIA-MP2), ``tied_borda``
+and ``tied_copeland`` (with a tie threshold beta), all computed from ``pair_order_matrix``; they
+return bucket orders (dense positions, tied labels sharing one).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
+from lrank.errors import InvalidInputError
 from lrank.rankings import as_rank_matrix
 
 
@@ -67,12 +74,86 @@ def plackett_luce(
     )
 
 
+# The threshold beta of each consensus with ties: BPA's published default; for Borda (a gap
+# between summed preferences) and Copeland (a distance of C_ij from 1/2) lrank's choices.
+DEFAULT_BETA = {"bpa": 0.25, "borda": 0.5, "copeland": 0.1}
+
+
+class PairOrderMatrix(NamedTuple):
+    matrix: NDArray[np.float64]
+    before: NDArray[np.float64]
+    tied: NDArray[np.float64]
+
+
+def pair_order_matrix(rankings: ArrayLike, weights: ArrayLike | None = None) -> PairOrderMatrix:
+    """The pair-order matrix of rankings with ties: ``before[i, j]`` (``tied[i, j]``) is the weight
+    of the rankings that hold both labels with i before j (tied), and
+    ``matrix[i, j] = (before_ij + tied_ij / 2) / (before_ij + tied_ij + before_ji)`` (1/2 for a
+    pair no ranking holds)."""
+    return PairOrderMatrix(*_core.pair_order_matrix(as_rank_matrix(rankings), _weights(weights)))
+
+
+def _bucket(method: str, rankings: ArrayLike, weights: ArrayLike | None, beta: float | None) -> NDArray[np.int32]:
+    b = DEFAULT_BETA[method] if beta is None else float(beta)
+    return _core.bucket_consensus(as_rank_matrix(rankings), _weights(weights), method, b)
+
+
+def bpa(rankings: ArrayLike, weights: ArrayLike | None = None, beta: float | None = None) -> NDArray[np.int32]:
+    """BPA-LIA-MP2 (Aledo, Gámez & Rosete 2017), the bucket pivot algorithm with multiple pivots
+    and two stages, on the pair-order matrix; beta (default 0.25) in [0, 0.5] is how far from 1/2
+    a preference may be and still tie. Returns a bucket order."""
+    return _bucket("bpa", rankings, weights, beta)
+
+
+def tied_borda(rankings: ArrayLike, weights: ArrayLike | None = None, beta: float | None = None) -> NDArray[np.int32]:
+    """Borda with ties (Wang, Alfaro & Bengs 2025): scores ``sum_j C_ij``; labels sorted by score
+    share a bucket while consecutive scores differ by at most beta (default 0.5)."""
+    return _bucket("borda", rankings, weights, beta)
+
+
+def tied_copeland(
+    rankings: ArrayLike, weights: ArrayLike | None = None, beta: float | None = None
+) -> NDArray[np.int32]:
+    """Copeland with ties (Wang, Alfaro & Bengs 2025): a label scores 1 per label it beats by more
+    than beta (``C_ij > 1/2 + beta``, default beta 0.1) and 1/2 per label within beta of a tie;
+    equal scores tie."""
+    return _bucket("copeland", rankings, weights, beta)
+
+
+def bucket_order_of_matrix(c: ArrayLike, method: str = "bpa", beta: float | None = None) -> NDArray[np.int32]:
+    """The bucket order of a pair-order matrix ``c`` (e.g. predicted by pairwise models) by
+    ``method`` "bpa", "borda" or "copeland"."""
+    if method not in DEFAULT_BETA:
+        raise InvalidInputError(f"method must be one of {', '.join(DEFAULT_BETA)}, got {method!r}")
+    b = DEFAULT_BETA[method] if beta is None else float(beta)
+    return _core.bucket_order_of_matrix(np.ascontiguousarray(c, dtype=np.float64), method, b)
+
+
 AGGREGATORS = {
     "borda": borda,
     "copeland": copeland,
     "kemeny": kemeny,
     "mallows": lambda r, w=None: mallows(r, w).centre,
+    "bpa": bpa,
+    "borda-ties": tied_borda,
+    "copeland-ties": tied_copeland,
 }
 
 
-__all__ = ["AGGREGATORS", "MallowsFit", "PlackettLuceFit", "borda", "copeland", "kemeny", "mallows", "plackett_luce"]
+__all__ = [
+    "AGGREGATORS",
+    "DEFAULT_BETA",
+    "MallowsFit",
+    "PairOrderMatrix",
+    "PlackettLuceFit",
+    "borda",
+    "bpa",
+    "bucket_order_of_matrix",
+    "copeland",
+    "kemeny",
+    "mallows",
+    "pair_order_matrix",
+    "plackett_luce",
+    "tied_borda",
+    "tied_copeland",
+]

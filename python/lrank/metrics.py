@@ -25,7 +25,7 @@ from lrank.rankings import as_rank_matrix
 
 # Also, made on first use (they need scikit-learn): SCORERS (name -> scorer) and one
 # ``<measure>_scorer`` per measure, e.g. ``kendall_tau_scorer``.
-__all__ = ["exact_match", "footrule", "get_scorer", "kendall_tau", "spearman_rho", "top_label_accuracy"]
+__all__ = ["exact_match", "footrule", "get_scorer", "kendall_tau", "spearman_rho", "tau_x", "top_label_accuracy"]
 
 
 def _rows(y_true: Any, y_pred: Any) -> dict[str, NDArray[np.float64]]:
@@ -50,6 +50,14 @@ def _mean(values: NDArray[np.float64], sample_weight: ArrayLike | None) -> float
 def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
     """Mean Kendall rank correlation, in [-1, 1] (1: the same order)."""
     return _mean(_rows(y_true, y_pred)["kendall_tau"], sample_weight)
+
+
+def tau_x(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
+    """Mean Kendall tau_x (Emond & Mason 2002), in [-1, 1]: the measure for true rankings with
+    ties (a tied pair agrees with a prediction that ties it or orders it either way only half as
+    far: for ordered pairs, a_uv = 1 if u is before or tied with v, else -1). Equals Kendall's
+    tau on rankings without ties."""
+    return _mean(_rows(y_true, y_pred)["tau_x"], sample_weight)
 
 
 def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
@@ -78,6 +86,7 @@ def exact_match(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = N
 # name -> (measure, higher is better)
 _MEASURES: dict[str, tuple[Callable[..., float], bool]] = {
     "kendall_tau": (kendall_tau, True),
+    "tau_x": (tau_x, True),
     "spearman_rho": (spearman_rho, True),
     "footrule": (footrule, False),
     "top_label_accuracy": (top_label_accuracy, True),
@@ -87,7 +96,7 @@ _MEASURES: dict[str, tuple[Callable[..., float], bool]] = {
 
 def get_scorer(name: str) -> Callable[..., float]:
     """The scikit-learn scorer of a measure, for ``GridSearchCV(scoring=...)`` and
-    ``cross_val_score``: ``kendall_tau``, ``spearman_rho``, ``footrule`` (negated, as
+    ``cross_val_score``: ``kendall_tau``, ``tau_x`` (for ties), ``spearman_rho``, ``footrule`` (negated, as
     scikit-learn's losses are: higher is better), ``top_label_accuracy``, ``exact_match``."""
     try:
         measure, higher_is_better = _MEASURES[name]

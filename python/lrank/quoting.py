@@ -22,8 +22,8 @@ QUOTES = "'\""
 
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
 # Anything that would end, split or change the meaning of an unquoted ARFF word, the ranking
-# notation's '>' and '|', and the missing-value mark '?'.
-_QUOTE_TRIGGER = re.compile(r"[\s,'\"%{}>|\\?@]")
+# notation's '>', '|' and '=', and the missing-value mark '?'.
+_QUOTE_TRIGGER = re.compile(r"[\s,'\"%{}>|=\\?@]")
 
 
 class MalformedTextError(InvalidInputError):

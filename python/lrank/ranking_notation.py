@@ -1,4 +1,4 @@
-"""The text notation of label rankings: ``b>a>c``, incomplete rankings, WEKA-LR partial orders.
+"""The text notation of label rankings: ``b>a>c``, incomplete rankings, ties, WEKA-LR partial orders.
 
 Every reader, writer and printer of lrank parses and formats rankings through this module.
 
@@ -10,9 +10,19 @@ Notation
     occur in several chains (``a>b|a>c``); the chains must not contradict each other
     (``a>b|b>a`` is a preference cycle).  A ranking names at least one label.
 
+Ties
+    ``=`` ties labels: ``a>b=c>d`` is the bucket order ``{a} > {b, c} > {d}`` (a partial
+    ranking, as in partial label ranking).  ``=`` binds tighter than ``>``; the labels of a tie
+    are written in label order.  WEKA-LR's grammar leaves ``=`` free, so its ``a>b|c>d`` keeps its
+    meaning; a tie cannot be combined with ``|`` (a partial order of tied labels is not a bucket
+    order).  In a rank-matrix row, tied labels share a position and positions are dense
+    (``a>b=c>d`` is ``1, 2, 2, 3``).  A label name holding ``=`` must be quoted.
+
 Chains
     The parsed form is a tuple of chains, each a tuple of 0-based label indices, most
-    preferred first.  An ordinary (complete or incomplete) ranking is a single chain.
+    preferred first.  An ordinary (complete or incomplete) ranking is a single chain.  A ranking
+    with ties parses to :data:`Buckets` (:func:`parse_bucket_order`); readers take any text with
+    :func:`parse_rank_row`.
 
 Quoting
     Between the separators a label name is taken verbatim, except that any part of it may be
@@ -40,19 +50,28 @@ from numpy.typing import ArrayLike
 from lrank.quoting import QUOTES, MalformedTextError, quote, read_quoted
 
 __all__ = [
+    "Buckets",
     "Chains",
     "check_acyclic",
+    "format_buckets",
     "format_chains",
     "format_rank_row",
     "format_rank_rows",
     "label_indices",
+    "parse_bucket_order",
+    "parse_rank_row",
     "parse_ranking",
     "preference_chains",
+    "rank_row_from_chains",
+    "split_bucket_chains",
     "split_ranking",
 ]
 
 Chains = tuple[tuple[int, ...], ...]
 """A preference as chains of 0-based label indices, most preferred first (one chain = a ranking)."""
+
+Buckets = tuple[tuple[int, ...], ...]
+"""A bucket order as buckets of 0-based label indices (ascending), most preferred bucket first."""
 
 EMPTY_RANKING = "empty ranking (a ranking needs at least one label)"
 
@@ -94,6 +113,12 @@ def preference_chains(rankings: ArrayLike, partial_orders: Mapping[int, Chains] 
     return out
 
 
+def format_buckets(buckets: Iterable[Sequence[int]], labels: Sequence[str], *, quoted: bool = False) -> str:
+    """Buckets of label indices as text: ``((0,), (1, 2))`` with labels ``a, b, c`` gives ``a>b=c``."""
+    names = _label_names(labels, quoted)
+    return ">".join("=".join(names[j] for j in bucket) for bucket in buckets)
+
+
 def format_rank_rows(
     rankings: ArrayLike,
     labels: Sequence[str],
@@ -112,8 +137,16 @@ def format_rank_rows(
         chains = po.get(i)
         if chains is not None:
             out.append(_join(chains, names))
-        else:
-            out.append(">".join(names[j] for j in order[i, : counts[i]]))
+            continue
+        ranked = order[i, : counts[i]]
+        positions = r[i, ranked]
+        if np.all(positions[1:] != positions[:-1]):
+            out.append(">".join(names[j] for j in ranked))
+        else:  # ties: '=' between labels sharing a position
+            parts = [names[ranked[0]]] if len(ranked) else []
+            for k in range(1, len(ranked)):
+                parts.append(("=" if positions[k] == positions[k - 1] else ">") + names[ranked[k]])
+            out.append("".join(parts))
     return out
 
 
@@ -134,9 +167,20 @@ def _orders(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def split_ranking(text: str) -> list[list[str]]:
     """Split ranking text into chains of label names, quotes removed: ``"a>'x y'|c"`` gives
-    ``[["a", "x y"], ["c"]]``.  Names are not checked against any label set."""
-    chains: list[list[str]] = []
-    chain: list[str] = []
+    ``[["a", "x y"], ["c"]]``.  Names are not checked against any label set.  Text with ties
+    (``=``) is refused: split it with :func:`split_bucket_chains`."""
+    chains = split_bucket_chains(text)
+    if any(len(bucket) > 1 for chain in chains for bucket in chain):
+        raise MalformedTextError(f"ranking {text!r} ties labels ('='): it is a bucket order, not chains")
+    return [[bucket[0] for bucket in chain] for chain in chains]
+
+
+def split_bucket_chains(text: str) -> list[list[list[str]]]:
+    """Split ranking text into chains of buckets of label names, quotes removed: ``"a>b='x y'|c"``
+    gives ``[[["a"], ["b", "x y"]], [["c"]]]``.  Names are not checked against any label set."""
+    chains: list[list[list[str]]] = []
+    chain: list[list[str]] = []
+    bucket: list[str] = []
     buf: list[str] = []
     had = False  # the current label has a character or a quoted part (possibly empty)
     i = 0
@@ -148,11 +192,14 @@ def split_ranking(text: str) -> list[list[str]]:
             buf.append(part)
             had = True
             continue
-        if c == ">" or c == "|":
+        if c == ">" or c == "|" or c == "=":
             if not had:
                 raise MalformedTextError(f"empty label in ranking {text!r}")
-            chain.append("".join(buf))
+            bucket.append("".join(buf))
             buf, had = [], False
+            if c != "=":
+                chain.append(bucket)
+                bucket = []
             if c == "|":
                 chains.append(chain)
                 chain = []
@@ -162,10 +209,11 @@ def split_ranking(text: str) -> list[list[str]]:
         had = True
         i += 1
     if not had:
-        if not chains and not chain:
+        if not chains and not chain and not bucket:
             raise MalformedTextError(EMPTY_RANKING)
         raise MalformedTextError(f"empty label in ranking {text!r}")
-    chain.append("".join(buf))
+    bucket.append("".join(buf))
+    chain.append(bucket)
     chains.append(chain)
     return chains
 
@@ -186,6 +234,64 @@ def parse_ranking(text: str, labels: Sequence[str] | Mapping[str, int]) -> Chain
     if len(chains) > 1:
         check_acyclic(chains, text)
     return chains
+
+
+def parse_bucket_order(text: str, labels: Sequence[str] | Mapping[str, int]) -> Buckets:
+    """Parse a ranking with or without ties (``a>b=c``) into buckets of label indices, each bucket
+    ascending.  Raises :class:`lrank.quoting.MalformedTextError` as :func:`parse_ranking` does,
+    and for partial-order chains (``|``), which are no bucket order."""
+    label_index = labels if isinstance(labels, Mapping) else {name: j for j, name in enumerate(labels)}
+    chains = split_bucket_chains(text)
+    if chains == [[[""]]] and "" not in label_index:
+        raise MalformedTextError(EMPTY_RANKING)
+    if len(chains) > 1:
+        raise MalformedTextError(f"ranking {text!r} is a partial order ('|'), not a bucket order")
+    flat = label_indices([[name for bucket in chains[0] for name in bucket]], label_index, text=text)[0]
+    out: list[tuple[int, ...]] = []
+    k = 0
+    for bucket in chains[0]:
+        out.append(tuple(sorted(flat[k : k + len(bucket)])))
+        k += len(bucket)
+    return tuple(out)
+
+
+def parse_rank_row(
+    text: str, labels: Sequence[str] | Mapping[str, int], n_labels: int
+) -> tuple[np.ndarray, Chains | None]:
+    """Parse any ranking text into a rank-matrix row, and the chains of a partial order.
+
+    A ranking, with or without ties, gives its row (tied labels sharing a dense position) and
+    None; a partial order ``a>b|c>d`` gives the row of its first longest chain (see
+    :func:`rank_row_from_chains`) and its chains.  A tie combined with ``|`` is refused.
+    Raises :class:`lrank.quoting.MalformedTextError`.
+    """
+    label_index = labels if isinstance(labels, Mapping) else {name: j for j, name in enumerate(labels)}
+    chains = split_bucket_chains(text)
+    ties = any(len(bucket) > 1 for chain in chains for bucket in chain)
+    if len(chains) > 1:
+        if ties:
+            raise MalformedTextError(
+                f"ranking {text!r} combines a tie ('=') with a partial order ('|'), which lrank cannot represent"
+            )
+        parsed = parse_ranking(text, label_index)
+        return rank_row_from_chains(parsed, n_labels), parsed
+    row = np.zeros(n_labels, dtype=np.int32)
+    for position, bucket in enumerate(parse_bucket_order(text, label_index), start=1):
+        row[list(bucket)] = position
+    return row, None
+
+
+def rank_row_from_chains(chains: Sequence[Sequence[int]], n_labels: int) -> np.ndarray:
+    """Rank-matrix row for a preference given as chains of label indices.
+
+    The row holds the first longest chain (see :mod:`lrank.data.dataset`); a single chain is
+    returned as the incomplete ranking it is.
+    """
+    row = np.zeros(n_labels, dtype=np.int32)
+    best = max(chains, key=len)  # max() returns the first of equal-length chains
+    for pos, label in enumerate(best, start=1):
+        row[label] = pos
+    return row
 
 
 def label_indices(

@@ -1,7 +1,8 @@
 """Rank-matrix helpers shared by estimators, evaluation and the CLI.
 
 A rank matrix is an int32 array of shape (n, m): entry [i, j] is the 1-based position of label j
-in row i's ranking (1 = most preferred), 0 when label j is missing from that ranking.
+in row i's ranking (1 = most preferred), 0 when label j is missing from that ranking. Labels
+sharing a position are tied (a bucket order); positions are dense: ``[1, 2, 2, 3]``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from lrank.ranking_notation import format_rank_row
 
 
 def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
-    """``y`` as a C-contiguous int32 rank matrix, validated (raises InvalidInputError)."""
+    """``y`` as a C-contiguous int32 rank matrix, validated (raises InvalidInputError); ties
+    (labels sharing a position, positions dense) are allowed."""
     arr = np.asarray(y)
     if arr.ndim != 2:
         raise InvalidInputError(f"{name} must be a 2-D rank matrix (n_rows, n_labels), got shape {arr.shape}")
@@ -44,6 +46,19 @@ def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
     return out
 
 
+def tied_rows(y: ArrayLike) -> NDArray[np.bool_]:
+    """Per row of a valid rank matrix: whether it ties labels (fewer buckets than labels present)."""
+    arr = np.asarray(y)
+    if arr.shape[1] == 0:
+        return np.zeros(arr.shape[0], dtype=bool)
+    return np.asarray(arr.max(axis=1) < (arr > 0).sum(axis=1))
+
+
+def has_ties(y: ArrayLike) -> bool:
+    """Whether any row of a valid rank matrix ties labels."""
+    return bool(tied_rows(y).any())
+
+
 def order_of(row: Sequence[int] | NDArray[np.integer]) -> list[int]:
     """Labels of one rank-matrix row, most preferred first (missing labels left out)."""
     r = np.asarray(row)
@@ -64,7 +79,7 @@ def delete_labels(
 
     A ranking keeps at least ``keep_at_least`` labels (or all it had, if fewer): when the random
     deletion would leave fewer, randomly chosen deleted labels are put back. The remaining labels
-    keep their relative order and are renumbered 1..k.
+    keep their relative order and their ties, renumbered densely (1..k without ties).
     """
     if not 0.0 <= p <= 1.0:
         raise InvalidInputError(f"missing-label probability must lie in [0, 1], got {p}")
@@ -78,16 +93,21 @@ def delete_labels(
         dropped = np.flatnonzero(drop[i])
         drop[i, rng.choice(dropped, size=need[i], replace=False)] = False
     kept = present & ~drop
-    # Renumber the kept labels 1..k in their old order: rank of each kept label among the kept.
+    # Renumber the kept labels densely in their old order: a label's new position is the number
+    # of distinct kept positions up to its own (1..k when nothing is tied).
     key = np.where(kept, y, np.iinfo(np.int32).max)
     order = np.argsort(key, axis=1, kind="stable")
+    srt = np.take_along_axis(key, order, axis=1)
+    rises = np.ones_like(srt)
+    rises[:, 1:] = srt[:, 1:] != srt[:, :-1]
     new = np.empty_like(y)
-    np.put_along_axis(new, order, np.arange(1, y.shape[1] + 1, dtype=np.int32)[None, :], axis=1)
+    np.put_along_axis(new, order, np.cumsum(rises, axis=1).astype(np.int32), axis=1)
     return np.where(kept, new, 0).astype(np.int32)
 
 
 def top_labels(y: NDArray[np.int32]) -> NDArray[np.int64]:
-    """Index of each row's most preferred label (-1 for an empty row)."""
+    """Index of each row's most preferred label (-1 for an empty row; the lowest index of a tied
+    top bucket)."""
     y = np.asarray(y)
     has_top = (y == 1).any(axis=1)
     return np.where(has_top, np.argmax(y == 1, axis=1), -1)

@@ -54,7 +54,21 @@ def problems() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray | None]]:
         "iris": (x, y, None),
         "iris_missing40": (x, _delete_labels(y, 0.4, 7), None),
         "iris_nominal": (nominal_x, y, mask),
+        "iris_ties": (x, _tie_labels(y), None),
     }
+
+
+def _tie_labels(y: np.ndarray) -> np.ndarray:
+    """Every other row ties its last two labels, every fifth its first two (bucket orders)."""
+    out = y.copy()
+    for i in range(out.shape[0]):
+        m = out.shape[1]
+        if i % 2 == 0:
+            out[i][out[i] == m] = m - 1
+        elif i % 5 == 0:
+            out[i][out[i] == 2] = 1
+            out[i][out[i] > 2] -= 1
+    return out
 
 
 def split(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -138,7 +152,46 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "OVO_forest_bins8": lambda: L.OneVsOneLabelRanker(
             classifier="forest", n_estimators=3, max_bins=8, random_state=s
         ),
+        # Added with partial label ranking (issue 28; these learn from ties, see TIE_LEARNERS).
+        "PLRT": lambda: L.PartialLabelRankingTree(random_state=s),
+        "PLRT_distance_depth3": lambda: L.PartialLabelRankingTree(criterion="distance", max_depth=3, random_state=s),
+        "PLRRF": lambda: L.PartialLabelRankingForest(n_estimators=5, random_state=s),
+        "PLRPW": lambda: L.PairwisePartialLabelRanker(n_estimators=4, random_state=s),
+        "PLRPW_tree_borda": lambda: L.PairwisePartialLabelRanker(
+            classifier="tree", aggregation="borda-ties", tie_weighting="quarter", random_state=s
+        ),
+        "IBPLR": lambda: L.InstanceBasedPartialLabelRanker(random_state=s),
+        "IBPLR_k5_uniform_copeland": lambda: L.InstanceBasedPartialLabelRanker(
+            n_neighbors=5, weights="uniform", aggregation="copeland-ties", random_state=s
+        ),
+        "MOREPLR": lambda: L.LabelwisePartialLabelRanker(n_estimators=5, random_state=s),
+        "MOREPLR_interval": lambda: L.LabelwisePartialLabelRanker(n_estimators=5, tie_layer="interval", random_state=s),
+        "Dummy_bpa": lambda: L.DummyLabelRanker(aggregation="bpa"),
+        "Bagging_PLRT_bpa": lambda: L.BaggingLabelRanker(
+            L.PartialLabelRankingTree(), n_estimators=3, aggregation="bpa", random_state=s
+        ),
     }
+
+
+# The learners that learn from tied rankings; the others refuse them, so only these run on the
+# problem with ties.
+TIE_LEARNERS = {
+    "PLRT",
+    "PLRT_distance_depth3",
+    "PLRRF",
+    "PLRPW",
+    "PLRPW_tree_borda",
+    "IBPLR",
+    "IBPLR_k5_uniform_copeland",
+    "MOREPLR",
+    "MOREPLR_interval",
+    "Dummy_bpa",
+    "Bagging_PLRT_bpa",
+    "LRRF",
+    "LWDT",
+    "LWRF",
+    "Dummy_kemeny",
+}
 
 
 def _digest(a: Any) -> str:
@@ -179,7 +232,7 @@ def run_case(problem: str, learner: str) -> dict[str, str]:
 
 
 def all_cases() -> list[tuple[str, str]]:
-    return [(p, e) for p in problems() for e in estimators()]
+    return [(p, e) for p in problems() for e in estimators() if p != "iris_ties" or e in TIE_LEARNERS]
 
 
 def pickled(est: Any) -> bytes:

@@ -16,7 +16,7 @@ from lrank.datasets import resolve
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def info_command(file: str, fmt: str) -> None:
-    """Describe a data file: instances, attributes, labels, incompleteness, top labels."""
+    """Describe a data file: instances, attributes, labels, incompleteness, ties, top labels."""
     with user_errors():
         s = summarize(read_dataset(resolve(file), require_rankings=False))
     if fmt == "json":
@@ -35,6 +35,11 @@ def info_command(file: str, fmt: str) -> None:
             f"{s['mean_labels_per_ranking']:.2f} labels per ranking on average"
         )
         click.echo(f"Partial orders:      {s['partial_orders']}")
+        click.echo(
+            f"Rankings with ties:  {s['rankings_with_ties']} "
+            f"({100 * s['rankings_with_ties'] / max(1, s['instances']):.1f}%), "
+            f"{s['mean_buckets_per_ranking']:.2f} buckets per ranking on average"
+        )
         click.echo(f"Distinct rankings:   {s['distinct_rankings']}")
         click.echo("Top-label distribution:")
         total = max(1, s["instances"])

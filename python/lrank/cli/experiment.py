@@ -119,9 +119,8 @@ def _format_seconds(seconds: float) -> str:
 @click.option(
     "--measure",
     type=MEASURE_CHOICE,
-    default="kendall_tau",
-    show_default=True,
-    help="Measure of the report printed at the end.",
+    default=None,
+    help="Measure of the report printed at the end (default: tau_x for data with ties, else kendall_tau).",
 )
 @click.option(
     "--alpha",
@@ -147,7 +146,7 @@ def run_command(
     workers: int | None,
     dask: str | None,
     output: str | None,
-    measure: str,
+    measure: str | None,
     alpha: float,
     no_report: bool,
     dry_run: bool,
@@ -279,7 +278,7 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
 
 
 def _print_report(
-    store: ResultStore, *, measure: str, alpha: float, missing: Any, learners: list[str], datasets: list[str]
+    store: ResultStore, *, measure: str | None, alpha: float, missing: Any, learners: list[str], datasets: list[str]
 ) -> None:
     tables = build_tables(
         store.read(), measure=measure, missing=missing, learners=learners, datasets=datasets, source=str(store.path)
@@ -290,7 +289,12 @@ def _print_report(
 
 @experiment_group.command("report", context_settings=CONTEXT)
 @click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
-@click.option("--measure", type=MEASURE_CHOICE, default="kendall_tau", show_default=True, help="Measure in the tables.")
+@click.option(
+    "--measure",
+    type=MEASURE_CHOICE,
+    default=None,
+    help="Measure in the tables (default: tau_x for data with ties, else kendall_tau).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -346,7 +350,7 @@ def _print_report(
 @click.option("--no-stats", is_flag=True, help="Tables only, without the statistics.")
 def report_command(
     store_path: str,
-    measure: str,
+    measure: str | None,
     fmt: str,
     output: str | None,
     missing: tuple[float, ...],
@@ -396,7 +400,10 @@ def report_command(
 @click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Figure file: .png, .svg or .pdf.")
 @click.option(
-    "--measure", type=MEASURE_CHOICE, default="kendall_tau", show_default=True, help="Measure plotted or ranked."
+    "--measure",
+    type=MEASURE_CHOICE,
+    default=None,
+    help="Measure plotted or ranked (default: tau_x for data with ties, else kendall_tau).",
 )
 @click.option(
     "--p",
@@ -440,7 +447,7 @@ def plot_command(
     kind: str,
     store_path: str,
     output: str,
-    measure: str,
+    measure: str | None,
     missing: float | None,
     method: str,
     alpha: float,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lrank.evaluation import MEASURES
+from lrank.evaluation import ALL_MEASURES
 
 
 def _num(v: float | None, digits: int = 4) -> str:
@@ -42,10 +42,10 @@ def text_report(r: dict[str, Any]) -> str:
         }.get(ev["name"], ev["name"])
         lines += ["", f"=== {title} ===", "", "=== Ranking measures ===", ""]
         lines.append(f"{'':<30}{'mean':>10}{'std':>10}")
-        for key, (display, _) in MEASURES.items():
+        for key, m in ev["measures"].items():  # tau_x first when the truth has ties
             if key == "footrule":
                 continue  # the raw footrule grows with m; the text shows the normalised one (JSON both)
-            m = ev["measures"][key]
+            display = ALL_MEASURES[key][0]
             lines.append(f"{display:<30}{_num(m['mean']):>10}{_num(m['std']):>10}")
         lines.append(f"{'Total number of instances':<30}{ev['n_instances']:>10}")
         if ev["n_folds"] > 1:

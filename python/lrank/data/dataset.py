@@ -9,9 +9,12 @@ Decisions documented here (they hold for every reader and writer of
 Rank matrix
     ``rankings[i, j]`` is the 1-based position of label ``j`` in row ``i``'s
     ranking (1 = most preferred); 0 means label ``j`` does not occur in the
-    row's ranking (an *incomplete* ranking).  The non-zero positions of a row
-    are always exactly ``1..m'`` where ``m'`` is the number of ranked labels,
-    and ``m' >= 1``.  Ties cannot be expressed.
+    row's ranking (an *incomplete* ranking).  Labels sharing a position are
+    tied: a row is a bucket order, its positions dense (the distinct non-zero
+    positions are exactly ``1..b``, ``b`` the number of buckets, at least 1):
+    ``1,2,2,3`` is ``{L1} > {L2, L3} > {L4}`` (scikit-lr's convention).  A row
+    without ties holds exactly ``1..m'`` for its ``m'`` ranked labels.  In text
+    a tie is written ``=`` (``L1>L2=L3>L4``; see :mod:`lrank.ranking_notation`).
 
 Partial orders
     XARFF lets a row give its preferences as several ``|``-separated chains
@@ -21,7 +24,7 @@ Partial orders
     chains are kept in ``partial_orders[row]`` as tuples of label indices,
     most preferred first; the XARFF writer writes them back verbatim.  Rows
     given as a single chain are ordinary (incomplete) rankings and never
-    appear in ``partial_orders``.
+    appear in ``partial_orders``.  A partial order cannot hold ties.
 
 Missing feature values
     A missing value (``?`` in ARFF, an empty cell in the KEBI CSV) is a null
@@ -53,9 +56,9 @@ import polars as pl
 
 from lrank import _core
 from lrank.errors import DataFormatError, InvalidInputError
-from lrank.ranking_notation import format_rank_rows
+from lrank.ranking_notation import format_rank_rows, rank_row_from_chains
 
-__all__ = [
+__all__ = [  # rank_row_from_chains lives in lrank.ranking_notation, re-exported here
     "Attribute",
     "LabelRankingDataset",
     "check_rank_matrix_size",
@@ -104,19 +107,6 @@ class Attribute:
         return pl.Utf8()
 
 
-def rank_row_from_chains(chains: Sequence[Sequence[int]], n_labels: int) -> np.ndarray:
-    """Rank-matrix row for a preference given as chains of label indices.
-
-    The row holds the first longest chain (see the module docstring); a single
-    chain is returned as the incomplete ranking it is.
-    """
-    row = np.zeros(n_labels, dtype=np.int32)
-    best = max(chains, key=len)  # max() returns the first of equal-length chains
-    for pos, label in enumerate(best, start=1):
-        row[label] = pos
-    return row
-
-
 def check_writable(dataset: LabelRankingDataset) -> None:
     """Refuses what no reader would read back: no rows, weights that are not finite and
     non-negative, infinite feature values, a ranking named like a feature (InvalidInputError)."""
@@ -149,8 +139,9 @@ def check_rank_matrix_size(path: str, line: int | None, n_rows: int, n_labels: i
 def first_invalid_rank_row(rankings: np.ndarray) -> int | None:
     """Index of the first row that is not a valid rank-matrix row, or None.
 
-    A valid row has non-zero entries exactly ``1..m'`` for some ``m' >= 1``
-    (zeros are missing labels).
+    A valid row has at least one non-zero entry, and its distinct non-zero
+    entries are exactly ``1..b`` for some ``b`` (ties allowed; zeros are
+    missing labels).
     """
     if rankings.ndim != 2:
         raise InvalidInputError("rank matrix must be two-dimensional")
@@ -161,10 +152,9 @@ def first_invalid_rank_row(rankings: np.ndarray) -> int | None:
     in_range = ((r >= 0) & (r <= m)).all(axis=1)
     present = (r > 0).sum(axis=1)
     srt = np.sort(np.where(in_range[:, None], r, 0), axis=1)
-    # The sorted row must be m - m' zeros followed by 1..m'.
-    expected = np.arange(m)[None, :] - (m - present)[:, None] + 1
-    expected = np.maximum(expected, 0)
-    ok = in_range & (present >= 1) & (srt == expected).all(axis=1)
+    # Dense: the sorted row (zeros first) rises from 0 in steps of 0 or 1.
+    steps = np.diff(srt, axis=1, prepend=0)
+    ok = in_range & (present >= 1) & ((steps == 0) | (steps == 1)).all(axis=1)
     bad = np.flatnonzero(~ok)
     return int(bad[0]) if bad.size else None
 
@@ -312,7 +302,7 @@ def dataset_from_arrays(
         bad = first_invalid_rank_row(rankings)
         if bad is not None:
             raise InvalidInputError(
-                f"row {bad} of Y is not a ranking (positions must be distinct 1..m', 0 = missing): "
+                f"row {bad} of Y is not a ranking (dense positions 1..b, tied labels sharing one, 0 = missing): "
                 f"{Y_arr[bad].tolist()}"
             )
         m = rankings.shape[1]

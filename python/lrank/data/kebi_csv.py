@@ -5,8 +5,10 @@ columns whose names match ``L<number>`` (the label names are those column
 names, in column order); every other column is a numeric feature.  A label
 column holds that label's position in the row's ranking (1 = most
 preferred); 0 or an empty cell means the label is missing from the ranking.
-The positions of a row must be exactly ``1..m'`` (``m'`` = number of labels
-present, at least 1).  An empty cell or ``?`` in a feature column is a missing
+Labels with equal positions are tied (a bucket order, as in the partial label
+ranking sets): the distinct positions of a row must be exactly ``1..b`` (dense,
+``b`` >= 1 buckets), e.g. ``1,2,2,3``; without ties that is ``1..m'`` for the
+``m'`` labels present.  An empty cell or ``?`` in a feature column is a missing
 value.  Fields are separated by commas (double quotes allowed, CSV style);
 blank lines are skipped; LF or CRLF line ends.  The relation name is the file
 stem.
@@ -143,15 +145,20 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
     ranks = np.where(in_range, pos, 0).astype(np.int32)
     present = (ranks > 0).sum(axis=1)
     srt = np.sort(ranks, axis=1)
-    expected = np.maximum(np.arange(m)[None, :] - (m - present)[:, None] + 1, 0)
-    ok = in_range.all(axis=1) & (present >= 1) & (srt == expected).all(axis=1)
+    # Dense positions: the sorted row (zeros first) rises from 0 in steps of 0 or 1.
+    steps = np.diff(srt, axis=1, prepend=0)
+    ok = in_range.all(axis=1) & (present >= 1) & ((steps == 0) | (steps == 1)).all(axis=1)
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         shown = ",".join(cols[d + t][i] for t in range(m))
         if present[i] == 0:
             problem = "empty ranking: no label has a position (a ranking needs at least one label)"
         else:
-            problem = f"label positions {shown} are not distinct 1..{int(present[i])} (0 or empty = label missing)"
+            distinct = np.unique(ranks[i][ranks[i] > 0])
+            problem = (
+                f"label positions {shown} are not dense: the {distinct.size} distinct positions must be "
+                f"1..{distinct.size} (tied labels share one; 0 or empty = label missing)"
+            )
         raise fail(row_lines[i], problem)
 
     return LabelRankingDataset(

@@ -7,7 +7,10 @@ Layout of a file written by :func:`write_parquet`:
 * the ranking column (named like the XARFF ranking attribute, ``L`` by default) of type
   ``List(List(String))``: each row's preference as chains of label names, most preferred first.
   An ordinary (possibly incomplete) ranking is one chain, ``a>b|c>d`` is two chains; so
-  incomplete rankings and partial orders round-trip exactly;
+  incomplete rankings and partial orders round-trip exactly.  Data with ties (bucket orders) is
+  written as format version 2, whose ranking column is ``List(List(List(String)))``: chains of
+  buckets of label names (``a>b=c`` is ``[[["a"], ["b", "c"]]]``); data without ties keeps
+  version 1, so its files read in older lrank versions too;
 * a weight column, only when some instance weight is not 1;
 * the file-level key-value metadata entry ``lrank``: JSON with the format name and version, the
   relation name, the label names (in order), the attributes (name, kind, declared values), and
@@ -45,6 +48,28 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "METADATA_KEY", "read_parquet", "wri
 METADATA_KEY = "lrank"
 FORMAT_NAME = "lrank-dataset"
 FORMAT_VERSION = 1
+TIES_FORMAT_VERSION = 2  # the ranking column holds buckets: written only for data with ties
+_BUCKETS = pl.List(pl.List(pl.List(pl.String)))
+
+
+def _buckets_of(dataset: LabelRankingDataset) -> list[list[list[list[str]]]]:
+    """Each row as chains of buckets of label names (version 2)."""
+    assert dataset.rankings is not None
+    labels = dataset.labels
+    out: list[list[list[list[str]]]] = []
+    for i, row in enumerate(dataset.rankings):
+        chains = dataset.partial_orders.get(i)
+        if chains is not None:
+            out.append([[[labels[j]] for j in c] for c in chains])
+            continue
+        order = sorted((int(p), j) for j, p in enumerate(row) if p > 0)
+        buckets: list[list[str]] = []
+        for k, (p, j) in enumerate(order):
+            if k == 0 or p != order[k - 1][0]:
+                buckets.append([])
+            buckets[-1].append(labels[j])
+        out.append([buckets])
+    return out
 
 
 def _chains_of(dataset: LabelRankingDataset) -> list[list[list[str]]]:
@@ -77,19 +102,25 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
         a.name: ds.features.get_column(a.name).cast(a.polars_dtype()) for a in ds.attributes
     }
     ranking_column: str | None = None
+    version = FORMAT_VERSION
     if ds.rankings is not None:
         if ds.ranking_name in taken:
             raise InvalidInputError(f"ranking name {ds.ranking_name!r} clashes with a feature name")
         ranking_column = ds.ranking_name
         taken.add(ranking_column)
-        columns[ranking_column] = pl.Series(ranking_column, _chains_of(ds), dtype=pl.List(pl.List(pl.String)))
+        r = ds.rankings
+        if r.size and np.any(r.max(axis=1) < (r > 0).sum(axis=1)):  # some row has ties
+            version = TIES_FORMAT_VERSION
+            columns[ranking_column] = pl.Series(ranking_column, _buckets_of(ds), dtype=_BUCKETS)
+        else:
+            columns[ranking_column] = pl.Series(ranking_column, _chains_of(ds), dtype=pl.List(pl.List(pl.String)))
     weight_column: str | None = None
     if np.any(ds.weights != 1.0):
         weight_column = _free_name("weight", taken)
         columns[weight_column] = pl.Series(weight_column, ds.weights, dtype=pl.Float64)
     meta: dict[str, Any] = {
         "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        "version": version,
         "relation": ds.relation,
         "labels": list(ds.labels),
         "attributes": [
@@ -140,8 +171,11 @@ def read_parquet(
         raise fail("the lrank metadata is not valid JSON: nested too deep") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise fail(f"the lrank metadata does not describe a data set (format {FORMAT_NAME!r})")
-    if meta.get("version") != FORMAT_VERSION:
-        raise fail(f"data set format version {meta.get('version')!r} is not supported (expected {FORMAT_VERSION})")
+    version = meta.get("version")
+    if version not in (FORMAT_VERSION, TIES_FORMAT_VERSION):
+        raise fail(
+            f"data set format version {version!r} is not supported (expected {FORMAT_VERSION} or {TIES_FORMAT_VERSION})"
+        )
     try:
         attributes = [
             Attribute(a["name"], a["kind"], None if a["values"] is None else tuple(a["values"]))
@@ -191,7 +225,11 @@ def read_parquet(
         if require_rankings:
             raise fail("the data set has no rankings")
     else:
-        rankings, partial = _read_rankings(frame.get_column(ranking_column), labels, fail)
+        column = frame.get_column(ranking_column)
+        if version == TIES_FORMAT_VERSION:
+            rankings, partial = _read_buckets(column, labels, fail)
+        else:
+            rankings, partial = _read_rankings(column, labels, fail)
 
     weights = np.ones(n, dtype=np.float64)
     if weight_column is not None:
@@ -245,4 +283,38 @@ def _read_rankings(
         if len(idx_chains) > 1:
             partial[i] = idx_chains
         rankings[i] = rank_row_from_chains(idx_chains, m)  # the first longest chain, as the XARFF reader keeps
+    return rankings, partial
+
+
+def _read_buckets(
+    col: pl.Series, labels: tuple[str, ...], fail: Any
+) -> tuple[np.ndarray, dict[int, tuple[tuple[int, ...], ...]]]:
+    """Version 2: chains of buckets. A single chain is a bucket order; several chains are a
+    partial order, whose buckets must hold one label each."""
+    if col.dtype != _BUCKETS:
+        raise fail(f"ranking column {col.name!r} has type {col.dtype}, expected {_BUCKETS} (format version 2)")
+    index = {lab: j for j, lab in enumerate(labels)}
+    m = len(labels)
+    rankings = np.zeros((col.len(), m), dtype=np.int32)
+    partial: dict[int, tuple[tuple[int, ...], ...]] = {}
+    for i, chains in enumerate(col.to_list()):
+        where = f"row {i + 1}: "
+        if not chains or any(not c for c in chains) or any(not b for c in chains for b in c):
+            raise fail(where + "empty ranking, chain or bucket (a ranking needs at least one label)")
+        try:
+            if len(chains) > 1:
+                if any(len(b) > 1 for c in chains for b in c):
+                    raise MalformedTextError("a tie cannot be part of a partial order (several chains)")
+                idx_chains = label_indices([[b[0] for b in c] for c in chains], index)
+                check_acyclic(idx_chains, format_chains(idx_chains, labels))
+                partial[i] = idx_chains
+                rankings[i] = rank_row_from_chains(idx_chains, m)
+                continue
+            flat = label_indices([[name for b in chains[0] for name in b]], index)[0]
+        except MalformedTextError as exc:
+            raise fail(where + str(exc)) from None
+        k = 0
+        for position, bucket in enumerate(chains[0], start=1):
+            rankings[i, list(flat[k : k + len(bucket)])] = position
+            k += len(bucket)
     return rankings, partial

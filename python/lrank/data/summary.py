@@ -11,7 +11,13 @@ from lrank.data.dataset import LabelRankingDataset
 
 
 def summarize(data: LabelRankingDataset) -> dict[str, Any]:
-    """Instances, attributes by type, labels, incomplete share, distinct rankings, top labels."""
+    """Instances, attributes by type, labels, incomplete share, ties, distinct rankings, top labels.
+
+    Ties: ``rankings_with_ties`` counts the rows whose ranking ties labels, and
+    ``mean_buckets_per_ranking`` is the mean number of buckets (distinct positions) per row, as
+    the partial-label-ranking literature describes its data sets.  A tied top bucket counts for
+    its lowest-index label in the top-label distribution.
+    """
     kinds = Counter(a.kind for a in data.attributes)
     missing_values = int(sum(data.features.get_column(a.name).null_count() for a in data.attributes))
     out: dict[str, Any] = {
@@ -31,6 +37,7 @@ def summarize(data: LabelRankingDataset) -> dict[str, Any]:
         y = data.rankings
         present = (y > 0).sum(axis=1)
         tops = np.where((y == 1).any(axis=1), np.argmax(y == 1, axis=1), -1)
+        buckets = y.max(axis=1) if y.shape[1] else np.zeros(y.shape[0], dtype=y.dtype)
         counts = Counter(int(t) for t in tops if t >= 0)
         out.update(
             {
@@ -38,6 +45,8 @@ def summarize(data: LabelRankingDataset) -> dict[str, Any]:
                 "incomplete_share": float(np.mean(present < y.shape[1])) if y.shape[0] else 0.0,
                 "mean_labels_per_ranking": float(present.mean()) if y.shape[0] else 0.0,
                 "partial_orders": len(data.partial_orders),
+                "rankings_with_ties": int(np.count_nonzero(buckets < present)),
+                "mean_buckets_per_ranking": float(buckets.mean()) if y.shape[0] else 0.0,
                 "distinct_rankings": int(np.unique(y, axis=0).shape[0]) if y.shape[0] else 0,
                 "top_label_distribution": {data.labels[j]: counts.get(j, 0) for j in range(len(data.labels))},
             }

@@ -6,8 +6,12 @@ from lrank.estimators.dummy import DummyLabelRanker
 from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
+from lrank.estimators.labelwise_plr import LabelwisePartialLabelRanker
 from lrank.estimators.neighbors import InstanceBasedLabelRanker, InstanceBasedPlackettLuce
+from lrank.estimators.neighbors_plr import InstanceBasedPartialLabelRanker
 from lrank.estimators.pairwise import OneVsOneLabelRanker
+from lrank.estimators.pairwise_plr import PairwisePartialLabelRanker
+from lrank.estimators.plr_tree import PartialLabelRankingForest, PartialLabelRankingTree
 from lrank.estimators.rpc import RankingByPairwiseComparison
 from lrank.estimators.tree import LabelRankingTree
 
@@ -16,13 +20,18 @@ __all__ = [
     "BaggingLabelRanker",
     "DummyLabelRanker",
     "InstanceBasedLabelRanker",
+    "InstanceBasedPartialLabelRanker",
     "InstanceBasedPlackettLuce",
     "LabelRanker",
     "LabelRankingRandomForest",
     "LabelRankingTree",
     "LabelwiseDecisionTree",
+    "LabelwisePartialLabelRanker",
     "LabelwiseRandomForest",
     "NotFittedError",
     "OneVsOneLabelRanker",
+    "PairwisePartialLabelRanker",
+    "PartialLabelRankingForest",
+    "PartialLabelRankingTree",
     "RankingByPairwiseComparison",
 ]

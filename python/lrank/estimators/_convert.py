@@ -84,3 +84,29 @@ def max_features(value: Any, name: str = "max_features") -> Any:
 def max_bins(value: Any, name: str = "max_bins") -> int | None:
     """None (exact split search) or a number of bins (the core checks 2 to 255)."""
     return count(name, value, none=True)
+
+
+# The consensus methods that learners offer as ``aggregation`` (the ``-A`` choices): the core's
+# aggregators without ties, then the partial-label-ranking ones with their threshold ``beta``.
+_PLAIN_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
+BUCKET_METHODS = {"bpa": "Bpa", "borda-ties": "Borda", "copeland-ties": "Copeland"}
+AGGREGATIONS = (*_PLAIN_AGGREGATORS, *BUCKET_METHODS)
+
+
+def bucket_consensus(value: Any, beta: Any, name: str = "aggregation") -> dict[str, Any]:
+    """The core's consensus with ties (``{"method": "Bpa", "beta": 0.25}``) of one of
+    :data:`BUCKET_METHODS`; ``beta`` None takes the method's default (the core checks its range)."""
+    from lrank.aggregation import DEFAULT_BETA
+
+    method = choice(name, value, BUCKET_METHODS)
+    key = {"Bpa": "bpa", "Borda": "borda", "Copeland": "copeland"}[method]
+    b = DEFAULT_BETA[key] if beta is None else finite("beta", beta)
+    return {"method": method, "beta": b}
+
+
+def aggregator(value: Any, beta: Any, name: str = "aggregation") -> Any:
+    """The core's ``Aggregator`` of one of :data:`AGGREGATIONS` (``beta`` used by the ones with
+    ties)."""
+    if isinstance(value, str) and value in BUCKET_METHODS:
+        return {"Buckets": bucket_consensus(value, beta, name)}
+    return choice(name, value, {**_PLAIN_AGGREGATORS, **dict.fromkeys(BUCKET_METHODS)})

@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
 from lrank.estimators import _inputs
+from lrank.rankings import has_ties
 
 
 class NotFittedError(LrankError, ValueError, AttributeError):
@@ -193,10 +194,13 @@ class LabelRanker:
         raise NotImplementedError
 
     def score(self, X: Any, y: Any, sample_weight: ArrayLike | None = None) -> float:
-        """Mean Kendall tau between ``predict(X)`` and ``y`` (on the labels each row of y contains)."""
-        from lrank.metrics import kendall_tau
+        """Mean Kendall tau between ``predict(X)`` and ``y`` (on the labels each row of y contains);
+        when ``y`` ties labels, the mean tau_x (Emond & Mason), the measure for ties."""
+        from lrank.metrics import kendall_tau, tau_x
 
-        return kendall_tau(_inputs.rank_targets(y)[0], self.predict(X), sample_weight=sample_weight)
+        truth = _inputs.rank_targets(y)[0]
+        measure = tau_x if has_ties(truth) else kendall_tau
+        return measure(truth, self.predict(X), sample_weight=sample_weight)
 
     # -- predictions as label names -------------------------------------------------------------
 

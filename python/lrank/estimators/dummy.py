@@ -10,8 +10,6 @@ from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice
 
-_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
-
 
 class DummyLabelRanker(CoreLearnerRanker):
     """Baseline label ranker: predicts for every row one consensus ranking of the training
@@ -22,22 +20,29 @@ class DummyLabelRanker(CoreLearnerRanker):
     Parameters
     ----------
     aggregation : the consensus: "borda" (default, generalized Borda), "copeland", "kemeny"
-        (exact, at most 16 labels) or "mallows" (the EM median of Cheng et al.).
+        (exact, at most 16 labels) or "mallows" (the EM median of Cheng et al.); with ties (the
+        partial-label-ranking baseline, predicting a bucket order): "bpa" (BPA-LIA-MP2),
+        "borda-ties" or "copeland-ties".
+    beta : the tie threshold of "bpa", "borda-ties" and "copeland-ties" (None: the method's
+        default, :data:`lrank.aggregation.DEFAULT_BETA`).
 
     Attributes
     ----------
     ranking_ : the predicted rank vector (1-based positions of the labels).
     """
 
+    # Pickles made before ``beta`` existed restore no such attribute: they get this default.
+    beta: float | None = None
     _core_kind = "Dummy"
     _core_names: ClassVar[dict[str, str]] = {"aggregator": "aggregation"}
 
-    def __init__(self, aggregation: str = "borda") -> None:
+    def __init__(self, aggregation: str = "borda", beta: float | None = None) -> None:
         self.aggregation = aggregation
+        self.beta = beta
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        return {"Dummy": {"aggregator": _convert.choice("aggregation", self.aggregation, _AGGREGATORS), "seed": seed}}
+        return {"Dummy": {"aggregator": _convert.aggregator(self.aggregation, self.beta), "seed": seed}}
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.ranking_ = np.asarray(summary["ranking"], dtype=np.int32)
@@ -55,9 +60,13 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-A",
                 "aggregation",
-                "consensus: borda, copeland, kemeny or mallows (default borda)",
-                parse_choice("borda", "copeland", "kemeny", "mallows"),
+                "consensus: borda, copeland, kemeny, mallows, or with ties bpa, borda-ties, copeland-ties "
+                "(default borda)",
+                parse_choice(*_convert.AGGREGATIONS),
                 "AGG",
+            ),
+            LearnerOption(
+                "-beta", "beta", "tie threshold of bpa, borda-ties, copeland-ties (their default)", float, "BETA"
             ),
         ),
         seed_param=None,

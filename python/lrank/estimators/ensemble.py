@@ -15,9 +15,6 @@ from lrank.estimators.base import CoreLearnerRanker, _legacy_y, nested_core_para
 from lrank.estimators.base import _clone_param as _clone
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
 
-# Core names of the aggregators.
-_CORE_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
-
 
 class BaggingLabelRanker(CoreLearnerRanker):
     """Bagging: ``n_estimators`` copies of ``estimator``, each fitted on a bootstrap sample
@@ -35,7 +32,10 @@ class BaggingLabelRanker(CoreLearnerRanker):
     estimator : the label ranker to bag; None: ``LabelRankingTree()`` (LRT).
     n_estimators : number of bootstrap members.
     aggregation : how members' rankings are combined: "borda" (default), "copeland",
-        "mallows" (the EM median of Cheng et al.) or "kemeny" (exact, at most 16 labels).
+        "mallows" (the EM median of Cheng et al.) or "kemeny" (exact, at most 16 labels); with ties
+        (for partial-label-ranking members, e.g. PLR trees): "bpa" (BPA-LIA-MP2, as Alfaro et al.
+        aggregate their PLR ensembles), "borda-ties" or "copeland-ties".
+    beta : the tie threshold of "bpa", "borda-ties" and "copeland-ties" (None: their default).
     max_samples : bootstrap sample size as a share of the training rows, in (0, 1].
     random_state : seed; the same seed gives the same ensemble for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
@@ -48,6 +48,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         estimator: Any = None,
         n_estimators: int = 50,
         aggregation: str = "borda",
+        beta: float | None = None,
         max_samples: float = 1.0,
         random_state: int | None = None,
         n_jobs: int | None = None,
@@ -58,11 +59,14 @@ class BaggingLabelRanker(CoreLearnerRanker):
         self.base_estimator = base_estimator
         self.n_estimators = n_estimators
         self.aggregation = aggregation
+        self.beta = beta
         self.max_samples = max_samples
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
+    # Pickles made before ``beta`` existed restore no such attribute: they get this default.
+    beta: float | None = None
     _core_kind = "Bagging"
     _core_names: ClassVar[dict[str, str]] = {"aggregator": "aggregation"}
 
@@ -92,7 +96,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
     def _own_params(self) -> dict[str, Any]:
         return {
             "n_estimators": _convert.count("n_estimators", self.n_estimators),
-            "aggregator": _convert.choice("aggregation", self.aggregation, _CORE_AGGREGATORS),
+            "aggregator": _convert.aggregator(self.aggregation, self.beta),
             "max_samples": _convert.finite("max_samples", self.max_samples),
         }
 
@@ -166,6 +170,8 @@ class BaggingLabelRanker(CoreLearnerRanker):
             return super().predict(X)
         per = self.predict_per_member(X)
         combine = AGGREGATORS[self.aggregation]
+        if self.aggregation in _convert.BUCKET_METHODS:
+            return np.stack([combine(per[:, i, :], None, self.beta) for i in range(per.shape[1])]).astype(np.int32)
         return np.stack([combine(per[:, i, :]) for i in range(per.shape[1])]).astype(np.int32)
 
     def _set_fitted(self, model: Any) -> None:
@@ -200,9 +206,13 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-A",
                 "aggregation",
-                "consensus: borda, copeland, mallows or kemeny (default borda)",
-                parse_choice("borda", "copeland", "mallows", "kemeny"),
+                "consensus: borda, copeland, mallows, kemeny, or with ties bpa, borda-ties, copeland-ties "
+                "(default borda)",
+                parse_choice(*_convert.AGGREGATIONS),
                 "AGG",
+            ),
+            LearnerOption(
+                "-beta", "beta", "tie threshold of bpa, borda-ties, copeland-ties (their default)", float, "BETA"
             ),
         ),
         nested_param="estimator",

@@ -9,10 +9,12 @@ from lrank.evaluation.cross_validation import (
     fold_plans,
     stratified_folds,
 )
-from lrank.evaluation.measures import MEASURES, Evaluation, measure_predictions
+from lrank.evaluation.measures import ALL_MEASURES, MEASURES, TIE_MEASURES, Evaluation, measure_predictions, tau_x
 
 __all__ = [
+    "ALL_MEASURES",
     "MEASURES",
+    "TIE_MEASURES",
     "Evaluation",
     "FoldPlan",
     "FoldResult",
@@ -22,4 +24,5 @@ __all__ = [
     "fold_plans",
     "measure_predictions",
     "stratified_folds",
+    "tau_x",
 ]

@@ -23,7 +23,7 @@ import polars as pl
 from numpy.typing import NDArray
 
 from lrank.errors import ExperimentError
-from lrank.evaluation import MEASURES
+from lrank.evaluation import ALL_MEASURES
 from lrank.experiment.store import MEASURE_COLUMNS
 from lrank.stats import (
     FriedmanResult,
@@ -83,11 +83,11 @@ class ResultTable:
 
     @property
     def higher_is_better(self) -> bool:
-        return MEASURES[self.measure][1]
+        return ALL_MEASURES[self.measure][1]
 
     @property
     def display_name(self) -> str:
-        return MEASURES[self.measure][0]
+        return ALL_MEASURES[self.measure][0]
 
     @property
     def n_ranked(self) -> int:
@@ -141,7 +141,7 @@ class ResultTable:
 def build_tables(
     frame: pl.DataFrame,
     *,
-    measure: str = "kendall_tau",
+    measure: str | None = None,
     missing: Sequence[float] | None = None,
     learners: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
@@ -149,15 +149,20 @@ def build_tables(
 ) -> list[ResultTable]:
     """One :class:`ResultTable` per missing-label probability (all in the store, or ``missing``).
 
+    ``measure`` None: ``tau_x`` when some data set's rankings hold ties (the partial label
+    ranking measure), else ``kendall_tau``.
+
     Learners appear in the order given (default: the order they entered the store), data sets
     in the order given (default: alphabetical, as in the papers). ``source`` names the store in
     the errors about its content.
     """
     where = f"{source}: " if source else ""
-    if measure not in MEASURE_COLUMNS:
+    if measure is not None and measure not in MEASURE_COLUMNS:
         raise ExperimentError(f"unknown measure {measure!r}; choose from {', '.join(MEASURE_COLUMNS)}")
     if frame.is_empty():
         raise ExperimentError(f"{where}the store holds no results yet")
+    if measure is None:
+        measure = default_measure(frame)
     protocol = frame.select("folds", "repeats", "seed").unique()
     if protocol.height != 1:
         raise ExperimentError(f"{where}the store mixes results of different folds, repeats or seeds")
@@ -197,6 +202,11 @@ def build_tables(
             )
         )
     return tables
+
+
+def default_measure(frame: pl.DataFrame) -> str:
+    """``tau_x`` when the stored data sets hold ties, else ``kendall_tau``."""
+    return "tau_x" if "ties" in frame.columns and bool(frame.get_column("ties").any()) else "kendall_tau"
 
 
 def _choose(what: str, wanted: Sequence[T] | None, stored: list[T]) -> list[T]:

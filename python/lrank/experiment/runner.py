@@ -33,6 +33,7 @@ from lrank.evaluation import FoldPlan, fold_plans
 from lrank.evaluation.workflow import TrainingData, load_training_data, train_and_evaluate
 from lrank.experiment.config import DatasetSource, ExperimentConfig, LearnerSetting
 from lrank.experiment.store import KEY, MEASURE_COLUMNS, ResultStore, StoreWriter
+from lrank.rankings import has_ties
 
 __all__ = ["CellTask", "DatasetInfo", "RunSummary", "execute_cell", "plan_experiment", "run_experiment"]
 
@@ -152,6 +153,7 @@ def compute_cell(task: CellTask, data: TrainingData | None = None) -> dict[str, 
         "dataset_sha256": task.dataset.sha256,
         "n_instances": task.dataset.n_instances,
         "n_labels": task.dataset.n_labels,
+        "ties": has_ties(data.y),
         "learner": task.learner.label,
         "learner_name": task.learner.name,
         "learner_options": task.learner.options_text,

@@ -25,13 +25,14 @@ from lrank.parquet_io import read_verified, write_checksummed
 
 __all__ = ["COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter"]
 
-MEASURE_COLUMNS = ("kendall_tau", "spearman_rho", "footrule", "top_label_accuracy", "exact_match")
+MEASURE_COLUMNS = ("kendall_tau", "spearman_rho", "footrule", "top_label_accuracy", "exact_match", "tau_x")
 
 COLUMNS: dict[str, pl.DataType] = {
     "dataset": pl.String(),
     "dataset_sha256": pl.String(),
     "n_instances": pl.Int64(),
     "n_labels": pl.Int64(),
+    "ties": pl.Boolean(),  # whether the data set's rankings tie labels (tau_x is then the measure)
     "learner": pl.String(),
     "learner_name": pl.String(),
     "learner_options": pl.String(),
@@ -77,6 +78,10 @@ class ResultStore:
         if self.path.is_dir():
             raise ExperimentError(f"{self.path}: is a directory, not an experiment store (a .parquet file)")
         frame, _ = read_verified(self.path, lambda problem: ExperimentError(f"{self.path}: {problem}"))
+        # Stores written before ties were allowed: their data had none, and on rankings without
+        # ties tau_x equals Kendall's tau.
+        if "ties" not in frame.columns and "kendall_tau" in frame.columns:
+            frame = frame.with_columns(pl.lit(False).alias("ties"), pl.col("kendall_tau").alias("tau_x"))
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
             raise ExperimentError(f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})")

@@ -13,7 +13,21 @@ import importlib.metadata
 import threading
 import warnings
 
-from lrank.estimators import boosting, dummy, ensemble, forest, labelwise, neighbors, pairwise, rpc, tree
+from lrank.estimators import (
+    boosting,
+    dummy,
+    ensemble,
+    forest,
+    labelwise,
+    labelwise_plr,
+    neighbors,
+    neighbors_plr,
+    pairwise,
+    pairwise_plr,
+    plr_tree,
+    rpc,
+    tree,
+)
 from lrank.learner_spec import LearnerOption, LearnerOptionError, LearnerSpec, set_learner_lookup
 
 ENTRY_POINT_GROUP = "lrank.learners"
@@ -21,7 +35,21 @@ ENTRY_POINT_GROUP = "lrank.learners"
 
 # lrank's own learners, module by module in the order ``lrank learners`` lists them. Each module
 # defines its estimator classes and, next to them, their specs as ``LEARNER_SPECS``.
-BUILTIN_MODULES = (forest, neighbors, tree, ensemble, boosting, labelwise, pairwise, rpc, dummy)
+BUILTIN_MODULES = (
+    forest,
+    neighbors,
+    tree,
+    ensemble,
+    boosting,
+    labelwise,
+    pairwise,
+    rpc,
+    dummy,
+    plr_tree,
+    pairwise_plr,
+    neighbors_plr,
+    labelwise_plr,
+)
 _BUILTIN_SPECS: tuple[LearnerSpec, ...] = tuple(spec for module in BUILTIN_MODULES for spec in module.LEARNER_SPECS)
 
 

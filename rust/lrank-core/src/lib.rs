@@ -10,6 +10,7 @@
 //! - [`consensus`]: Borda, Copeland, the Mallows model, exact Kemeny, Plackett-Luce, and the
 //!   [`consensus::Aggregator`] above them.
 //! - [`discretisation`]: equal-width and equal-frequency cut points.
+//! - [`neighbours`]: the exact k-d tree of the instance-based learners.
 //! - [`tree`]: the one tree engine (split sweep, split search, growth of trees and forests).
 //! - [`pairwise`]: the pairwise decomposition (one binary model per label pair, and voting).
 //! - [`learner`]: the `Learner` interface every learner implements, and its checks.
@@ -27,6 +28,7 @@ pub mod error;
 pub mod limits;
 pub mod memory;
 pub mod metrics;
+pub mod neighbours;
 pub mod numeric;
 pub mod parallel;
 pub mod rng;

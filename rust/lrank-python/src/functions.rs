@@ -1,6 +1,7 @@
 //! Consensus and evaluation functions: each converts its arrays and calls one core function,
 //! which checks its input.
 
+use lrank_core::consensus::buckets::{BucketConsensus, BucketMethod, PairOrderCounts, PairOrderMatrix};
 use lrank_core::consensus::{self, checked};
 use lrank_core::metrics::evaluation;
 use lrank_core::LrankError as CoreError;
@@ -27,6 +28,7 @@ pub fn row_measures<'py>(
     d.set_item("normalized_footrule", vec1(py, m.normalized_footrule))?;
     d.set_item("top_label_correct", vec1(py, m.top_label_correct))?;
     d.set_item("exact_match", vec1(py, m.exact_match))?;
+    d.set_item("tau_x", vec1(py, m.tau_x))?;
     Ok(d)
 }
 
@@ -132,7 +134,84 @@ pub fn theta_mle(mean_distance: f64, n_labels: usize) -> f64 {
     consensus::theta_mle(mean_distance, n_labels)
 }
 
-/// Raises InvalidInputError naming the first row that is not a (possibly incomplete) ranking.
+/// The core's consensus-with-ties method of a name ("bpa", "borda", "copeland") and beta.
+fn bucket_consensus_of(method: &str, beta: f64) -> Result<BucketConsensus, CoreError> {
+    let method = match method {
+        "bpa" => BucketMethod::Bpa,
+        "borda" => BucketMethod::Borda,
+        "copeland" => BucketMethod::Copeland,
+        other => return Err(CoreError::InvalidInput(format!("method must be 'bpa', 'borda' or 'copeland', got {other:?}"))),
+    };
+    let consensus = BucketConsensus { method, beta };
+    consensus.validate()?;
+    Ok(consensus)
+}
+
+/// Consensus bucket order (dense rank vector, ties allowed) of rankings that may hold ties.
+#[pyfunction]
+#[pyo3(signature = (y, weights=None, method="bpa", beta=0.25))]
+pub fn bucket_consensus<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+    method: &str,
+    beta: f64,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let (ys, w) = (row_major(&y), vector(&weights));
+    Ok(vec1(py, run_core(py, ONE_THREAD, || bucket_consensus_of(method, beta)?.aggregate(&ys.rankings()?, w.as_deref()))?))
+}
+
+/// The pair-order matrix C (m x m) of rankings, and the weighted "before" and "tied" counts.
+#[pyfunction]
+#[pyo3(signature = (y, weights=None))]
+pub fn pair_order_matrix<'py>(
+    py: Python<'py>,
+    y: PyReadonlyArray2<'py, i32>,
+    weights: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+    let (ys, w) = (row_major(&y), vector(&weights));
+    let m = ys.n_cols;
+    let counts = run_core(py, ONE_THREAD, || {
+        lrank_core::data::training::check_weights(w.as_deref(), ys.n_rows)?;
+        Ok(PairOrderCounts::of(&ys.rankings()?, w.as_deref()))
+    })?;
+    let cell = |f: &dyn Fn(usize, usize) -> f64| (0..m * m).map(|k| f(k / m, k % m)).collect::<Vec<f64>>();
+    let before = cell(&|i, j| counts.before(i, j));
+    let tied = cell(&|i, j| if i == j { 0.0 } else { counts.tied(i, j) });
+    Ok((matrix(py, counts.matrix().entries().to_vec(), m, m), matrix(py, before, m, m), matrix(py, tied, m, m)))
+}
+
+/// The bucket order of a pair-order matrix C (m x m, entries in [0, 1], C_ij + C_ji = 1).
+#[pyfunction]
+#[pyo3(signature = (c, method="bpa", beta=0.25))]
+pub fn bucket_order_of_matrix<'py>(
+    py: Python<'py>,
+    c: PyReadonlyArray2<'py, f64>,
+    method: &str,
+    beta: f64,
+) -> PyResult<Bound<'py, PyArray1<i32>>> {
+    let cs = row_major(&c);
+    let order = run_core(py, ONE_THREAD, || {
+        if cs.n_rows != cs.n_cols {
+            return Err(CoreError::InvalidInput(format!("C must be square, got {} x {}", cs.n_rows, cs.n_cols)));
+        }
+        let m = cs.n_rows;
+        for i in 0..m {
+            for j in 0..m {
+                let (a, b) = (cs.data[i * m + j], cs.data[j * m + i]);
+                if i != j && !((0.0..=1.0).contains(&a) && (a + b - 1.0).abs() <= 1e-9) {
+                    return Err(CoreError::InvalidInput(format!(
+                        "C[{i}, {j}] = {a} and C[{j}, {i}] = {b}: entries must lie in [0, 1] and C_ij + C_ji = 1"
+                    )));
+                }
+            }
+        }
+        Ok(bucket_consensus_of(method, beta)?.of_matrix(&PairOrderMatrix::from_entries(m, cs.data.to_vec())))
+    })?;
+    Ok(vec1(py, order))
+}
+
+/// Raises InvalidInputError naming the first row that is not a (possibly incomplete or tied) ranking.
 #[pyfunction]
 pub fn validate_rank_matrix(py: Python<'_>, y: PyReadonlyArray2<'_, i32>) -> PyResult<()> {
     let ys = row_major(&y);

@@ -38,6 +38,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::borda_scores, m)?)?;
     m.add_function(wrap_pyfunction!(functions::borda, m)?)?;
     m.add_function(wrap_pyfunction!(functions::copeland, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::bucket_consensus, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::pair_order_matrix, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::bucket_order_of_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(functions::kemeny, m)?)?;
     m.add_function(wrap_pyfunction!(functions::fit_mallows, m)?)?;
     m.add_function(wrap_pyfunction!(functions::fit_plackett_luce, m)?)?;

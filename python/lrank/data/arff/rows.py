@@ -16,10 +16,10 @@ import polars as pl
 
 from lrank.data.arff.header import Header
 from lrank.data.arff.lexer import NEEDS_LEXER, PLAIN_SEPARATORS, tokenize_row, value_of
-from lrank.data.dataset import Attribute, check_rank_matrix_size, rank_row_from_chains
+from lrank.data.dataset import Attribute, check_rank_matrix_size
 from lrank.errors import DataFormatError
 from lrank.quoting import MalformedTextError
-from lrank.ranking_notation import EMPTY_RANKING, Chains, parse_ranking
+from lrank.ranking_notation import EMPTY_RANKING, Chains, parse_rank_row
 
 __all__ = ["DataRows", "build_columns", "read_rows"]
 
@@ -172,13 +172,13 @@ def _rank_column(
                     path, row_lines[i], "missing ranking '?' (every row needs a ranking of at least one label)"
                 )
             try:
-                chains = parse_ranking(raw, label_index)
+                row, chains = parse_rank_row(raw, label_index, m)
             except MalformedTextError as exc:
                 raise DataFormatError(path, row_lines[i], str(exc)) from None
             u = len(table)
             cache[raw] = u
-            table.append(rank_row_from_chains(chains, m))
-            chain_table.append(chains if len(chains) > 1 else None)
+            table.append(row)
+            chain_table.append(chains)
         ids[i] = u
         ch = chain_table[u]
         if ch is not None:

@@ -6,6 +6,11 @@
 //! (m + 1)/2, so every ranking hands out the same total and a missing label counts as "middle".
 //! On complete rankings the two coincide. The consensus ranks labels by decreasing total votes;
 //! equal totals are broken in favour of the lower label index.
+//!
+//! Ties in a ranking (a bucket order): tied labels share the votes of the positions they span
+//! (each gets the votes of its mid-rank, e.g. 2.5 for a pair tied after one label), so a bucket
+//! order hands out the same total as a ranking. The consensus is still a ranking without ties;
+//! the partial-label-ranking consensus that keeps ties is [`crate::consensus::buckets`].
 
 //!
 //! Exactness: votes are fractions with denominator 2(m' + 1), so summed in floating point, equal
@@ -15,7 +20,7 @@
 //! holds for up to 20 labels and millions of rows. Beyond 20 labels D would be too large and the
 //! votes are summed unscaled.
 
-use crate::data::ranking::{n_present, ranking_from_scores, RankMatrixView};
+use crate::data::ranking::{has_ties, mid_ranks, n_present, ranking_from_scores, RankMatrixView};
 
 /// Adds `weight` times the generalized Borda votes of `row` to `scores` (unscaled votes).
 pub fn add_borda_votes(row: &[i32], weight: f64, scores: &mut [f64]) {
@@ -32,6 +37,13 @@ fn add_scaled_votes(row: &[i32], weight: f64, scale: f64, scores: &mut [f64]) {
         return;
     }
     let per_position = (m + 1.0) * (scale / (k + 1.0));
+    if has_ties(row) {
+        // Mid-ranks are halves at worst, and D / (k + 1) is even: the votes stay integers.
+        for (s, r) in scores.iter_mut().zip(mid_ranks(row)) {
+            *s += weight * if r > 0.0 { (k + 1.0 - r) * per_position } else { missing };
+        }
+        return;
+    }
     for (s, &r) in scores.iter_mut().zip(row) {
         *s += weight * if r > 0 { (k + 1.0 - r as f64) * per_position } else { missing };
     }
@@ -148,6 +160,20 @@ mod tests {
         }
         assert_eq!(vote_scale(3), 24.0);
         assert_eq!(vote_scale(21), 1.0);
+    }
+
+    #[test]
+    fn tied_labels_share_the_votes_of_their_positions() {
+        // m = 4, {1} > {0, 3} > {2}: mid-ranks 2.5, 1, 4, 2.5 -> votes 2.5, 4, 1, 2.5.
+        let mut s = vec![0.0; 4];
+        add_borda_votes(&[2, 1, 3, 2], 1.0, &mut s);
+        assert_eq!(s, vec![2.5, 4.0, 1.0, 2.5]);
+        // Scaled sums stay exact: a tie against its reverse cancels to equal scores.
+        let y = [2, 1, 3, 2, 2, 3, 1, 2];
+        let v = RankMatrixView::new(&y, 2, 4).unwrap();
+        let scores = borda_scores(&v, None);
+        assert_eq!(scores, vec![5.0, 5.0, 5.0, 5.0]);
+        assert_eq!(borda(&v, None), vec![1, 2, 3, 4]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! and rankings first and returns an error naming the problem.
 
 use super::{borda as borda_of, borda_scores as borda_scores_of, copeland as copeland_of};
-use crate::data::ranking::{validate_ranking, RankMatrixView};
+use crate::data::ranking::{validate_strict_ranking, RankMatrixView};
 use crate::data::training::check_weights;
 use crate::error::{invalid, LrankError, Result};
 use crate::limits::check_iterations;
@@ -51,8 +51,8 @@ pub fn optimal_insertion(ranking: &[i32], centre: &[i32]) -> Result<Vec<i32>> {
     if ranking.len() != m {
         return Err(invalid(format!("ranking has {} labels, centre has {m}", ranking.len())));
     }
-    validate_ranking(ranking).map_err(|r| invalid(format!("ranking: {r}")))?;
-    validate_ranking(centre).map_err(|r| invalid(format!("centre: {r}")))?;
+    validate_strict_ranking(ranking).map_err(|r| invalid(format!("ranking: {r}")))?;
+    validate_strict_ranking(centre).map_err(|r| invalid(format!("centre: {r}")))?;
     if centre.contains(&0) {
         return Err(invalid("the centre must be a complete ranking"));
     }

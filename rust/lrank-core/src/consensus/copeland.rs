@@ -1,6 +1,8 @@
 //! Copeland consensus: each label scores one point for every other label it beats in a
 //! (weighted) pairwise majority and half a point for a tie; only the pairs a ranking contains
-//! count for it. Labels are ranked by decreasing score, ties to the lower label index.
+//! count for it. Labels are ranked by decreasing score, ties to the lower label index. A pair a
+//! ranking ties counts for neither label (as a preference half each way would). The
+//! partial-label-ranking Copeland that keeps ties is [`crate::consensus::buckets`].
 
 use crate::data::ranking::{ranking_from_scores, RankMatrixView};
 use crate::error::Result;

@@ -2,7 +2,8 @@
 //!
 //! With w[a][b] the total weight of the rankings that contain both labels and put a before b,
 //! the weighted Kendall cost of a complete ranking π is Σ_{a,b} w[a][b] [π puts b before a]
-//! (an incomplete ranking only counts the pairs it contains; an empty one counts nothing).
+//! (an incomplete ranking only counts the pairs it contains, a bucket order not its tied pairs,
+//! which cost the same in either order; an empty one counts nothing).
 //! Building π from the top, placing x right after the set S of labels already placed costs
 //! c(S, x) = Σ_{y ∉ S, y ≠ x} w[y][x]: every label still to come ends up after x. The DP runs
 //! backwards: g(S) = min_{x ∉ S} c(S, x) + g(S ∪ {x}) is the least cost of ordering the labels

@@ -35,6 +35,7 @@ pub fn fit_plackett_luce(
     tol: f64,
 ) -> Result<PlackettLuceFit> {
     let (n, m) = (rankings.n_rows(), rankings.n_labels());
+    crate::consensus::refuse_ties(rankings, "the Plackett-Luce model")?;
     if let Some(w) = weights {
         if w.len() != n || w.iter().any(|&v| !v.is_finite() || v < 0.0) {
             return Err(invalid("weights must have one finite, non-negative entry per ranking"));

@@ -1,8 +1,12 @@
 //! Rank matrices: row `i`, column `j` holds the 1-based position of label `j` in the ranking of
 //! instance `i` (1 = most preferred), or 0 when label `j` is missing from that ranking.
 //!
-//! A row with `k` labels present must hold exactly the positions `1..=k`: an incomplete ranking is
-//! a total order of the labels it contains. Every function in the core accepts incomplete rows.
+//! Positions are dense: the positions present in a row are exactly `1..=b` for some `b`. Labels
+//! sharing a position are tied, so a row is a bucket order (`1,2,2,3` is `{0} > {1, 2} > {3}`, as
+//! in scikit-lr), `b` being its number of buckets. A row whose `k` present labels hold the
+//! positions `1..=k` (no ties) is a ranking in the strict sense, an incomplete one when `k < m`.
+//! [`validate_ranking`] accepts both; [`validate_strict_ranking`] only rows without ties. Learners
+//! that cannot use ties refuse them when fitting ([`crate::data::training::TrainingSet::refuse_ties`]).
 
 use crate::error::{LrankError, Result};
 
@@ -15,7 +19,7 @@ pub struct RankMatrixView<'a> {
 }
 
 impl<'a> RankMatrixView<'a> {
-    /// Checks shape and that every row is a (possibly incomplete) ranking.
+    /// Checks shape and that every row is a (possibly incomplete) ranking, ties allowed.
     pub fn new(ranks: &'a [i32], n_rows: usize, n_labels: usize) -> Result<Self> {
         if ranks.len() != n_rows * n_labels {
             return Err(LrankError::InvalidInput(format!(
@@ -55,13 +59,23 @@ impl<'a> RankMatrixView<'a> {
     pub fn as_slice(&self) -> &'a [i32] {
         self.ranks
     }
+
+    /// The first row that holds tied labels, if any.
+    pub fn first_tied_row(&self) -> Option<usize> {
+        self.rows().position(has_ties)
+    }
+
+    pub fn has_ties(&self) -> bool {
+        self.first_tied_row().is_some()
+    }
 }
 
-/// Why `row` is not a ranking, if it is not. `seen` is scratch space of length `m + 1`.
+/// Why `row` is not a ranking (ties allowed), if it is not. `seen` is scratch space of length
+/// `m + 1`.
 fn check_row(row: &[i32], seen: &mut [bool]) -> std::result::Result<(), String> {
     let m = row.len();
     seen.iter_mut().for_each(|s| *s = false);
-    let mut present = 0usize;
+    let (mut distinct, mut highest) = (0usize, 0usize);
     for (label, &r) in row.iter().enumerate() {
         if r == 0 {
             continue;
@@ -69,21 +83,78 @@ fn check_row(row: &[i32], seen: &mut [bool]) -> std::result::Result<(), String> 
         if r < 0 || r as usize > m {
             return Err(format!("label {label} has position {r}, outside 0..={m}"));
         }
-        if seen[r as usize] {
-            return Err(format!("position {r} is given to two labels"));
+        if !seen[r as usize] {
+            seen[r as usize] = true;
+            distinct += 1;
         }
-        seen[r as usize] = true;
-        present += 1;
+        highest = highest.max(r as usize);
     }
-    if (1..=present).any(|p| !seen[p]) {
-        return Err(format!("the {present} labels present must hold positions 1..={present} without gaps"));
+    if distinct != highest {
+        let missing = (1..=highest).find(|&p| !seen[p]).unwrap_or(highest);
+        return Err(format!(
+            "positions must be dense (1..={distinct} for {distinct} distinct positions, tied labels sharing one): \
+             position {missing} is skipped"
+        ));
     }
     Ok(())
 }
 
-/// Checks one ranking row; `Ok` for complete and incomplete rankings.
+/// Checks one ranking row; `Ok` for complete and incomplete rankings, with or without ties.
 pub fn validate_ranking(row: &[i32]) -> std::result::Result<(), String> {
     check_row(row, &mut vec![false; row.len() + 1])
+}
+
+/// [`validate_ranking`] that also refuses ties.
+pub fn validate_strict_ranking(row: &[i32]) -> std::result::Result<(), String> {
+    validate_ranking(row)?;
+    if has_ties(row) {
+        return Err(tie_message(row));
+    }
+    Ok(())
+}
+
+/// What is tied in a row with ties: "labels 1 and 2 share position 2".
+pub fn tie_message(row: &[i32]) -> String {
+    for (a, &r) in row.iter().enumerate() {
+        if r > 0 {
+            if let Some(b) = row[a + 1..].iter().position(|&s| s == r) {
+                return format!("labels {a} and {} share position {r} (a tie)", a + 1 + b);
+            }
+        }
+    }
+    "no tie".into()
+}
+
+/// Whether a valid row holds tied labels: its highest position (the number of buckets) is below
+/// the number of labels present.
+pub fn has_ties(row: &[i32]) -> bool {
+    let (mut present, mut highest) = (0, 0);
+    for &r in row {
+        present += (r > 0) as i32;
+        highest = highest.max(r);
+    }
+    highest < present
+}
+
+/// Number of buckets (distinct positions) of a valid row.
+pub fn n_buckets(row: &[i32]) -> usize {
+    row.iter().copied().max().unwrap_or(0).max(0) as usize
+}
+
+/// The positions of a valid row as mid-ranks: a label in a bucket of size s whose labels follow
+/// `before` others gets `before + (s + 1) / 2` (so a strict row keeps its positions, and tied
+/// labels share the mean of the positions they span); 0 for a missing label.
+pub fn mid_ranks(row: &[i32]) -> Vec<f64> {
+    let b = n_buckets(row);
+    let mut size = vec![0usize; b + 1];
+    for &r in row.iter().filter(|&&r| r > 0) {
+        size[r as usize] += 1;
+    }
+    let mut start = vec![0usize; b + 1];
+    for p in 1..b {
+        start[p + 1] = start[p] + size[p];
+    }
+    row.iter().map(|&r| if r > 0 { start[r as usize] as f64 + (size[r as usize] as f64 + 1.0) / 2.0 } else { 0.0 }).collect()
 }
 
 /// Number of labels present in a row.
@@ -91,12 +162,14 @@ pub fn n_present(row: &[i32]) -> usize {
     row.iter().filter(|&&r| r > 0).count()
 }
 
-/// The most preferred label present in the row (`None` for an empty row).
+/// The most preferred label present in the row (`None` for an empty row); with ties in the top
+/// bucket, the lowest index among them.
 pub fn top_label(row: &[i32]) -> Option<usize> {
     row.iter().position(|&r| r == 1)
 }
 
-/// Labels of a row ordered from most to least preferred (missing labels left out).
+/// Labels of a row ordered from most to least preferred (missing labels left out; tied labels by
+/// index).
 pub fn order_of(row: &[i32]) -> Vec<usize> {
     let mut labels: Vec<usize> = (0..row.len()).filter(|&j| row[j] > 0).collect();
     labels.sort_by_key(|&j| row[j]);
@@ -159,15 +232,32 @@ mod tests {
         assert!(validate_ranking(&[2, 1, 3]).is_ok());
         assert!(validate_ranking(&[0, 1, 2]).is_ok());
         assert!(validate_ranking(&[0, 0, 0]).is_ok());
-        assert!(validate_ranking(&[1, 1, 2]).unwrap_err().contains("two labels"));
-        assert!(validate_ranking(&[1, 3, 0]).unwrap_err().contains("without gaps"));
+        assert!(validate_ranking(&[1, 1, 2]).is_ok());
+        assert!(validate_ranking(&[2, 2, 0, 1]).is_ok());
+        assert!(validate_strict_ranking(&[1, 1, 2]).unwrap_err().contains("labels 0 and 1 share position 1"));
+        assert!(validate_strict_ranking(&[2, 1, 3]).is_ok());
+        assert!(validate_ranking(&[1, 3, 0]).unwrap_err().contains("position 2 is skipped"));
+        assert!(validate_ranking(&[1, 1, 3]).unwrap_err().contains("dense"));
+        assert!(validate_ranking(&[2, 2, 0]).is_err());
         assert!(validate_ranking(&[1, 4, 2]).unwrap_err().contains("outside"));
         assert!(validate_ranking(&[-1, 1, 2]).is_err());
     }
 
     #[test]
+    fn ties_buckets_and_mid_ranks() {
+        assert!(has_ties(&[1, 2, 2, 3]) && !has_ties(&[1, 2, 0, 3]) && !has_ties(&[0, 0, 0]));
+        assert_eq!(n_buckets(&[1, 2, 2, 3]), 3);
+        assert_eq!(mid_ranks(&[1, 2, 2, 3]), vec![1.0, 2.5, 2.5, 4.0]);
+        assert_eq!(mid_ranks(&[2, 0, 1, 1]), vec![3.0, 0.0, 1.5, 1.5]);
+        assert_eq!(mid_ranks(&[3, 1, 2]), vec![3.0, 1.0, 2.0]);
+        let v = RankMatrixView::new(&[1, 2, 3, 1, 1, 2], 2, 3).unwrap();
+        assert_eq!(v.first_tied_row(), Some(1));
+        assert_eq!(tie_message(&[2, 1, 2]), "labels 0 and 2 share position 2 (a tie)");
+    }
+
+    #[test]
     fn view_reports_the_bad_row() {
-        let err = RankMatrixView::new(&[1, 2, 2, 2], 2, 2).unwrap_err();
+        let err = RankMatrixView::new(&[1, 2, 2, 3], 2, 2).unwrap_err();
         assert!(matches!(err, LrankError::InvalidRanking { row: 1, .. }), "{err}");
         assert!(RankMatrixView::new(&[1, 2, 3], 2, 2).is_err());
     }

@@ -1,7 +1,7 @@
 //! The checked training set every learner fits on, and the check of row weights.
 
 use crate::data::features::FeatureMatrixView;
-use crate::data::ranking::{n_present, RankMatrixView};
+use crate::data::ranking::{n_present, tie_message, RankMatrixView};
 use crate::error::{invalid, LrankError, Result};
 
 /// The largest total of the sample weights a fit accepts. The learners sum weights times
@@ -59,6 +59,21 @@ impl<'a> TrainingSet<'a> {
     pub fn from_checked(x: FeatureMatrixView<'a>, y: RankMatrixView<'a>, weights: Vec<f64>) -> Self {
         debug_assert!(x.n_rows() == y.n_rows() && weights.len() == x.n_rows());
         TrainingSet { x, y, weights }
+    }
+
+    /// For learners that cannot learn from tied labels: refuses a training set with ties, the
+    /// error naming the first tied row and the learner (rather than breaking ties silently).
+    pub fn refuse_ties(&self, learner: &str) -> Result<()> {
+        match self.y.first_tied_row() {
+            None => Ok(()),
+            Some(row) => Err(LrankError::InvalidRanking {
+                row,
+                reason: format!(
+                    "{}; {learner} cannot learn from tied labels (use a partial label ranking learner)",
+                    tie_message(self.y.row(row))
+                ),
+            }),
+        }
     }
 
     pub fn n_rows(&self) -> usize {

@@ -1,13 +1,15 @@
 //! The baseline: predicts, for every row, one consensus ranking of all training rankings
 //! (weighted by the sample weights), whatever the features. A learner that does not beat it has
 //! learned nothing from the features; on data sets whose rankings mostly agree it is already
-//! hard to beat. Its consensus is one of the core's aggregators (Borda by default).
+//! hard to beat. Its consensus is one of the core's aggregators (Borda by default); with a
+//! consensus with ties (`Aggregator::Buckets`) it is the partial-label-ranking baseline, and
+//! learns from tied training rankings as that consensus does (Mallows refuses them).
 
 use crate::consensus::Aggregator;
 use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
-use crate::learner::checks::complete_ranking;
+use crate::learner::checks::{complete_bucket_order, complete_ranking};
 use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +28,7 @@ impl Default for DummyParams {
 
 impl Params for DummyParams {
     fn validate(&self) -> Result<()> {
-        Ok(())
+        self.aggregator.validate()
     }
     fn seed(&self) -> u64 {
         self.seed
@@ -70,7 +72,10 @@ impl Learner for DummyModel {
     }
 
     fn check(&self) -> std::result::Result<(), String> {
-        complete_ranking(&self.ranking, self.n_labels, "the consensus ranking")
+        match self.params.aggregator {
+            Aggregator::Buckets(_) => complete_bucket_order(&self.ranking, self.n_labels, "the consensus bucket order"),
+            _ => complete_ranking(&self.ranking, self.n_labels, "the consensus ranking"),
+        }
     }
 }
 

@@ -3,12 +3,21 @@
 //! All are computed on the labels both rankings contain (entries > 0 in both); positions are
 //! re-ranked within that common set, so an incomplete ranking is compared with the order it
 //! induces. Kendall is O(k^2) for k common labels (k <= a few dozen in label ranking).
+//!
+//! Ties (bucket orders): [`tau_x`] is the measure made for them (Emond & Mason 2002). The others
+//! stay defined: Kendall's tau counts a pair tied in either ranking as neither concordant nor
+//! discordant (tau-a), Spearman's measures use mid-ranks. On rankings without ties every value is
+//! the one computed before ties were allowed, bit for bit.
 
-/// Positions of the common labels re-ranked to 1..=k in each ranking.
+/// Positions of the common labels re-ranked to 1..=k in each ranking (mid-ranks for ties).
 fn common_ranks(a: &[i32], b: &[i32]) -> (Vec<f64>, Vec<f64>) {
     debug_assert_eq!(a.len(), b.len());
     let common: Vec<usize> = (0..a.len()).filter(|&j| a[j] > 0 && b[j] > 0).collect();
     let rerank = |r: &[i32]| {
+        if has_ties(r) {
+            let restricted: Vec<i32> = common.iter().map(|&j| r[j]).collect();
+            return mid_ranks(&dense(&restricted));
+        }
         let mut order = common.clone();
         order.sort_by_key(|&j| r[j]);
         let mut out = vec![0.0; common.len()];
@@ -21,8 +30,17 @@ fn common_ranks(a: &[i32], b: &[i32]) -> (Vec<f64>, Vec<f64>) {
     (rerank(a), rerank(b))
 }
 
-/// Kendall distance: number of label pairs, among the common labels, ordered differently.
-/// Returns `(discordant pairs, compared pairs)`.
+/// The positions of a row of present labels made dense again (after labels were left out).
+fn dense(positions: &[i32]) -> Vec<i32> {
+    let mut distinct = positions.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    positions.iter().map(|p| distinct.binary_search(p).map_or(0, |k| k as i32 + 1)).collect()
+}
+
+/// Kendall distance: number of label pairs, among the common labels, ordered differently (a
+/// pair tied in either ranking counts as ordered differently: use [`kendall_tau`] or [`tau_x`]
+/// for tied rankings). Returns `(discordant pairs, compared pairs)`.
 pub fn kendall_distance(a: &[i32], b: &[i32]) -> (usize, usize) {
     debug_assert_eq!(a.len(), b.len());
     let mut discordant = 0;
@@ -45,12 +63,53 @@ pub fn kendall_distance(a: &[i32], b: &[i32]) -> (usize, usize) {
 }
 
 /// Kendall's tau in [-1, 1]: 1 - 4 D / (k (k - 1)); NaN when fewer than two labels are common.
+/// With ties, tau-a: (concordant - discordant) / pairs, a pair tied in either ranking counting 0.
 pub fn kendall_tau(a: &[i32], b: &[i32]) -> f64 {
+    if has_ties(a) || has_ties(b) {
+        let (mut sum, mut pairs) = (0i64, 0i64);
+        for i in 0..a.len() {
+            for j in (i + 1)..a.len() {
+                if a[i] > 0 && b[i] > 0 && a[j] > 0 && b[j] > 0 {
+                    pairs += 1;
+                    sum += ((a[i] - a[j]).signum() * (b[i] - b[j]).signum()) as i64;
+                }
+            }
+        }
+        return if pairs == 0 { f64::NAN } else { sum as f64 / pairs as f64 };
+    }
     let (d, pairs) = kendall_distance(a, b);
     if pairs == 0 {
         return f64::NAN;
     }
     1.0 - 2.0 * d as f64 / pairs as f64
+}
+
+/// Kendall's tau_x (Emond & Mason 2002) in [-1, 1], for rankings with ties: over ordered pairs
+/// (u, v) of common labels, `a_uv = 1` when u is before or tied with v in `a`, else -1 (`b_uv`
+/// likewise); tau_x = Σ a_uv b_uv / (k (k - 1)). A tie against a tie scores 1 for both ordered
+/// pairs, a tie against a strict order nets 0, a reversed pair -1. Equals Kendall's tau on
+/// rankings without ties; NaN when fewer than two labels are common.
+pub fn tau_x(a: &[i32], b: &[i32]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    let (mut sum, mut k) = (0i64, 0i64);
+    for u in 0..a.len() {
+        if a[u] <= 0 || b[u] <= 0 {
+            continue;
+        }
+        k += 1;
+        for v in (u + 1)..a.len() {
+            if a[v] <= 0 || b[v] <= 0 {
+                continue;
+            }
+            // The two ordered pairs (u, v) and (v, u) at once.
+            let score = |x: i32, y: i32| if x <= y { 1i64 } else { -1 };
+            sum += score(a[u], a[v]) * score(b[u], b[v]) + score(a[v], a[u]) * score(b[v], b[u]);
+        }
+    }
+    if k < 2 {
+        return f64::NAN;
+    }
+    sum as f64 / (k * (k - 1)) as f64
 }
 
 /// Spearman's rank correlation rho in [-1, 1]; NaN when fewer than two labels are common.
@@ -79,9 +138,72 @@ pub fn normalized_footrule(a: &[i32], b: &[i32]) -> f64 {
     spearman_footrule(a, b) / ((k * k / 2) as f64)
 }
 
+use crate::data::ranking::{has_ties, mid_ranks};
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// tau_x from Emond & Mason's definition, with the full m x m score matrices.
+    fn tau_x_reference(a: &[i32], b: &[i32]) -> f64 {
+        let common: Vec<usize> = (0..a.len()).filter(|&j| a[j] > 0 && b[j] > 0).collect();
+        let matrix = |r: &[i32]| {
+            let mut s = vec![vec![0i64; a.len()]; a.len()];
+            for &u in &common {
+                for &v in &common {
+                    if u != v {
+                        s[u][v] = if r[u] <= r[v] { 1 } else { -1 };
+                    }
+                }
+            }
+            s
+        };
+        let (sa, sb) = (matrix(a), matrix(b));
+        let k = common.len() as f64;
+        if k < 2.0 {
+            return f64::NAN;
+        }
+        let dot: i64 = (0..a.len()).flat_map(|u| (0..a.len()).map(move |v| (u, v))).map(|(u, v)| sa[u][v] * sb[u][v]).sum();
+        dot as f64 / (k * (k - 1.0))
+    }
+
+    #[test]
+    fn tau_x_matches_its_definition_and_kendall_without_ties() {
+        let mut rng = crate::rng::Rng::new(3);
+        for _ in 0..2000 {
+            let m = 2 + rng.below(7);
+            let draw = |rng: &mut crate::rng::Rng| {
+                let raw: Vec<i32> = (0..m).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(m) as i32 }).collect();
+                let mut d: Vec<i32> = raw.iter().copied().filter(|&v| v > 0).collect();
+                d.sort_unstable();
+                d.dedup();
+                raw.iter().map(|&v| if v > 0 { d.binary_search(&v).unwrap() as i32 + 1 } else { 0 }).collect::<Vec<i32>>()
+            };
+            let (a, b) = (draw(&mut rng), draw(&mut rng));
+            let (x, r) = (tau_x(&a, &b), tau_x_reference(&a, &b));
+            assert!(x == r || (x.is_nan() && r.is_nan()), "{a:?} {b:?}: {x} vs {r}");
+            assert_eq!(tau_x(&a, &b).to_bits(), tau_x(&b, &a).to_bits(), "symmetric");
+            if !has_ties(&a) && !has_ties(&b) && !x.is_nan() {
+                assert!((x - kendall_tau(&a, &b)).abs() < 1e-12);
+            }
+        }
+        // by hand: {0} > {1, 2} against 0 > 1 > 2: pairs (0,1), (0,2) agree (+4), (1,2) nets 0 -> 4/6
+        assert!((tau_x(&[1, 2, 2], &[1, 2, 3]) - 4.0 / 6.0).abs() < 1e-15);
+        assert_eq!(tau_x(&[1, 1, 1], &[1, 1, 1]), 1.0);
+        assert_eq!(tau_x(&[1, 2], &[2, 1]), -1.0);
+        // all tied against a strict ranking nets 0
+        assert_eq!(tau_x(&[1, 1, 1], &[3, 1, 2]), 0.0);
+    }
+
+    #[test]
+    fn tied_rankings_get_tau_a_and_mid_ranks() {
+        // {0,1} > {2} against 0 > 1 > 2: (0,1) tied -> 0, (0,2) and (1,2) concordant -> 2/3.
+        assert!((kendall_tau(&[1, 1, 2], &[1, 2, 3]) - 2.0 / 3.0).abs() < 1e-15);
+        // mid-ranks 1.5, 1.5, 3 against 1, 2, 3: footrule 1
+        assert_eq!(spearman_footrule(&[1, 1, 2], &[1, 2, 3]), 1.0);
+        // labels left out by the other ranking: [1, 2, 2, 3] on labels 1..3 is {1,2} > {3}
+        assert_eq!(spearman_footrule(&[1, 2, 2, 3], &[0, 1, 2, 3]), 1.0);
+    }
 
     #[test]
     fn hand_checked_values() {

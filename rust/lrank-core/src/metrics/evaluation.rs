@@ -1,9 +1,12 @@
 //! Ranking measures between true and predicted rank matrices, per row, plus the pairwise
 //! correct/incorrect matrix. Rows are compared on the labels both contain (see `distance`).
+//! Ties: a true top bucket of several labels is hit when the prediction puts any of them first
+//! (alone or tied); an exact match is an equal bucket order (tau_x = 1); pairs tied in the truth
+//! do not enter the pairwise matrix.
 
-use crate::data::ranking::{top_label, RankMatrixView};
+use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
-use crate::metrics::distance::{kendall_tau, normalized_footrule, spearman_footrule, spearman_rho};
+use crate::metrics::distance::{kendall_tau, normalized_footrule, spearman_footrule, spearman_rho, tau_x};
 use rayon::prelude::*;
 
 /// Per-row measures; NaN where a measure is undefined for the row (fewer than two common labels).
@@ -17,6 +20,8 @@ pub struct RowMeasures {
     pub top_label_correct: Vec<f64>,
     /// 1 if the prediction orders the true ranking's labels exactly as it does, else 0.
     pub exact_match: Vec<f64>,
+    /// Kendall's tau_x (Emond & Mason 2002), the measure for rankings with ties.
+    pub tau_x: Vec<f64>,
 }
 
 fn check_same_shape(a: &RankMatrixView<'_>, b: &RankMatrixView<'_>) -> Result<()> {
@@ -34,17 +39,21 @@ fn check_same_shape(a: &RankMatrixView<'_>, b: &RankMatrixView<'_>) -> Result<()
 
 pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Result<RowMeasures> {
     check_same_shape(truth, pred)?;
-    let rows: Vec<[f64; 6]> = (0..truth.n_rows())
+    let rows: Vec<[f64; 7]> = (0..truth.n_rows())
         .into_par_iter()
         .map(|i| {
             let (t, p) = (truth.row(i), pred.row(i));
             let tau = kendall_tau(t, p);
-            let top = match top_label(t) {
-                Some(label) => (p[label] > 0 && (0..t.len()).all(|j| p[j] == 0 || p[j] >= p[label])) as i32 as f64,
-                None => f64::NAN,
+            let x = tau_x(t, p);
+            let top = if t.contains(&1) {
+                // A true top label (any of a tied top bucket) that the prediction puts first.
+                let first = p.iter().copied().filter(|&r| r > 0).min();
+                (0..t.len()).any(|j| t[j] == 1 && p[j] > 0 && Some(p[j]) == first) as i32 as f64
+            } else {
+                f64::NAN
             };
-            let exact = if tau.is_nan() { f64::NAN } else { (tau == 1.0) as i32 as f64 };
-            [tau, spearman_rho(t, p), spearman_footrule(t, p), normalized_footrule(t, p), top, exact]
+            let exact = if x.is_nan() { f64::NAN } else { (x == 1.0) as i32 as f64 };
+            [tau, spearman_rho(t, p), spearman_footrule(t, p), normalized_footrule(t, p), top, exact, x]
         })
         .collect();
     let col = |k: usize| rows.iter().map(|r| r[k]).collect::<Vec<f64>>();
@@ -55,6 +64,7 @@ pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Re
         normalized_footrule: col(3),
         top_label_correct: col(4),
         exact_match: col(5),
+        tau_x: col(6),
     })
 }
 
@@ -64,8 +74,8 @@ pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Re
 pub const PAIRWISE_TABLE_MAX_LABELS: usize = 100;
 
 /// `(correct, incorrect)`, each m x m row-major: entry (a, b) counts the rows whose true ranking
-/// puts label a before label b and whose prediction agrees (correct) or does not (incorrect).
-/// Refused for more than [`PAIRWISE_TABLE_MAX_LABELS`] labels.
+/// puts label a before label b and whose prediction agrees (correct) or does not (incorrect, a
+/// tie included). Refused for more than [`PAIRWISE_TABLE_MAX_LABELS`] labels.
 pub fn pairwise_matrix(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Result<(Vec<u64>, Vec<u64>)> {
     check_same_shape(truth, pred)?;
     let m = truth.n_labels();
@@ -78,7 +88,7 @@ pub fn pairwise_matrix(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) ->
         let (t, p) = (truth.row(i), pred.row(i));
         for a in 0..m {
             for b in 0..m {
-                if a == b || t[a] <= 0 || t[b] <= 0 || t[a] > t[b] || p[a] <= 0 || p[b] <= 0 {
+                if a == b || t[a] <= 0 || t[b] <= 0 || t[a] >= t[b] || p[a] <= 0 || p[b] <= 0 {
                     continue;
                 }
                 if p[a] < p[b] {
@@ -124,5 +134,22 @@ mod tests {
         let row: Vec<i32> = (1..=100).collect();
         let v = RankMatrixView::new(&row, 1, 100).unwrap();
         assert_eq!(pairwise_matrix(&v, &v).unwrap().0.iter().sum::<u64>(), 100 * 99 / 2);
+    }
+
+    #[test]
+    fn measures_with_ties() {
+        // truth {0,1} > {2}; predictions 1 > 0 > 2 (hits the top bucket), 0,1,2 all tied, the truth.
+        let truth = [1, 1, 2, 1, 1, 2, 1, 1, 2];
+        let pred = [2, 1, 3, 1, 1, 1, 1, 1, 2];
+        let t = RankMatrixView::new(&truth, 3, 3).unwrap();
+        let p = RankMatrixView::new(&pred, 3, 3).unwrap();
+        let m = row_measures(&t, &p).unwrap();
+        assert_eq!(m.top_label_correct, vec![1.0, 1.0, 1.0]);
+        assert_eq!(m.exact_match, vec![0.0, 0.0, 1.0]);
+        assert_eq!(m.tau_x[2], 1.0);
+        assert!((m.tau_x[0] - 4.0 / 6.0).abs() < 1e-15);
+        let (c, ic) = pairwise_matrix(&t, &p).unwrap();
+        assert_eq!((c[1], ic[1], c[3], ic[3]), (0, 0, 0, 0), "the tied pair (0, 1) is not counted");
+        assert_eq!((c[2], ic[2]), (2, 1), "0 before 2: right twice, tied once");
     }
 }

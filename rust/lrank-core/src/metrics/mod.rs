@@ -4,5 +4,5 @@
 pub mod distance;
 pub mod evaluation;
 
-pub use distance::{kendall_distance, kendall_tau, normalized_footrule, spearman_footrule, spearman_rho};
+pub use distance::{kendall_distance, kendall_tau, normalized_footrule, spearman_footrule, spearman_rho, tau_x};
 pub use evaluation::{pairwise_matrix, row_measures, RowMeasures};

@@ -29,7 +29,8 @@ pub struct PairData {
     pub rows: Vec<u32>,
     /// Their weights.
     pub weights: Vec<f64>,
-    /// Per training row (all n of them): 1 when the row puts a before b, else 0.
+    /// Per training row (all n of them): 1 when the row puts a before b, else 0 (for
+    /// [`fit_pair_relations`]: 0 a before b, 1 tied, 2 b before a).
     pub classes: Vec<u32>,
 }
 
@@ -58,6 +59,32 @@ pub fn fit_pairs<T: Send>(
             fit_pair(&PairData { index, a, b, rows, weights: row_weights, classes })
         })
         .collect())
+}
+
+/// Fits one three-class model per label pair (classes per training row: 0 = a before b,
+/// 1 = tied, 2 = b before a; rankings with ties), in parallel and kept in pair order. `rows`
+/// and `weights` of each [`PairData`] are as for [`fit_pairs`].
+pub fn fit_pair_relations<T: Send>(y: &RankMatrixView<'_>, weights: &[f64], fit_pair: impl Fn(&PairData) -> T + Sync) -> Vec<T> {
+    let n = y.n_rows();
+    label_pairs(y.n_labels())
+        .par_iter()
+        .enumerate()
+        .map(|(index, &(a, b))| {
+            let (mut rows, mut row_weights, mut classes) = (Vec::new(), Vec::new(), vec![0u32; n]);
+            for (i, r) in y.rows().enumerate() {
+                if r[a] > 0 && r[b] > 0 && weights[i] > 0.0 {
+                    rows.push(i as u32);
+                    row_weights.push(weights[i]);
+                    classes[i] = match r[a].cmp(&r[b]) {
+                        std::cmp::Ordering::Less => 0,
+                        std::cmp::Ordering::Equal => 1,
+                        std::cmp::Ordering::Greater => 2,
+                    };
+                }
+            }
+            fit_pair(&PairData { index, a, b, rows, weights: row_weights, classes })
+        })
+        .collect()
 }
 
 /// Adds the vote of pair (a, b), predicted to have a before b with probability `p`, to one
@@ -108,6 +135,16 @@ mod tests {
                 .unwrap();
         assert_eq!(pairs[0], (0, 0, 1, vec![0], vec![1.0], vec![1, 0, 0]));
         assert_eq!(pairs[2], (2, 1, 2, vec![0, 1], vec![1.0, 2.0], vec![1, 0, 0]));
+    }
+
+    #[test]
+    fn pair_relations_have_a_class_for_ties() {
+        // Rows: {0, 1} > 2, 2 > 0 (label 1 missing), 1 > 0 > 2.
+        let y = [1, 1, 2, 0, 2, 1, 2, 1, 3];
+        let view = RankMatrixView::new(&y, 3, 3).unwrap();
+        let pairs = fit_pair_relations(&view, &[1.0, 1.0, 1.0], |p| (p.rows.clone(), p.classes.clone()));
+        assert_eq!(pairs[0], (vec![0, 2], vec![1, 0, 2])); // (0, 1): tied, -, after
+        assert_eq!(pairs[2], (vec![0, 1, 2], vec![0, 2, 0])); // (1, 2): before, after, before
     }
 
     #[test]

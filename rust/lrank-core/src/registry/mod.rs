@@ -13,8 +13,12 @@ use crate::learners::boosting::BoostingModel;
 use crate::learners::dummy::DummyModel;
 use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
+use crate::learners::labelwise_plr::LabelwisePlrModel;
 use crate::learners::neighbors::InstanceBasedModel;
+use crate::learners::neighbors_plr::InstanceBasedPlrModel;
 use crate::learners::one_vs_one::PairwiseModel;
+use crate::learners::pairwise_plr::PairwisePlrModel;
+use crate::learners::plr_tree::PlrTreeModel;
 use crate::learners::random_forest::RandomForestModel;
 use crate::learners::rpc::RpcModel;
 use serde::{Deserialize, Serialize};
@@ -148,6 +152,10 @@ learners! {
     Rpc => RpcModel,
     Dummy => DummyModel,
     Boosting => BoostingModel<LearnerParams, Model>,
+    PlrTree => PlrTreeModel,
+    PairwisePlr => PairwisePlrModel,
+    InstanceBasedPlr => InstanceBasedPlrModel,
+    LabelwisePlr => LabelwisePlrModel,
 }
 
 impl LearnerParams {

@@ -7,11 +7,12 @@ use super::{LearnerParams, Model};
 use crate::learners::bagging::{BaggingModel, BaggingParams};
 use crate::learners::dummy::{DummyModel, DummyParams};
 use crate::learners::label_tree::{LabelTreeModel, LabelTreeParams};
-use crate::learners::labelwise::{DepthScore, LabelwiseModel, LabelwiseParams, ScoreLeaf};
+use crate::learners::labelwise::{DepthScore, LabelwiseModel, LabelwiseParams};
 use crate::learners::neighbors::{InstanceBasedModel, InstanceBasedParams};
 use crate::learners::one_vs_one::{PairClassifier, PairwiseModel, PairwiseParams, PairwiseVoting};
 use crate::learners::random_forest::{ClassMode, RandomForestModel, RandomForestParams, RankingLeaf};
 use crate::learners::rpc::{RpcModel, RpcParams};
+use crate::tree::ScoreLeaf;
 use crate::tree::{MaxFeatures, Tree};
 use serde::Deserialize;
 

@@ -38,6 +38,17 @@ impl XlnxTable {
         XlnxTable((0..=max_count).map(|c| xlnx(c as f64)).collect())
     }
 
+    /// Whether every whole count up to `total` is in the table.
+    pub fn covers(&self, total: f64) -> bool {
+        total >= 0.0 && total < self.0.len() as f64
+    }
+
+    /// c ln c of a whole count the table covers ([`covers`](Self::covers)).
+    #[inline]
+    pub fn at(&self, c: u32) -> f64 {
+        self.0[c as usize]
+    }
+
     /// c ln c (from the table for whole counts).
     #[inline]
     pub fn get(&self, c: f64) -> f64 {
@@ -319,7 +330,8 @@ impl PairwiseEntropy {
                 let mut p = 0u32;
                 for a in 0..m {
                     for b in (a + 1)..m {
-                        if r[a] > 0 && r[b] > 0 {
+                        // A tied pair is no binary class: it does not count.
+                        if r[a] > 0 && r[b] > 0 && r[a] != r[b] {
                             out.push(2 * p + (r[a] < r[b]) as u32);
                         }
                         p += 1;

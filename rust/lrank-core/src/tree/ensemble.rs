@@ -15,7 +15,7 @@ use crate::rng::{child_seed, Rng};
 use rayon::prelude::*;
 
 /// How a forest draws each tree's training sample.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ForestSampling {
     pub n_trees: usize,
     pub seed: u64,
@@ -79,14 +79,7 @@ fn forest_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
         .into_par_iter()
         .map(|t| {
             let mut rng = Rng::new(child_seed(sampling.seed, t as u64));
-            let mut counts = vec![0.0f64; n];
-            if sampling.bootstrap {
-                for _ in 0..n {
-                    counts[rng.below(n)] += 1.0;
-                }
-            } else {
-                counts.iter_mut().for_each(|c| *c = 1.0);
-            }
+            let counts = draw_counts(&mut rng, n, sampling.bootstrap);
             let mut samples = Vec::with_capacity(n);
             let mut weights = Vec::with_capacity(n);
             for (k, &c) in counts.iter().enumerate() {
@@ -99,6 +92,24 @@ fn forest_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
             grow_tree_searching(x, samples, weights, criterion, leaf_fitter, params, &mut rng, TreeRandomness::Stream, search)
         })
         .collect()
+}
+
+/// How often each of `n` rows is drawn: a bootstrap sample of size n from `rng`, or every row
+/// once. Tree `t` of [`grow_forest`] draws its sample with this first from its stream.
+fn draw_counts(rng: &mut Rng, n: usize, bootstrap: bool) -> Vec<f64> {
+    let mut counts = vec![if bootstrap { 0.0 } else { 1.0 }; n];
+    if bootstrap {
+        for _ in 0..n {
+            counts[rng.below(n)] += 1.0;
+        }
+    }
+    counts
+}
+
+/// The bootstrap counts tree `t` of a [`grow_forest`] with `sampling` drew for its `n` rows
+/// (which rows it left out: its out-of-bag rows have count 0).
+pub fn forest_sample_counts(sampling: ForestSampling, t: usize, n: usize) -> Vec<f64> {
+    draw_counts(&mut Rng::new(child_seed(sampling.seed, t as u64)), n, sampling.bootstrap)
 }
 
 /// The row ids `0..n` (every training row of a forest).

@@ -22,7 +22,8 @@
 //! Files: [`params`] (what a growth is asked for), [`model`] (a grown tree), [`layout`] (the
 //! features as the search reads them), [`sweep`](mod@sweep) (the boundary sweep and the criterion
 //! interface), [`criteria`] (criteria shared by learners), `split` (a node's split search),
-//! `grow` (one tree), [`ensemble`] (forests, and the choice between a forest and one tree).
+//! `grow` (one tree), [`ensemble`] (forests, and the choice between a forest and one tree),
+//! [`regression`] (multi-output regression of per-label targets).
 
 pub mod additive;
 pub mod bins;
@@ -33,6 +34,7 @@ mod histogram;
 pub mod layout;
 pub mod model;
 pub mod params;
+pub mod regression;
 mod split;
 pub mod sweep;
 
@@ -40,11 +42,12 @@ pub use crate::data::features::FeatureKind;
 pub use additive::{additive_best_boundary, AdditiveCriterion, FixedXlnx, SidesTask, SplitSides};
 pub use bins::{check_max_bins, Bins, MAX_BINS};
 pub use criteria::{ClassEntropy, PairwiseEntropy, XlnxTable};
-pub use ensemble::{all_rows, grow_forest, grow_forest_additive, ForestSampling, Growth};
+pub use ensemble::{all_rows, forest_sample_counts, grow_forest, grow_forest_additive, ForestSampling, Growth};
 pub use grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
 pub use layout::{TrainingFeatures, TreeInputs};
 pub use model::{Node, Tree};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
+pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, VarianceSides};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 
 #[cfg(test)]

@@ -130,3 +130,35 @@ fn constant_features_give_a_leaf() {
         grow_tree(&TrainingFeatures::new(&x), (0..8).collect(), vec![1.0; 8], &crit, &CountLeaf, &params, &mut Rng::new(0));
     assert_eq!(tree.nodes.len(), 1);
 }
+
+#[test]
+fn forest_sample_counts_are_the_draws_of_grow_forest() {
+    // A tree of depth 0 is one leaf holding every drawn sample with its weight (its count times
+    // its row weight): exactly what forest_sample_counts says tree t drew.
+    struct Drawn;
+    impl LeafFitter for Drawn {
+        type Leaf = Vec<(u32, f64)>;
+        fn fit_leaf(&self, s: &[u32], w: &[f64]) -> Vec<(u32, f64)> {
+            s.iter().copied().zip(w.iter().copied()).collect()
+        }
+    }
+    let xs: Vec<f64> = (0..30).map(|i| i as f64).collect();
+    let x = FeatureMatrixView::new(&xs, 30, 1).unwrap();
+    let classes = vec![0u32; 30];
+    let crit = ClassEntropy::new(&classes, 1, 1e-9);
+    let rows: Vec<u32> = (0..30).rev().collect(); // row ids in another order than positions
+    let row_weights = vec![2.0; 30];
+    let params = GrowParams { max_depth: Some(0), max_features: 1, min_weight_split: 0.0, threshold_rule: ThresholdRule::Best };
+    let sampling = ForestSampling { n_trees: 4, seed: 21, bootstrap: true };
+    let trees = grow_forest(&TrainingFeatures::new(&x), &rows, &row_weights, sampling, &crit, &Drawn, &params);
+    for (t, tree) in trees.iter().enumerate() {
+        let counts = forest_sample_counts(sampling, t, 30);
+        let mut expect: Vec<(u32, f64)> =
+            counts.iter().enumerate().filter(|(_, &c)| c > 0.0).map(|(k, &c)| (rows[k], 2.0 * c)).collect();
+        let mut got = tree.leaves[0].clone();
+        expect.sort_by_key(|e| e.0);
+        got.sort_by_key(|e| e.0);
+        assert_eq!(got, expect, "tree {t}");
+        assert!(counts.contains(&0.0), "a bootstrap sample of 30 leaves rows out");
+    }
+}

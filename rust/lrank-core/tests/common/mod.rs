@@ -60,12 +60,24 @@ pub fn reverse(r: &[i32]) -> Vec<i32> {
 }
 
 /// Brute-force validity: the positive entries are exactly 1..=k for k present labels, the rest 0.
-pub fn is_valid_ranking(r: &[i32]) -> bool {
+pub fn is_strict_ranking(r: &[i32]) -> bool {
     if r.iter().any(|&x| x < 0) {
         return false;
     }
     let mut present: Vec<i32> = r.iter().copied().filter(|&x| x > 0).collect();
     present.sort();
+    present.iter().enumerate().all(|(p, &x)| x == p as i32 + 1)
+}
+
+/// Brute-force validity of a bucket order (ties allowed): the distinct positions present are
+/// 1..=b, none beyond the number of labels.
+pub fn is_valid_ranking(r: &[i32]) -> bool {
+    if r.iter().any(|&x| x < 0 || x as usize > r.len()) {
+        return false;
+    }
+    let mut present: Vec<i32> = r.iter().copied().filter(|&x| x > 0).collect();
+    present.sort();
+    present.dedup();
     present.iter().enumerate().all(|(p, &x)| x == p as i32 + 1)
 }
 

@@ -79,8 +79,9 @@ impl State {
 /// # Errors
 /// `InvalidInput` when the weights have the wrong length or are negative or not finite, when no
 /// row contains a label, or when the rows that contain labels have zero (or overflowing) total
-/// weight.
+/// weight, or when a ranking holds tied labels (the model has no ties).
 pub fn fit_mallows(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>, max_iter: usize) -> Result<MallowsFit> {
+    crate::consensus::refuse_ties(rankings, "the Mallows model")?;
     let median = mallows_median(rankings, weights, max_iter)?;
     Ok(MallowsFit {
         theta: theta_mle(median.mean_distance, rankings.n_labels()),

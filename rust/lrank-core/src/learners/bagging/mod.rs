@@ -12,7 +12,7 @@ use crate::consensus::{Aggregator, BordaAccumulator};
 use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
-use crate::error::{invalid, Result};
+use crate::error::{invalid, LrankError, Result};
 use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
@@ -45,6 +45,7 @@ impl<P: Params> Params for BaggingParams<P> {
         if !(self.max_samples > 0.0 && self.max_samples <= 1.0) {
             return Err(bad_param("max_samples", format!("must lie in (0, 1], got {}", self.max_samples)));
         }
+        self.aggregator.validate()?;
         self.base.validate()
     }
     fn seed(&self) -> u64 {
@@ -96,7 +97,11 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
                 let yv = RankMatrixView::from_valid(&ys, rows.len(), m);
                 let mut member_params = (*params.base).clone();
                 member_params.set_seed(rng.next_u64());
-                M::fit(member_params, &TrainingSet::from_checked(xv, yv, ws))
+                // A ranking the member refuses is named by its row in the ensemble's data.
+                M::fit(member_params, &TrainingSet::from_checked(xv, yv, ws)).map_err(|e| match e {
+                    LrankError::InvalidRanking { row, reason } => LrankError::InvalidRanking { row: rows[row], reason },
+                    other => other,
+                })
             })
             .collect::<Result<Vec<M>>>()?;
         Ok(BaggingModel { params, n_features: d, n_labels: m, members })

@@ -193,6 +193,7 @@ impl Learner for LabelTreeModel {
     type Params = LabelTreeParams;
 
     fn fit(params: LabelTreeParams, data: &TrainingSet<'_>) -> Result<Self> {
+        data.refuse_ties("the label ranking tree (a Mallows model)")?;
         let (x, y) = (&data.x, &data.y);
         let (n, m) = (x.n_rows(), y.n_labels());
         let TreeInputs { fill_values, features } = TreeInputs::new(x);

@@ -7,7 +7,8 @@
 //!   changes neither the regression splits nor the predicted order; for incomplete rankings it
 //!   is the middle of the label's share of the order. A label missing from a ranking has no
 //!   target there: it is left out of that label's regression (the other labels of the row
-//!   still count).
+//!   still count). Tied labels (a bucket order) get the score of their mid-rank, the mean of
+//!   the positions their bucket spans; the prediction is still a ranking without ties.
 //! - One multi-output CART tree predicts the whole score vector: a split maximises the decrease
 //!   of the summed squared error over labels, each label over the rows that rank it (the
 //!   proxy Σ_j S_L²/W_L + S_R²/W_R, S and W the label's weighted target sum and weight); a leaf
@@ -29,9 +30,9 @@ use crate::limits::check_models;
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
 use crate::tree::{
-    all_rows, check_max_bins, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
+    all_rows, check_max_bins, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, Targets, ThresholdRule,
+    TrainingFeatures, Tree, MAX_BINS,
 };
-use criterion::{LabelwiseVariance, Targets};
 use serde::{Deserialize, Serialize};
 
 /// Depths tried by the tuned mode (`None`: unlimited).
@@ -112,12 +113,6 @@ impl Params for LabelwiseParams {
     }
 }
 
-/// A leaf's (or node's) predicted score per label.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ScoreLeaf {
-    pub scores: Vec<f64>,
-}
-
 /// Mean Kendall tau of one candidate depth in the tuned mode's inner cross-validation.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DepthScore {
@@ -137,41 +132,6 @@ pub struct LabelwiseModel {
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
     pub trees: Vec<Tree<ScoreLeaf>>,
-}
-
-/// Node models: each label's mean target, the parent's value where no row ranks the label.
-struct MeanScores<'a> {
-    targets: &'a Targets,
-}
-
-impl LeafFitter for MeanScores<'_> {
-    type Leaf = ScoreLeaf;
-
-    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> ScoreLeaf {
-        self.fit_node(samples, weights, None)
-    }
-
-    /// With complete rankings every row ranks every label, so no node needs its parent's.
-    fn uses_parent(&self) -> bool {
-        !self.targets.complete
-    }
-
-    fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&ScoreLeaf>) -> ScoreLeaf {
-        let m = self.targets.m;
-        let (mut weight, mut sum) = (vec![0.0; m], vec![0.0; m]);
-        for (&s, &w) in samples.iter().zip(weights) {
-            let (score, present) = self.targets.row(s);
-            for j in 0..m {
-                let pw = present[j] * w;
-                weight[j] += pw;
-                sum[j] += pw * score[j];
-            }
-        }
-        for j in 0..m {
-            sum[j] = if weight[j] > 0.0 { sum[j] / weight[j] } else { parent.map_or(0.5, |p| p.scores[j]) };
-        }
-        ScoreLeaf { scores: sum }
-    }
 }
 
 impl Learner for LabelwiseModel {
@@ -296,9 +256,9 @@ fn grow(
 ) -> Vec<Tree<ScoreLeaf>> {
     // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
     let weight_bound = weights.len() as f64 * weights.iter().fold(0.0f64, |a, &w| a.max(w));
-    let targets = Targets::new(y, weight_bound);
+    let targets = Targets::relative_positions(y, weight_bound);
     let criterion = LabelwiseVariance { targets: &targets, min_leaf: params.min_samples_leaf };
-    let fitter = MeanScores { targets: &targets };
+    let fitter = MeanScores { targets: &targets, default: 0.5 };
     let grow = GrowParams {
         max_depth,
         max_features: params.max_features.resolve(x.n_features()),
@@ -385,6 +345,5 @@ fn tune_depth(
     Ok((best.max_depth, scores))
 }
 
-mod criterion;
 #[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@ fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
 #[test]
 fn targets_are_mid_positions_of_the_labels_present() {
     let y = [2, 1, 3, 0, 1, 2];
-    let t = Targets::new(&view(&y, 3), 2.0);
+    let t = Targets::relative_positions(&view(&y, 3), 2.0);
     assert_eq!(t.row(0), (&[0.5, 1.0 / 6.0, 5.0 / 6.0][..], &[1.0, 1.0, 1.0][..]));
     assert_eq!(t.row(1), (&[0.0, 0.25, 0.75][..], &[0.0, 1.0, 1.0][..]));
 }
@@ -51,7 +51,7 @@ fn the_sweep_picks_the_split_with_the_largest_decrease_of_squared_error() {
             let keep = if rng.uniform() < 0.4 { 2.max(m - 1) } else { m };
             y.extend(crate::data::ranking::ranks_of_order(&order[..keep], m));
         }
-        let t = Targets::new(&view(&y, m), 2.0 * n as f64);
+        let t = Targets::relative_positions(&view(&y, m), 2.0 * n as f64);
         let crit = LabelwiseVariance { targets: &t, min_leaf: 1.0 };
         let rows: Vec<u32> = (0..n as u32).collect();
         let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(2) as f64).collect();

@@ -16,7 +16,6 @@
 //!   with the seed when the training set is larger): the k with the highest mean Kendall tau,
 //!   ties to the smaller k.
 
-mod kdtree;
 mod params;
 
 pub use params::{InstanceBasedParams, KScore, NeighbourWeighting, NeighbourhoodModel, K_CANDIDATES, MAX_SELECTION_ROWS};
@@ -25,14 +24,14 @@ use crate::consensus::mallows::{mallows_centre, mallows_median, ThetaTable};
 use crate::consensus::plackett_luce::{fit_plackett_luce, ranking_probability};
 use crate::consensus::BordaAccumulator;
 use crate::data::features::{fill_values, FeatureKind, FeatureMatrixView};
-use crate::data::ranking::{n_present, ranking_from_scores, ranking_from_scores_into, validate_ranking, RankMatrixView};
+use crate::data::ranking::{n_present, ranking_from_scores, ranking_from_scores_into, validate_strict_ranking, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{Header, Learner, Outputs, Prediction};
 use crate::metrics::distance::kendall_tau;
+use crate::neighbours::{KdIndex, Neighbour, SearchScratch};
 use crate::rng::Rng;
-use kdtree::{KdIndex, Neighbour, SearchScratch};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -146,6 +145,7 @@ impl Learner for InstanceBasedModel {
     type Params = InstanceBasedParams;
 
     fn fit(params: InstanceBasedParams, data: &TrainingSet<'_>) -> Result<Self> {
+        data.refuse_ties("instance-based label ranking (a Mallows or Plackett-Luce model)")?;
         let (x, y, sample_weight) = (&data.x, &data.y, data.weights.clone());
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let fill = fill_values(x);
@@ -244,7 +244,7 @@ impl Learner for InstanceBasedModel {
         if self.x.iter().any(|v| !v.is_finite()) || self.sample_weight.iter().any(|&w| !(w >= 0.0 && w.is_finite())) {
             return Err("training features must be finite and sample weights finite and non-negative".into());
         }
-        self.y.chunks(self.n_labels).try_for_each(|r| validate_ranking(r).map_err(|e| format!("a training ranking: {e}")))
+        self.y.chunks(self.n_labels).try_for_each(|r| validate_strict_ranking(r).map_err(|e| format!("a training ranking: {e}")))
     }
 }
 

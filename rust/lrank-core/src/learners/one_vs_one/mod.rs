@@ -131,6 +131,7 @@ impl Learner for PairwiseModel {
     type Params = PairwiseParams;
 
     fn fit(params: PairwiseParams, data: &TrainingSet<'_>) -> Result<Self> {
+        data.refuse_ties("one-versus-one (binary classes per label pair)")?;
         let (x, y) = (&data.x, &data.y);
         let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
         let grow = GrowParams {

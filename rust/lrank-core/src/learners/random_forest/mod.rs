@@ -12,6 +12,11 @@
 //! boundary, as the paper), the pairwise class mode and `Auto` (pairwise when a training ranking
 //! is incomplete, ranking otherwise), and the authors' missing-label protocol (`leaf_missing`,
 //! in `leaf_missing.rs`).
+//!
+//! Tied training rankings: in the ranking class mode a bucket order is a class like any other,
+//! in the pairwise mode a tied pair does not count, and the leaves' Borda votes give tied labels
+//! the votes of their mid-rank (see [`crate::consensus::borda`]); the top-label mode refuses a
+//! tied top bucket. Predictions are rankings without ties.
 
 use crate::consensus::BordaAccumulator;
 use crate::data::features::FeatureMatrixView;
@@ -40,7 +45,7 @@ pub enum ClassMode {
     Ranking,
     /// Beyond the paper: every label pair a ranking contains is a binary class, and the gain is
     /// summed over pairs; meant for incomplete rankings, where per-ranking classes are nearly
-    /// all distinct and so carry no information.
+    /// all distinct and so carry no information. A pair a ranking ties does not count.
     Pairwise,
     /// `Pairwise` when a training ranking is incomplete, `Ranking` otherwise (the default; last,
     /// as the variants' order is the model files').
@@ -184,6 +189,14 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
                     row: i,
                     reason: "a training ranking must contain at least one label".into(),
                 })?;
+                if row.iter().filter(|&&r| r == 1).count() > 1 {
+                    return Err(LrankError::InvalidRanking {
+                        row: i,
+                        reason: "its top bucket ties several labels, so the top_label class mode has no class for it \
+                                 (use the ranking or pairwise class mode)"
+                            .into(),
+                    });
+                }
                 classes.push(top as u32);
             }
             Ok((classes, y.n_labels()))

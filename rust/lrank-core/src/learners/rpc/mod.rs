@@ -239,6 +239,7 @@ impl Learner for RpcModel {
     type Params = RpcParams;
 
     fn fit(params: RpcParams, data: &TrainingSet<'_>) -> Result<Self> {
+        data.refuse_ties("RPC (binary classes per label pair)")?;
         let (x, y) = (&data.x, &data.y);
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let (fill_values, encoding) = encoding_of(x, &data.weights);

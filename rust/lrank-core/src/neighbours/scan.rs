@@ -183,7 +183,7 @@ pub(super) fn offer_within<const N: usize>(acc: &[f64; N], rows: &[u32], slot: u
 /// odd-even merge sort network, 19 comparators for 8 inputs, written out so that the values
 /// stay in registers). For values without NaN.
 #[inline]
-pub(crate) fn sort_block(values: &mut [f64; BLOCK]) {
+pub(super) fn sort_block(values: &mut [f64; BLOCK]) {
     let [mut v0, mut v1, mut v2, mut v3, mut v4, mut v5, mut v6, mut v7] = *values;
     macro_rules! exchange {
         ($($a:ident $b:ident),*) => {$(

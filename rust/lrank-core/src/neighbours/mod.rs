@@ -1,4 +1,5 @@
-//! An exact k-d tree for the k-nearest-neighbour searches of the instance-based learners.
+//! Nearest neighbours: an exact k-d tree for the k-nearest-neighbour searches of the
+//! instance-based learners (IBLR, IB-PL, instance-based PLR).
 //!
 //! Returns exactly what a brute-force search returns, ties included: neighbours are ordered by
 //! (squared distance, row index), distances are summed in the same feature order, and a subtree
@@ -18,15 +19,14 @@
 
 mod scan;
 
-pub(super) use scan::sort_block;
-use scan::{block_distances, dims, offer_within, scan_full_leaf, scan_leaf};
+use scan::{block_distances, dims, offer_within, scan_full_leaf, scan_leaf, sort_block};
 
-pub(super) const LEAF_SIZE: usize = 32;
+const LEAF_SIZE: usize = 32;
 /// Points whose distances a leaf scan computes together (their partial sums fit in registers).
-pub(super) const BLOCK: usize = 8;
+const BLOCK: usize = 8;
 /// Up to this many features, searches are compiled for the exact number (loops of constant
 /// length, no bounds checks) and full leaves are scanned whole (see [`scan_full_leaf`]).
-pub(super) const FEW_FEATURES: usize = 4;
+const FEW_FEATURES: usize = 4;
 // A leaf's points within reach are one bit each of a u32.
 const _: () = assert!(LEAF_SIZE <= 32 && BLOCK <= LEAF_SIZE);
 
@@ -89,39 +89,39 @@ pub struct SearchScratch {
 /// What a search looks for: the rows nearest to `query`, with `nominal` marking the nominal
 /// features (None: all numeric), leaving out row `exclude` (leave-one-out).
 #[derive(Clone, Copy)]
-pub(super) struct Target<'a> {
-    pub(super) query: &'a [f64],
-    pub(super) nominal: Option<&'a [bool]>,
-    pub(super) exclude: Option<usize>,
+struct Target<'a> {
+    query: &'a [f64],
+    nominal: Option<&'a [bool]>,
+    exclude: Option<usize>,
 }
 
 /// A leaf's points as a scan reads them: `block` holds them feature by feature, `rows` are
 /// their rows and `start` is the first one's place in tree order.
 #[derive(Clone, Copy)]
-pub(super) struct LeafPoints<'a> {
-    pub(super) block: &'a [f64],
-    pub(super) rows: &'a [u32],
-    pub(super) start: usize,
+struct LeafPoints<'a> {
+    block: &'a [f64],
+    rows: &'a [u32],
+    start: usize,
 }
 
 /// The k best rows so far, sorted by (squared distance, row) (k is small: a sorted buffer
 /// beats a heap).
-pub(super) struct Best {
-    pub(super) k: usize,
-    pub(super) items: Vec<Neighbour>,
+struct Best {
+    k: usize,
+    items: Vec<Neighbour>,
     /// The k-th distance once k rows are held, infinity before.
-    pub(super) limit: f64,
+    limit: f64,
 }
 
 impl Best {
     /// Distance a candidate must not exceed to be considered (ties are decided by row index).
     #[inline]
-    pub(super) fn limit(&self) -> f64 {
+    fn limit(&self) -> f64 {
         self.limit
     }
 
     #[inline(always)]
-    pub(super) fn offer(&mut self, new: Neighbour) {
+    fn offer(&mut self, new: Neighbour) {
         let before = |a: Neighbour, b: Neighbour| a.dist2 < b.dist2 || (a.dist2 == b.dist2 && a.row < b.row);
         let items = &mut self.items;
         let mut slot = items.len();
@@ -445,3 +445,6 @@ impl KdIndex {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,11 @@
-//! The labelwise regression targets and the split criterion of the labelwise trees: the decrease
-//! of the squared error summed over labels, an additive criterion (per label, the weight and the
-//! target sum of the rows that rank it add up over rows).
+//! Multi-output regression trees of per-label targets (the labelwise learners): the split
+//! criterion (decrease of the squared error summed over labels, each label over the rows that
+//! have a target for it), an additive criterion (per label, the weight and the target sum of the
+//! rows that have one add up over rows), and the node models (each label's mean target, the
+//! parent's where no row has one).
+//!
+//! A split maximises the proxy Σ_j S_L²/W_L + S_R²/W_R (S and W a label's weighted target sum and
+//! weight on a side); a node is terminal when every label's targets are equal within it.
 //!
 //! Exactness: a split's score is computed from the sides' sums, so it is the same for any order
 //! of the samples when the sums are exact. Targets are therefore also kept as whole numbers of
@@ -8,47 +13,66 @@
 //! sums of the split search are then exact, and the histogram search with one bin per value finds
 //! the exact search's splits. Leaf values use the targets themselves.
 
-use crate::data::ranking::{n_present, RankMatrixView};
-use crate::tree::{additive_best_boundary, AdditiveCriterion, Boundaries, SidesTask, SortedSample, SplitCriterion, SplitSides};
+use super::additive::{additive_best_boundary, AdditiveCriterion, SidesTask, SplitSides};
+use super::grow::LeafFitter;
+use super::sweep::{Boundaries, SortedSample, SplitCriterion};
+use crate::data::ranking::{has_ties, mid_ranks, n_present, RankMatrixView};
+use serde::{Deserialize, Serialize};
 
-/// Per-sample targets: score per label and whether the label is ranked.
-pub(super) struct Targets {
-    pub(super) m: usize,
+/// A leaf's (or node's) predicted score per label.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScoreLeaf {
+    pub scores: Vec<f64>,
+}
+
+/// Per-sample targets: score per label and whether the label has one.
+pub struct Targets {
+    pub(crate) m: usize,
     /// n x m scores (0 where missing).
     score: Vec<f64>,
-    /// n x m: 1.0 where the label is ranked, else 0.0.
+    /// n x m: 1.0 where the label has a target, else 0.0.
     present: Vec<f64>,
     /// n x m scores in whole units of 2^-bits (see the module docs).
     units: Vec<f64>,
     /// 2^-bits, squared: from squared sums in units to squared sums of scores.
     unit_sq: f64,
-    /// Every row ranks every label.
-    pub(super) complete: bool,
+    /// Every row has a target for every label.
+    pub(crate) complete: bool,
 }
 
 impl Targets {
+    /// Targets given per row: `score` and `present` (1.0 where the label has a target), n x m.
     /// `weight_bound`: at least the total weight of any tree's samples.
-    pub(super) fn new(y: &RankMatrixView<'_>, weight_bound: f64) -> Self {
-        let m = y.n_labels();
-        let mut score = vec![0.0; y.n_rows() * m];
-        let mut present = vec![0.0; y.n_rows() * m];
-        for (i, row) in y.rows().enumerate() {
-            let k = n_present(row) as f64;
-            for (j, &r) in row.iter().enumerate() {
-                if r > 0 {
-                    score[i * m + j] = (r as f64 - 0.5) / k;
-                    present[i * m + j] = 1.0;
-                }
-            }
-        }
-        // Scores lie in (0, 1): sums of weight x units stay below weight_bound x 2^bits <= 2^52.
-        let bits = (52.0 - weight_bound.max(1.0).log2().ceil()).clamp(0.0, 40.0);
+    pub fn new(m: usize, score: Vec<f64>, present: Vec<f64>, weight_bound: f64) -> Self {
+        debug_assert_eq!(score.len(), present.len());
+        // Sums of weight x units stay below weight_bound x max|score| x 2^bits <= 2^52.
+        let largest = score.iter().fold(1.0f64, |a, s| a.max(s.abs()));
+        let bits = (52.0 - (weight_bound.max(1.0) * largest).log2().ceil()).clamp(0.0, 40.0);
         let units = score.iter().map(|s| (s * bits.exp2()).round()).collect();
         let complete = present.iter().all(|&p| p == 1.0);
         Targets { m, score, present, units, unit_sq: (-2.0 * bits).exp2(), complete }
     }
 
-    pub(super) fn row(&self, i: u32) -> (&[f64], &[f64]) {
+    /// The relative positions of the labelwise learners: a ranking holding k labels gives the
+    /// label at position r the score (r - 1/2) / k (the mid-rank for tied labels).
+    pub fn relative_positions(y: &RankMatrixView<'_>, weight_bound: f64) -> Self {
+        let m = y.n_labels();
+        let mut score = vec![0.0; y.n_rows() * m];
+        let mut present = vec![0.0; y.n_rows() * m];
+        for (i, row) in y.rows().enumerate() {
+            let k = n_present(row) as f64;
+            let positions: Vec<f64> = if has_ties(row) { mid_ranks(row) } else { row.iter().map(|&r| r.max(0) as f64).collect() };
+            for (j, r) in positions.into_iter().enumerate() {
+                if r > 0.0 {
+                    score[i * m + j] = (r - 0.5) / k;
+                    present[i * m + j] = 1.0;
+                }
+            }
+        }
+        Targets::new(m, score, present, weight_bound)
+    }
+
+    pub fn row(&self, i: u32) -> (&[f64], &[f64]) {
         let i = i as usize;
         (&self.score[i * self.m..(i + 1) * self.m], &self.present[i * self.m..(i + 1) * self.m])
     }
@@ -82,13 +106,15 @@ impl NodeSums {
     }
 }
 
-/// Split criterion: decrease of the summed squared error over labels (module docs of `labelwise`).
-pub(super) struct LabelwiseVariance<'a> {
-    pub(super) targets: &'a Targets,
-    pub(super) min_leaf: f64,
+/// Split criterion: decrease of the summed squared error over labels (module docs).
+pub struct LabelwiseVariance<'a> {
+    pub targets: &'a Targets,
+    /// Least total weight on each side of a split.
+    pub min_leaf: f64,
 }
 
-/// Σ_j S_j² / W_j over the labels some row ranks (the part of the squared error a split can change).
+/// Σ_j S_j² / W_j over the labels some row has a target for (the part of the squared error a
+/// split can change).
 #[inline]
 fn proxy(weight: impl Iterator<Item = f64>, units: &[f64]) -> f64 {
     weight.zip(units).map(|(w, &s)| if w > 0.0 { s * s / w } else { 0.0 }).sum()
@@ -141,7 +167,7 @@ impl SplitCriterion for LabelwiseVariance<'_> {
 }
 
 impl AdditiveCriterion for LabelwiseVariance<'_> {
-    /// Complete rankings: S_j per label; otherwise W_j, then S_j.
+    /// Complete targets: S_j per label; otherwise W_j, then S_j.
     fn n_stats(&self) -> usize {
         if self.targets.complete {
             self.targets.m
@@ -185,7 +211,7 @@ thread_local! {
 
 /// [`LabelwiseVariance`]'s split in progress: the left side's sums (the right's are the node's
 /// minus those).
-pub(super) struct VarianceSides<'a> {
+pub struct VarianceSides<'a> {
     criterion: &'a LabelwiseVariance<'a>,
     node: &'a NodeSums,
     left: &'a mut [f64],
@@ -238,5 +264,42 @@ impl SplitSides for VarianceSides<'_> {
             }
         }
         Some(gain * t.unit_sq / node.total)
+    }
+}
+
+/// Node models: each label's mean target, the parent's value where no row has one.
+pub struct MeanScores<'a> {
+    pub targets: &'a Targets,
+    /// The root's value for a label no row has a target for.
+    pub default: f64,
+}
+
+impl LeafFitter for MeanScores<'_> {
+    type Leaf = ScoreLeaf;
+
+    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> ScoreLeaf {
+        self.fit_node(samples, weights, None)
+    }
+
+    /// With complete targets every row has every label's, so no node needs its parent's.
+    fn uses_parent(&self) -> bool {
+        !self.targets.complete
+    }
+
+    fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&ScoreLeaf>) -> ScoreLeaf {
+        let m = self.targets.m;
+        let (mut weight, mut sum) = (vec![0.0; m], vec![0.0; m]);
+        for (&s, &w) in samples.iter().zip(weights) {
+            let (score, present) = self.targets.row(s);
+            for j in 0..m {
+                let pw = present[j] * w;
+                weight[j] += pw;
+                sum[j] += pw * score[j];
+            }
+        }
+        for j in 0..m {
+            sum[j] = if weight[j] > 0.0 { sum[j] / weight[j] } else { parent.map_or(self.default, |p| p.scores[j]) };
+        }
+        ScoreLeaf { scores: sum }
     }
 }

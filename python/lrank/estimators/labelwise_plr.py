@@ -1,0 +1,137 @@
+"""Labelwise partial label ranking with tie layers (MORE-PLR, Thies, Alfaro & Bengs 2024): a
+regression forest of the labels' positions and a tie layer that makes them a bucket order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank.estimators import _convert
+from lrank.estimators.base import CoreLearnerRanker
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+
+_TIE_LAYERS = ("rounding", "interval", "epsilon")
+
+
+class LabelwisePartialLabelRanker(CoreLearnerRanker):
+    """MORE-PLR (Thies, Alfaro & Bengs 2024): one multi-output regression forest predicts each
+    label's position (its dense position in the training ranking, tied labels sharing one; a
+    label missing from a ranking has no target there), and a tie layer turns the predicted
+    positions into a bucket order:
+
+    - ``"rounding"``: labels whose mean predicted position rounds to the same integer are tied;
+    - ``"interval"``: labels whose intervals ``mean +- q * sd / sqrt(n_estimators)`` (sd over the
+      trees) overlap, directly or through others, are tied;
+    - ``"epsilon"`` (default): labels sorted by mean position share a bucket while consecutive
+      means differ by at most ``epsilon`` (0.5). lrank's default: in 10-fold CV on the shared
+      iris, wine, glass and breast sets it scored above rounding and interval on all four.
+
+    Its cost grows linearly with the number of labels (the pairwise method's quadratically).
+
+    Parameters
+    ----------
+    n_estimators : trees (default 100).
+    max_features : features drawn per node: "all" (default, as scikit-learn's regression
+        forest), "sqrt", "log2+1", an int or a share.
+    bootstrap : grow each tree on a bootstrap sample (default True).
+    max_depth, min_samples_split, min_samples_leaf : as for LabelwiseDecisionTree.
+    tie_layer : "rounding", "interval" or "epsilon".
+    q : the interval layer's width in standard errors (default 1).
+    epsilon : the epsilon layer's tolerance in positions (default 0.5).
+    random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
+    n_jobs : threads (None or -1: all cores).
+    categorical_features : None, a boolean mask or column indices of nominal features.
+    """
+
+    _core_kind = "LabelwisePlr"
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        max_features: str | int | float | None = "all",
+        bootstrap: bool = True,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        min_samples_leaf: float = 1,
+        tie_layer: str = "epsilon",
+        q: float = 1.0,
+        epsilon: float = 0.5,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.tie_layer = tie_layer
+        self.q = q
+        self.epsilon = epsilon
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        layer = _convert.choice("tie_layer", self.tie_layer, {name: name for name in _TIE_LAYERS})
+        q, epsilon = _convert.finite("q", self.q), _convert.finite("epsilon", self.epsilon)
+        core_layer: Any = {"rounding": "Rounding", "interval": {"Interval": {"q": q}}}.get(
+            layer, {"Epsilon": {"epsilon": epsilon}}
+        )
+        return {
+            "LabelwisePlr": {
+                "n_estimators": _convert.count("n_estimators", self.n_estimators),
+                "bootstrap": _convert.flag("bootstrap", self.bootstrap),
+                "max_features": _convert.max_features(self.max_features),
+                "max_depth": _convert.count("max_depth", self.max_depth, none=True),
+                "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),
+                "min_samples_leaf": _convert.finite("min_samples_leaf", self.min_samples_leaf),
+                "tie_layer": core_layer,
+                "seed": seed,
+            }
+        }
+
+    def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Each label's mean predicted position (lower preferred), shape (n, m)."""
+        return self._scores(X)
+
+
+# -- the command line's view of the learner (collected by lrank.registry) --------------------------
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="MOREPLR",
+        factory=LabelwisePartialLabelRanker,
+        summary="Labelwise PLR: a regression forest of label positions and a tie layer (ties)",
+        reference="Thies, Alfaro & Bengs 2024, MORE-PLR: multi-output regression employed for partial label ranking",
+        options=(
+            LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
+            LearnerOption(
+                "-K",
+                "max_features",
+                "features drawn per node: all, sqrt, log2+1, N or a share (default all)",
+                parse_max_features,
+                "K",
+            ),
+            LearnerOption(
+                "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
+            ),
+            LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
+            LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+            LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
+            LearnerOption(
+                "-tie",
+                "tie_layer",
+                "tie layer: rounding, interval or epsilon (default epsilon)",
+                parse_choice(*_TIE_LAYERS),
+                "LAYER",
+            ),
+            LearnerOption("-q", "q", "interval width in standard errors (default 1)", float, "Q"),
+            LearnerOption("-epsilon", "epsilon", "epsilon tolerance in positions (default 0.5)", float, "EPS"),
+        ),
+    ),
+)

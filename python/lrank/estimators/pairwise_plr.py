@@ -1,0 +1,160 @@
+"""Pairwise partial label ranking (Alfaro, Aledo & Gámez 2023): a three-class classifier per
+label pair (before / tied / after) and a consensus bucket order of their probabilities."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank import _core
+from lrank.estimators import _convert
+from lrank.estimators.base import CoreLearnerRanker
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+
+_TIE_WEIGHTING = {"half": "Half", "quarter": "Quarter"}
+
+
+class PairwisePartialLabelRanker(CoreLearnerRanker):
+    """Pairwise partial label ranking (Alfaro, Aledo & Gámez 2023, Pattern Recognition 140).
+
+    For every label pair {a, b} a three-class classifier (a before b, tied, b before a) is
+    trained on the rows whose ranking holds both labels: a random forest (``classifier="forest"``,
+    the default: ``n_estimators`` trees on bootstrap samples, ``max_features`` per node) or one
+    decision tree (``"tree"``). For a new row the predicted probabilities make the pair-order
+    matrix ``C_ab = p(before) + p(tied) / 2`` (``tie_weighting="half"``, the paper's; "quarter"
+    is ``(p_b + p_t/4) / (p_b + p_t/2 + p_a)``, as one public implementation computes it), and the
+    prediction is its consensus bucket order (``aggregation``: "bpa", BPA-LIA-MP2, by default;
+    "borda-ties" or "copeland-ties"). A pair no training ranking holds gets C = 1/2.
+
+    With BPA, a forest and ``beta=None`` (the defaults), beta is chosen from 0.25, 0.2, 0.15, 0.1
+    and 0.05 by out-of-bag tau_x on the training data (each row's pair-order matrix from the trees
+    that did not draw it; ties to the larger beta); a given beta is used as it is.
+
+    Parameters
+    ----------
+    classifier : "forest" (default) or "tree".
+    n_estimators, max_features, bootstrap : the forest's trees (100), features per node ("sqrt",
+        "log2+1", "all", an int or a share) and bootstrap; ignored for a tree.
+    max_depth : maximum splits from root to leaf; None: unlimited.
+    min_samples_split : nodes with less total weight are leaves (default 2).
+    tie_weighting : "half" (default) or "quarter".
+    aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
+    beta : its tie threshold (None: chosen out of bag for BPA with a forest, else the method's
+        default, 0.25 for BPA).
+    random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
+    n_jobs : threads (None or -1: all cores).
+    categorical_features : None, a boolean mask or column indices of nominal features.
+    """
+
+    _core_kind = "PairwisePlr"
+    _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation"}
+
+    def __init__(
+        self,
+        classifier: str = "forest",
+        n_estimators: int = 100,
+        max_features: str | int | float = "sqrt",
+        bootstrap: bool = True,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        tie_weighting: str = "half",
+        aggregation: str = "bpa",
+        beta: float | None = None,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
+    ) -> None:
+        self.classifier = classifier
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.tie_weighting = tie_weighting
+        self.aggregation = aggregation
+        self.beta = beta
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        classifier = _convert.choice("classifier", self.classifier, {"tree": "tree", "forest": "forest"})
+        forest = {
+            "n_estimators": _convert.count("n_estimators", self.n_estimators),
+            "bootstrap": _convert.flag("bootstrap", self.bootstrap),
+            "max_features": _convert.max_features(self.max_features),
+        }
+        common = {
+            "max_depth": _convert.count("max_depth", self.max_depth, none=True),
+            "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),
+            "tie_weighting": _convert.choice("tie_weighting", self.tie_weighting, _TIE_WEIGHTING),
+            "consensus": _convert.bucket_consensus(self.aggregation, self.beta),
+            "tune_beta": self.beta is None and self.aggregation == "bpa",
+            "seed": seed,
+        }
+        if classifier == "tree":
+            # The forest's parameters are unused by a tree, but a wrong one is still an error.
+            _core.validate_params(json.dumps({"PairwisePlr": {**forest, **common}}))
+            return {"PairwisePlr": {"n_estimators": 1, "bootstrap": False, "max_features": "All", **common}}
+        return {"PairwisePlr": {**forest, **common}}
+
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        self.beta_ = float(summary["beta"])
+        # Out-of-bag mean tau_x of each candidate beta (empty unless chosen out of bag).
+        self.beta_scores_ = {float(b): float("nan") if t is None else float(t) for b, t in summary["beta_scores"]}
+
+    def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
+        """Each label's summed row of the predicted pair-order matrix (higher preferred), (n, m)."""
+        return self._scores(X)
+
+
+# -- the command line's view of the learner (collected by lrank.registry) --------------------------
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="PLRPW",
+        factory=PairwisePartialLabelRanker,
+        summary="Pairwise partial label ranking: before/tied/after classifiers per label pair, BPA consensus (ties)",
+        reference="Alfaro, Aledo & Gamez 2023, Pairwise learning for the partial label ranking problem",
+        options=(
+            LearnerOption(
+                "-B",
+                "classifier",
+                "classifier per pair: forest or tree (default forest)",
+                parse_choice("forest", "tree"),
+                "BASE",
+            ),
+            LearnerOption("-I", "n_estimators", "trees per pair of a forest (default 100)"),
+            LearnerOption(
+                "-K",
+                "max_features",
+                "features per node of a forest: sqrt, log2+1, all, N or a share (default sqrt)",
+                parse_max_features,
+                "K",
+            ),
+            LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
+            LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+            LearnerOption(
+                "-T",
+                "tie_weighting",
+                "C from the probabilities: half (p_b + p_t/2) or quarter (default half)",
+                parse_choice(*_TIE_WEIGHTING),
+                "W",
+            ),
+            LearnerOption(
+                "-A",
+                "aggregation",
+                "consensus: bpa, borda-ties or copeland-ties (default bpa)",
+                parse_choice(*_convert.BUCKET_METHODS),
+                "AGG",
+            ),
+            LearnerOption(
+                "-beta", "beta", "its tie threshold (default: chosen out of bag for bpa, else 0.25)", float, "BETA"
+            ),
+        ),
+    ),
+)

@@ -1,0 +1,204 @@
+"""Partial label ranking trees and forests (Alfaro, Aledo & Gámez 2021, 2023): trees that learn
+from rankings with ties and predict bucket orders."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lrank.estimators import _convert
+from lrank.estimators.base import CoreLearnerRanker
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+
+_CRITERIA = {"entropy": "Entropy", "disagreements": "Disagreements", "distance": "Distance"}
+
+_DOC_MODEL = """
+    Training rankings may tie labels (and leave labels out). A node is summarised by its
+    pair-order counts: for every label pair, the weight of the rows with one label before the
+    other, or both tied. A split minimises the children's weighted impurity: per pair, the entropy
+    of (before, tied, after) ("entropy", the default), the share of rows disagreeing with the
+    node's consensus ("disagreements"), or that share with a reversed pair counting twice
+    ("distance"). A leaf predicts the consensus bucket order of its rows (``aggregation``:
+    "bpa", BPA-LIA-MP2, by default; "borda-ties" or "copeland-ties"); predictions may tie labels.
+"""
+
+
+class _PlrTrees(CoreLearnerRanker):
+    _core_kind = "PlrTree"
+    _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation"}
+
+    def _ensemble(self) -> dict[str, Any]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _core_params(self, seed: int = 0) -> dict[str, Any]:
+        """The core learner's parameters (serde form), e.g. for bagging in the core."""
+        return {
+            "PlrTree": {
+                "criterion": _convert.choice("criterion", self.criterion, _CRITERIA),  # type: ignore[attr-defined]
+                "consensus": _convert.bucket_consensus(self.aggregation, self.beta),  # type: ignore[attr-defined]
+                **self._ensemble(),
+                "max_depth": _convert.count("max_depth", self.max_depth, none=True),  # type: ignore[attr-defined]
+                "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),  # type: ignore[attr-defined]
+                "seed": seed,
+            }
+        }
+
+    def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
+        self.tree_depths_ = list(summary["tree_depths"])
+        self.tree_n_leaves_ = list(summary["tree_n_leaves"])
+
+
+class PartialLabelRankingTree(_PlrTrees):
+    __doc__ = (
+        """Partial label ranking tree (Alfaro, Aledo & Gámez 2021).
+"""
+        + _DOC_MODEL
+        + """
+    Parameters
+    ----------
+    criterion : "entropy" (default), "disagreements" or "distance".
+    aggregation : consensus of a leaf: "bpa" (default), "borda-ties" or "copeland-ties".
+    beta : its tie threshold (None: the method's default, 0.25 for BPA).
+    max_depth : maximum splits from root to leaf; None: unlimited (a fully grown tree).
+    min_samples_split : nodes with less total weight are leaves (default 2).
+    random_state : order in which features are scored (ties go to the first); None: random.
+    n_jobs : threads (None or -1: all cores); the tree does not depend on it.
+    categorical_features : None, a boolean mask or column indices of nominal features.
+    """
+    )
+
+    def __init__(
+        self,
+        criterion: str = "entropy",
+        aggregation: str = "bpa",
+        beta: float | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
+    ) -> None:
+        self.criterion = criterion
+        self.aggregation = aggregation
+        self.beta = beta
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _ensemble(self) -> dict[str, Any]:
+        return {"n_estimators": 1, "bootstrap": False, "max_features": "All"}
+
+
+class PartialLabelRankingForest(_PlrTrees):
+    __doc__ = (
+        """Random forest of partial label ranking trees (Alfaro, Aledo & Gámez 2023): trees on
+    bootstrap samples with a random share of the features per node; the forest predicts the
+    consensus (``aggregation``, unweighted) of its trees' bucket orders.
+"""
+        + _DOC_MODEL
+        + """
+    Parameters
+    ----------
+    n_estimators : number of trees (default 100).
+    max_features : features drawn per node: "sqrt" (default), "log2+1", "all", an int or a share.
+    bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
+    criterion, aggregation, beta, max_depth, min_samples_split : as for PartialLabelRankingTree.
+    random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
+    n_jobs : threads (None or -1: all cores).
+    categorical_features : None, a boolean mask or column indices of nominal features.
+    """
+    )
+
+    def __init__(
+        self,
+        n_estimators: int = 100,
+        max_features: str | int | float = "sqrt",
+        bootstrap: bool = True,
+        criterion: str = "entropy",
+        aggregation: str = "bpa",
+        beta: float | None = None,
+        max_depth: int | None = None,
+        min_samples_split: float = 2,
+        random_state: int | None = None,
+        n_jobs: int | None = None,
+        categorical_features: ArrayLike | None = None,
+    ) -> None:
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.criterion = criterion
+        self.aggregation = aggregation
+        self.beta = beta
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.categorical_features = categorical_features
+
+    def _ensemble(self) -> dict[str, Any]:
+        return {
+            "n_estimators": _convert.count("n_estimators", self.n_estimators),
+            "bootstrap": _convert.flag("bootstrap", self.bootstrap),
+            "max_features": _convert.max_features(self.max_features),
+        }
+
+    def predict_per_tree(self, X: ArrayLike) -> NDArray[np.int32]:
+        """Each tree's bucket order for each row: shape (n_estimators, n, m)."""
+        return self._members(X)
+
+
+# -- the command line's view of the learners (collected by lrank.registry) -------------------------
+
+_OPTIONS = (
+    LearnerOption(
+        "-C",
+        "criterion",
+        "impurity: entropy, disagreements or distance (default entropy)",
+        parse_choice(*_CRITERIA),
+        "CRIT",
+    ),
+    LearnerOption(
+        "-A",
+        "aggregation",
+        "consensus of leaves (and trees): bpa, borda-ties or copeland-ties (default bpa)",
+        parse_choice(*_convert.BUCKET_METHODS),
+        "AGG",
+    ),
+    LearnerOption("-beta", "beta", "its tie threshold (default 0.25 for bpa)", float, "BETA"),
+    LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
+    LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+)
+
+LEARNER_SPECS = (
+    LearnerSpec(
+        name="PLRT",
+        factory=PartialLabelRankingTree,
+        summary="Partial label ranking tree: pair-order impurity, leaves predict a bucket order (ties)",
+        reference="Alfaro, Aledo & Gamez 2021, Learning decision trees for the partial label ranking problem",
+        options=_OPTIONS,
+    ),
+    LearnerSpec(
+        name="PLRRF",
+        factory=PartialLabelRankingForest,
+        summary="Random forest of partial label ranking trees, combined by BPA (ties)",
+        reference="Alfaro, Aledo & Gamez 2023, Ensemble learning for the partial label ranking problem",
+        options=(
+            LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
+            LearnerOption(
+                "-K",
+                "max_features",
+                "features drawn per node: sqrt, log2+1, all, N or a share (default sqrt)",
+                parse_max_features,
+                "K",
+            ),
+            LearnerOption(
+                "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
+            ),
+            *_OPTIONS,
+        ),
+    ),
+)

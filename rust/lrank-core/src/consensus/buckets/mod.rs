@@ -1,0 +1,221 @@
+//! Consensus with ties (partial label ranking): one bucket order from several (weighted, possibly
+//! incomplete, possibly tied) rankings, through their pair-order matrix.
+//!
+//! - [`PairOrderCounts`]: for each ordered pair of labels (i, j) both present in a ranking, the
+//!   weight of the rankings that put i before j and of those that tie them. Additive over rows,
+//!   so counts of tree nodes, neighbourhoods or workers merge by addition.
+//! - [`PairOrderMatrix`]: `C_ij = (before_ij + tied_ij / 2) / (before_ij + tied_ij + before_ji)`,
+//!   the share of "i before j" with a tie counting half; `C_ji = 1 - C_ij`, and 1/2 for a pair
+//!   no ranking holds (instead of the tiny epsilon of the published code: the same limit).
+//! - [`bpa`]: BPA-LIA-MP2, the bucket pivot algorithm with multiple pivots and two stages (Aledo,
+//!   Gámez & Rosete 2017), threshold beta (0.25 by default).
+//! - [`borda_with_ties`], [`copeland_with_ties`]: Borda and Copeland scores of C with a tie
+//!   threshold beta (Wang, Alfaro & Bengs 2025).
+//! - [`BucketConsensus`]: the choice among the three, as learners and the aggregator offer it.
+//!
+//! Output: a complete rank vector with dense positions, tied labels sharing one (`1, 2, 2, 3`).
+
+mod bpa;
+mod scores;
+
+pub use bpa::bpa;
+pub use scores::{borda_with_ties, copeland_with_ties};
+
+use crate::data::ranking::RankMatrixView;
+use crate::data::training::check_weights;
+use crate::error::{LrankError, Result};
+use serde::{Deserialize, Serialize};
+
+/// Weighted counts of "i before j" and "i tied with j" over rankings, for every ordered pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairOrderCounts {
+    m: usize,
+    /// before[i * m + j]: weight of the rankings holding both with i before j.
+    before: Vec<f64>,
+    /// tied[i * m + j] (symmetric): weight of the rankings holding both tied.
+    tied: Vec<f64>,
+}
+
+impl PairOrderCounts {
+    pub fn new(m: usize) -> Self {
+        PairOrderCounts { m, before: vec![0.0; m * m], tied: vec![0.0; m * m] }
+    }
+
+    /// The counts of the rows of `rankings` (weighted by `weights`, else 1 each).
+    pub fn of(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Self {
+        let mut counts = PairOrderCounts::new(rankings.n_labels());
+        for (i, row) in rankings.rows().enumerate() {
+            counts.add(row, weights.map_or(1.0, |w| w[i]));
+        }
+        counts
+    }
+
+    pub fn n_labels(&self) -> usize {
+        self.m
+    }
+
+    /// Back to no rankings (keeping the buffers).
+    pub fn clear(&mut self) {
+        self.before.iter_mut().for_each(|v| *v = 0.0);
+        self.tied.iter_mut().for_each(|v| *v = 0.0);
+    }
+
+    /// Adds one ranking (a rank vector, ties allowed) with weight `w`.
+    pub fn add(&mut self, row: &[i32], w: f64) {
+        let m = self.m;
+        debug_assert_eq!(row.len(), m);
+        for i in 0..m {
+            if row[i] <= 0 {
+                continue;
+            }
+            for j in 0..m {
+                if j != i && row[j] > 0 {
+                    if row[i] < row[j] {
+                        self.before[i * m + j] += w;
+                    } else if row[i] == row[j] {
+                        self.tied[i * m + j] += w;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds another count (of the same labels).
+    pub fn merge(&mut self, other: &PairOrderCounts) {
+        debug_assert_eq!(self.m, other.m);
+        self.before.iter_mut().zip(&other.before).for_each(|(a, b)| *a += b);
+        self.tied.iter_mut().zip(&other.tied).for_each(|(a, b)| *a += b);
+    }
+
+    /// Weight of the rankings with i before j.
+    pub fn before(&self, i: usize, j: usize) -> f64 {
+        self.before[i * self.m + j]
+    }
+
+    /// Weight of the rankings with i and j tied.
+    pub fn tied(&self, i: usize, j: usize) -> f64 {
+        self.tied[i * self.m + j]
+    }
+
+    /// The pair-order matrix C of these counts.
+    pub fn matrix(&self) -> PairOrderMatrix {
+        let m = self.m;
+        let mut c = vec![0.5; m * m];
+        for i in 0..m {
+            for j in 0..m {
+                if i != j {
+                    c[i * m + j] = preference(self.before(i, j), self.tied(i, j), self.before(j, i));
+                }
+            }
+        }
+        PairOrderMatrix { m, c }
+    }
+}
+
+/// `(before + tied / 2) / (before + tied + after)`, 1/2 when the pair was never observed.
+#[inline]
+pub fn preference(before: f64, tied: f64, after: f64) -> f64 {
+    let total = before + tied + after;
+    if total > 0.0 {
+        (before + tied / 2.0) / total
+    } else {
+        0.5
+    }
+}
+
+/// The pair-order matrix: `C_ij` in [0, 1] is the degree to which i precedes j (see the module).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairOrderMatrix {
+    m: usize,
+    c: Vec<f64>,
+}
+
+impl PairOrderMatrix {
+    /// A matrix from its entries (m x m, row-major; the diagonal is ignored). Entries must lie in
+    /// [0, 1] with `C_ij + C_ji = 1`, which pairwise models guarantee by construction.
+    pub fn from_entries(m: usize, c: Vec<f64>) -> Self {
+        debug_assert_eq!(c.len(), m * m);
+        PairOrderMatrix { m, c }
+    }
+
+    pub fn n_labels(&self) -> usize {
+        self.m
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.c[i * self.m + j]
+    }
+
+    pub fn entries(&self) -> &[f64] {
+        &self.c
+    }
+}
+
+/// How a bucket order is made from a pair-order matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BucketMethod {
+    /// BPA-LIA-MP2 ([`bpa`]).
+    Bpa,
+    /// Borda scores with a tie threshold ([`borda_with_ties`]).
+    Borda,
+    /// Copeland scores with a tie threshold ([`copeland_with_ties`]).
+    Copeland,
+}
+
+/// A consensus with ties: the method and its threshold beta.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BucketConsensus {
+    pub method: BucketMethod,
+    pub beta: f64,
+}
+
+impl BucketConsensus {
+    /// BPA-LIA-MP2 with beta = 0.25, the published default.
+    pub const BPA: BucketConsensus = BucketConsensus { method: BucketMethod::Bpa, beta: 0.25 };
+
+    /// Refuses a beta outside [0, 0.5] (BPA, Copeland: a distance from 1/2) or below 0 or not
+    /// finite (Borda: a difference of scores).
+    pub fn validate(&self) -> Result<()> {
+        let ok = match self.method {
+            BucketMethod::Bpa | BucketMethod::Copeland => (0.0..=0.5).contains(&self.beta),
+            BucketMethod::Borda => self.beta >= 0.0 && self.beta.is_finite(),
+        };
+        if ok {
+            Ok(())
+        } else {
+            let range = if self.method == BucketMethod::Borda { "a finite number >= 0" } else { "in [0, 0.5]" };
+            Err(LrankError::InvalidParameter { name: "beta", reason: format!("must be {range}, got {}", self.beta) })
+        }
+    }
+
+    /// The bucket order of a pair-order matrix.
+    pub fn of_matrix(&self, c: &PairOrderMatrix) -> Vec<i32> {
+        match self.method {
+            BucketMethod::Bpa => bpa(c, self.beta),
+            BucketMethod::Borda => borda_with_ties(c, self.beta),
+            BucketMethod::Copeland => copeland_with_ties(c, self.beta),
+        }
+    }
+
+    /// The consensus of the rows of `rankings` (weighted, possibly incomplete and tied); the
+    /// weights are checked.
+    pub fn aggregate(&self, rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Result<Vec<i32>> {
+        check_weights(weights, rankings.n_rows())?;
+        Ok(self.of_matrix(&PairOrderCounts::of(rankings, weights).matrix()))
+    }
+}
+
+/// The rank vector (dense positions) of buckets of labels, most preferred bucket first.
+pub fn ranks_of_buckets(buckets: &[Vec<usize>], m: usize) -> Vec<i32> {
+    let mut ranks = vec![0; m];
+    for (b, bucket) in buckets.iter().enumerate() {
+        for &label in bucket {
+            ranks[label] = b as i32 + 1;
+        }
+    }
+    ranks
+}
+
+#[cfg(test)]
+mod tests;

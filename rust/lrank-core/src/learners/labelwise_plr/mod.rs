@@ -1,0 +1,264 @@
+//! Labelwise partial label ranking with tie layers (MORE-PLR, Thies, Alfaro & Bengs 2024): a
+//! multi-output regression forest predicts each label's position, and a tie layer turns the
+//! predicted positions into a bucket order. Linear in the number of labels (the pairwise
+//! method is quadratic).
+//!
+//! - Targets: a label's position in the training ranking (dense: tied labels share one, 1 = the
+//!   top bucket); a label missing from a ranking has no target there and is left out of that
+//!   label's regression. The trees are the labelwise learners' (multi-output CART, squared error
+//!   summed over labels); a leaf predicts each label's mean position, or its parent's for a label
+//!   none of its rows ranks (the root: the mean of all training positions).
+//! - The forest's prediction for a label is the mean μ of its trees' predictions, with their
+//!   standard deviation s (over trees, 0 for one tree). Tie layers:
+//!   - rounding: labels whose μ rounds to the same integer are tied;
+//!   - interval: labels whose intervals μ ± q s / sqrt(trees) overlap, directly or through
+//!     others (connected components), are tied;
+//!   - epsilon (the default, 0.5): labels sorted by μ share a bucket while consecutive μ differ
+//!     by at most epsilon.
+//!
+//!   Buckets are ordered by μ (lower first), positions made dense.
+//! - Trees grow in parallel from seeds derived from the forest's, so a seed gives the same model
+//!   for any thread count.
+
+use crate::data::features::{FeatureMatrixView, Filled};
+use crate::data::training::TrainingSet;
+use crate::error::Result;
+use crate::learner::checks::same_len;
+use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::tree::{
+    all_rows, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, Targets, ThresholdRule,
+    TrainingFeatures, Tree,
+};
+use serde::{Deserialize, Serialize};
+
+/// How predicted positions become a bucket order.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum TieLayer {
+    Rounding,
+    Interval { q: f64 },
+    Epsilon { epsilon: f64 },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabelwisePlrParams {
+    pub n_estimators: usize,
+    pub bootstrap: bool,
+    pub max_features: MaxFeatures,
+    pub max_depth: Option<usize>,
+    pub min_samples_split: f64,
+    pub min_samples_leaf: f64,
+    pub tie_layer: TieLayer,
+    pub seed: u64,
+}
+
+impl Default for LabelwisePlrParams {
+    /// 100 bootstrap trees on all features (a bagged regression forest), epsilon layer 0.5.
+    fn default() -> Self {
+        LabelwisePlrParams {
+            n_estimators: 100,
+            bootstrap: true,
+            max_features: MaxFeatures::All,
+            max_depth: None,
+            min_samples_split: 2.0,
+            min_samples_leaf: 1.0,
+            tie_layer: TieLayer::Epsilon { epsilon: 0.5 },
+            seed: 0,
+        }
+    }
+}
+
+impl Params for LabelwisePlrParams {
+    fn validate(&self) -> Result<()> {
+        if self.n_estimators == 0 {
+            return Err(bad_param("n_estimators", "must be at least 1"));
+        }
+        for (name, v) in [("min_samples_split", self.min_samples_split), ("min_samples_leaf", self.min_samples_leaf)] {
+            if !(v >= 0.0) || v.is_infinite() {
+                return Err(bad_param(name, "must be a finite number >= 0"));
+            }
+        }
+        match self.tie_layer {
+            TieLayer::Interval { q } if !(q >= 0.0 && q.is_finite()) => {
+                return Err(bad_param("q", format!("must be finite and >= 0, got {q}")))
+            }
+            TieLayer::Epsilon { epsilon } if !(epsilon >= 0.0 && epsilon.is_finite()) => {
+                return Err(bad_param("epsilon", format!("must be finite and >= 0, got {epsilon}")))
+            }
+            _ => {}
+        }
+        self.max_features.validate()
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LabelwisePlrModel {
+    pub params: LabelwisePlrParams,
+    pub n_features: usize,
+    pub n_labels: usize,
+    pub fill_values: Vec<f64>,
+    pub trees: Vec<Tree<ScoreLeaf>>,
+}
+
+impl Learner for LabelwisePlrModel {
+    type Params = LabelwisePlrParams;
+
+    fn fit(params: LabelwisePlrParams, data: &TrainingSet<'_>) -> Result<Self> {
+        let (x, y) = (&data.x, &data.y);
+        let (n, m) = (y.n_rows(), y.n_labels());
+        let filled = Filled::new(x);
+        let xv = filled.view(x);
+        let mut score = vec![0.0; n * m];
+        let mut present = vec![0.0; n * m];
+        for (i, row) in y.rows().enumerate() {
+            for (j, &r) in row.iter().enumerate().filter(|(_, &r)| r > 0) {
+                score[i * m + j] = r as f64;
+                present[i * m + j] = 1.0;
+            }
+        }
+        let ranked = present.iter().sum::<f64>();
+        let default = if ranked > 0.0 { score.iter().sum::<f64>() / ranked } else { 1.0 };
+        // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
+        let weight_bound = n as f64 * data.weights.iter().fold(0.0f64, |a, &w| a.max(w));
+        let targets = Targets::new(m, score, present, weight_bound);
+        let criterion = LabelwiseVariance { targets: &targets, min_leaf: params.min_samples_leaf };
+        let fitter = MeanScores { targets: &targets, default };
+        let grow = GrowParams {
+            max_depth: params.max_depth,
+            max_features: params.max_features.resolve(x.n_features()),
+            min_weight_split: params.min_samples_split,
+            threshold_rule: ThresholdRule::Best,
+        };
+        let trees = Growth::of(params.n_estimators, params.bootstrap, params.seed).grow(
+            &TrainingFeatures::new(&xv),
+            &all_rows(n),
+            &data.weights,
+            &criterion,
+            &fitter,
+            &grow,
+        );
+        Ok(LabelwisePlrModel { params, n_features: x.n_features(), n_labels: m, fill_values: filled.fill, trees })
+    }
+
+    fn header(&self) -> Header {
+        Header { n_features: self.n_features, n_labels: self.n_labels }
+    }
+
+    fn params(&self) -> LabelwisePlrParams {
+        self.params.clone()
+    }
+
+    /// The tie layer's bucket order of each row's mean predicted positions (the scores).
+    fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
+        let m = self.n_labels;
+        // Per row: m means, then m standard deviations.
+        let moments = fill_rows(
+            x,
+            2 * m,
+            || (),
+            |_, row, dst: &mut [f64]| {
+                let (mean, sd) = dst.split_at_mut(m);
+                for tree in &self.trees {
+                    let leaf = tree.leaf_for(row, &self.fill_values);
+                    mean.iter_mut().zip(&leaf.scores).for_each(|(a, s)| *a += s);
+                }
+                let t = self.trees.len() as f64;
+                mean.iter_mut().for_each(|a| *a /= t);
+                if self.trees.len() > 1 {
+                    for tree in &self.trees {
+                        let leaf = tree.leaf_for(row, &self.fill_values);
+                        for j in 0..m {
+                            sd[j] += (leaf.scores[j] - mean[j]).powi(2);
+                        }
+                    }
+                    sd.iter_mut().for_each(|v| *v = (*v / (t - 1.0)).sqrt());
+                }
+            },
+        );
+        let mut ranks = Vec::with_capacity(x.n_rows() * m);
+        let mut scores = Vec::new();
+        for row in moments.chunks_exact(2 * m.max(1)) {
+            let (mean, sd) = row.split_at(m);
+            ranks.extend(tie_layer(mean, sd, self.trees.len(), self.params.tie_layer));
+            if outputs.scores {
+                scores.extend_from_slice(mean);
+            }
+        }
+        Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
+            "tree_n_leaves": self.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
+        })
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        same_len(self.fill_values.len(), self.n_features, "fill_values")?;
+        if self.trees.is_empty() {
+            return Err("the model has no trees".into());
+        }
+        self.trees.iter().try_for_each(|t| {
+            t.check(self.n_features, |leaf| {
+                same_len(leaf.scores.len(), self.n_labels, "a leaf's scores")?;
+                if leaf.scores.iter().all(|s| s.is_finite()) {
+                    Ok(())
+                } else {
+                    Err("a leaf's scores must be finite".into())
+                }
+            })
+        })
+    }
+}
+
+/// The bucket order of predicted positions `mean` (lower first) with spreads `sd` over `trees`.
+pub fn tie_layer(mean: &[f64], sd: &[f64], trees: usize, layer: TieLayer) -> Vec<i32> {
+    let m = mean.len();
+    let mut labels: Vec<usize> = (0..m).collect();
+    // Buckets in order of position; each label's bucket key decides where it goes.
+    let mut ranks = vec![0i32; m];
+    match layer {
+        TieLayer::Rounding => {
+            labels.sort_by(|&a, &b| mean[a].round().total_cmp(&mean[b].round()).then(mean[a].total_cmp(&mean[b])));
+            let mut bucket = 0;
+            for (k, &j) in labels.iter().enumerate() {
+                if k == 0 || mean[j].round() != mean[labels[k - 1]].round() {
+                    bucket += 1;
+                }
+                ranks[j] = bucket;
+            }
+        }
+        TieLayer::Interval { q } => {
+            let half = |j: usize| q * sd[j] / (trees.max(1) as f64).sqrt();
+            labels.sort_by(|&a, &b| (mean[a] - half(a)).total_cmp(&(mean[b] - half(b))).then(mean[a].total_cmp(&mean[b])));
+            let (mut bucket, mut reach) = (0, f64::NEG_INFINITY);
+            for &j in &labels {
+                if mean[j] - half(j) > reach {
+                    bucket += 1;
+                }
+                reach = reach.max(mean[j] + half(j));
+                ranks[j] = bucket;
+            }
+        }
+        TieLayer::Epsilon { epsilon } => {
+            labels.sort_by(|&a, &b| mean[a].total_cmp(&mean[b]));
+            let mut bucket = 0;
+            for (k, &j) in labels.iter().enumerate() {
+                if k == 0 || mean[j] - mean[labels[k - 1]] > epsilon {
+                    bucket += 1;
+                }
+                ranks[j] = bucket;
+            }
+        }
+    }
+    ranks
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,38 @@
+use super::*;
+use crate::data::ranking::RankMatrixView;
+use crate::learner::fit_checked;
+use crate::parallel::with_threads;
+
+#[test]
+fn tie_layers_by_hand() {
+    let mean = [1.2, 1.4, 2.6, 2.45, 4.0];
+    // rounding: 1, 1, 3, 2, 4 -> buckets {0, 1} < {3} < {2} < {4}
+    assert_eq!(tie_layer(&mean, &[0.0; 5], 1, TieLayer::Rounding), vec![1, 1, 3, 2, 4]);
+    // epsilon 0.2: 1.2-1.4 (0.2) tie, 1.4-2.45 no, 2.45-2.6 (0.15) tie, 2.6-4 no
+    assert_eq!(tie_layer(&mean, &[0.0; 5], 1, TieLayer::Epsilon { epsilon: 0.2 }), vec![1, 1, 2, 2, 3]);
+    // interval, 4 trees, q = 1: half widths sd / 2 = 0.05, 0.5, 0.05, 0.05, 1.0 -> [1.15, 1.25],
+    // [0.9, 1.9], [2.55, 2.65], [2.4, 2.5], [3.0, 5.0]: {0, 1} (overlap), {3}, {2}, {4}
+    let sd = [0.1, 1.0, 0.1, 0.1, 2.0];
+    assert_eq!(tie_layer(&mean, &sd, 4, TieLayer::Interval { q: 1.0 }), vec![1, 1, 3, 2, 4]);
+    // a wide interval chains its neighbours into one component
+    assert_eq!(tie_layer(&[1.0, 2.0, 3.0], &[0.0, 4.0, 0.0], 4, TieLayer::Interval { q: 1.0 }), vec![1, 1, 1]);
+}
+
+#[test]
+fn learns_feature_dependent_bucket_orders_for_any_thread_count() {
+    let n = 80;
+    let x: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    let y: Vec<i32> = (0..n).flat_map(|i| if i < n / 2 { [1, 2, 2] } else { [2, 1, 3] }).collect();
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, 1).unwrap(), RankMatrixView::new(&y, n, 3).unwrap());
+    let params = LabelwisePlrParams { n_estimators: 10, seed: 2, ..Default::default() };
+    let one = with_threads(Some(1), || fit_checked::<LabelwisePlrModel>(params.clone(), xv, yv, None)).unwrap().unwrap();
+    let two = with_threads(Some(2), || fit_checked::<LabelwisePlrModel>(params.clone(), xv, yv, None)).unwrap().unwrap();
+    assert_eq!(one, two);
+    let q = FeatureMatrixView::new(&[5.0, 70.0], 2, 1).unwrap();
+    assert_eq!(one.predict_ranks(&q).unwrap(), vec![1, 2, 2, 2, 1, 3]);
+    assert!(one.check().is_ok());
+    let mut bad = one.clone();
+    bad.trees[0].leaves[0].scores[0] = f64::NAN;
+    assert!(bad.check().is_err());
+    assert!(LabelwisePlrParams { tie_layer: TieLayer::Epsilon { epsilon: -1.0 }, ..Default::default() }.validate().is_err());
+}

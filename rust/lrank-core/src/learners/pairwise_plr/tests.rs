@@ -1,0 +1,90 @@
+use super::*;
+use crate::data::ranking::RankMatrixView;
+use crate::parallel::with_threads;
+
+fn fit(x: &[f64], y: &[i32], d: usize, m: usize, params: PairwisePlrParams) -> PairwisePlrModel {
+    let n = y.len() / m;
+    PairwisePlrModel::fit_views(&FeatureMatrixView::new(x, n, d).unwrap(), &RankMatrixView::new(y, n, m).unwrap(), None, params)
+        .unwrap()
+}
+
+#[test]
+fn leaves_hold_the_relation_shares_and_c_counts_a_tie_half() {
+    // Constant feature: one leaf per pair. Pair (0, 1): before twice, tied once, after once.
+    let y = [1, 2, 3, 1, 2, 3, 1, 1, 2, 2, 1, 3];
+    let x = [0.0; 4];
+    let model = fit(&x, &y, 1, 3, PairwisePlrParams::tree());
+    assert_eq!(model.pairs[0].probabilities(&[0.0], &[0.0]), Some([0.5, 0.25, 0.25]));
+    let q = FeatureMatrixView::new(&[0.0], 1, 1).unwrap();
+    // C_01 = 1/2 + 1/8 = 5/8; C_02 = C_12 = 1: scores 5/8 + 1, 3/8 + 1, 0
+    assert_eq!(model.predict_scores(&q).unwrap(), vec![1.625, 1.375, 0.0]);
+    // BPA ties 0 and 1 (5/8 lies within 1/4 of 1/2)
+    assert_eq!(model.predict_ranks(&q).unwrap(), vec![1, 1, 2]);
+    // The public implementation's weighting: (1/2 + 1/16) / (1/2 + 1/8 + 1/4) = 9/14
+    let quarter = fit(&x, &y, 1, 3, PairwisePlrParams { tie_weighting: TieWeighting::Quarter, ..PairwisePlrParams::tree() });
+    let s = quarter.predict_scores(&q).unwrap();
+    assert!((s[0] - (1.0 + 9.0 / 14.0)).abs() < 1e-12, "{s:?}");
+}
+
+#[test]
+fn learns_feature_dependent_ties_and_is_the_same_for_any_thread_count() {
+    // Below 0.5: {0} > {1, 2}; above: {1, 2} > {0}; label 3 never ranked with label 2.
+    let n = 60;
+    let x: Vec<f64> = (0..n).map(|i| i as f64 / n as f64).collect();
+    let y: Vec<i32> = (0..n).flat_map(|i| if i < n / 2 { [1, 2, 2, 0] } else { [2, 1, 1, 0] }).collect();
+    // Every third row ranks label 3 last instead of label 2.
+    let y: Vec<i32> =
+        y.chunks(4).enumerate().flat_map(|(i, r)| if i % 3 == 0 { vec![r[0], r[1], 0, 3] } else { r.to_vec() }).collect();
+    let params = PairwisePlrParams { n_estimators: 10, seed: 5, ..PairwisePlrParams::forest() };
+    let one = with_threads(Some(1), || fit(&x, &y, 1, 4, params.clone())).unwrap();
+    let two = with_threads(Some(2), || fit(&x, &y, 1, 4, params.clone())).unwrap();
+    assert_eq!(one, two);
+    let q = FeatureMatrixView::new(&[0.1, 0.9], 2, 1).unwrap();
+    let pred = one.predict_ranks(&q).unwrap();
+    assert!(pred[0] < pred[1] && pred[1] == pred[2], "{pred:?}");
+    assert!(pred[5] == pred[6] && pred[6] < pred[4], "{pred:?}");
+    assert!(one.pairs[5].trees.is_empty(), "pair (2, 3) has no data");
+    assert!(one.check().is_ok());
+    let mut bad = one.clone();
+    bad.pairs[0].trees[0].leaves[0] = [0.5, 0.5, 0.5];
+    assert!(bad.check().unwrap_err().contains("leaf probabilities"));
+}
+
+#[test]
+fn beta_is_chosen_by_out_of_bag_tau_x() {
+    // Noisy ties: labels 1 and 2 tie in most rows; the tuned beta maximises out-of-bag tau_x.
+    let mut rng = crate::rng::Rng::new(9);
+    let n = 150;
+    let x: Vec<f64> = (0..n).map(|_| rng.uniform()).collect();
+    let y: Vec<i32> = x
+        .iter()
+        .flat_map(|&v| {
+            let noise = rng.below(4);
+            if v < 0.5 {
+                if noise == 0 {
+                    [1, 2, 3]
+                } else {
+                    [1, 2, 2]
+                }
+            } else if noise == 0 {
+                [3, 1, 2]
+            } else {
+                [2, 1, 1]
+            }
+        })
+        .collect();
+    let params = PairwisePlrParams { n_estimators: 20, tune_beta: true, seed: 4, ..PairwisePlrParams::forest() };
+    let model = fit(&x, &y, 1, 3, params.clone());
+    assert_eq!(model.beta_scores.iter().map(|s| s.beta).collect::<Vec<_>>(), BETA_CANDIDATES.to_vec());
+    let best = model.beta_scores.iter().map(|s| s.tau_x).fold(f64::NEG_INFINITY, f64::max);
+    let chosen = model.beta_scores.iter().find(|s| s.tau_x == best).unwrap();
+    assert_eq!(model.consensus.beta, chosen.beta);
+    assert!(best > 0.5, "{:?}", model.beta_scores);
+    // predictions use the chosen beta
+    let fixed = PairwisePlrModel { consensus: BucketConsensus { beta: chosen.beta, ..BucketConsensus::BPA }, ..model.clone() };
+    let q = FeatureMatrixView::new(&x, n, 1).unwrap();
+    assert_eq!(model.predict_ranks(&q).unwrap(), fixed.predict_ranks(&q).unwrap());
+    // no tuning without bootstrap samples, or when asked not to
+    assert!(fit(&x, &y, 1, 3, PairwisePlrParams { tune_beta: true, ..PairwisePlrParams::tree() }).beta_scores.is_empty());
+    assert!(fit(&x, &y, 1, 3, PairwisePlrParams { tune_beta: false, ..params }).beta_scores.is_empty());
+}

@@ -1,0 +1,203 @@
+//! Partial label ranking trees and forests (Alfaro, Aledo & Gámez 2021; ensembles: Alfaro, Aledo &
+//! Gámez 2023): trees that learn from rankings with ties and predict bucket orders.
+//!
+//! - Grown by the tree engine (binary splits, `x <= t` left; nominal features one value against
+//!   the rest) with the pair-order impurity of [`criterion`]: entropy (default), disagreements or
+//!   distance. A node is a leaf when its impurity is 0, its weight is below `min_samples_split`,
+//!   or at `max_depth`.
+//! - A leaf predicts the consensus bucket order of its rows' pair-order counts (BPA-LIA-MP2 with
+//!   beta = 0.25 by default, or Borda or Copeland with ties); incomplete training rankings count
+//!   the pairs they hold.
+//! - One tree without bootstrap and with all features is the PLR tree; otherwise a forest of
+//!   trees on bootstrap samples with a share of the features per node (100 trees, sqrt(d): the
+//!   random forest of Alfaro et al. 2023), whose prediction is the unweighted consensus of the
+//!   trees' bucket orders by the same method. Bagged PLR trees are `Bagging` of this learner.
+//! - Trees grow in parallel from seeds derived from the forest's, so a seed gives the same model
+//!   for any thread count.
+
+mod criterion;
+
+pub use criterion::{PairCodes, PairOrderImpurity, PlrCriterion};
+
+use crate::consensus::buckets::{BucketConsensus, PairOrderCounts};
+use crate::data::features::FeatureMatrixView;
+use crate::data::training::TrainingSet;
+use crate::error::Result;
+use crate::learner::checks::{complete_bucket_order, same_len};
+use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::tree::{all_rows, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlrTreeParams {
+    pub criterion: PlrCriterion,
+    /// The consensus of a leaf's rows, and of a forest's trees.
+    pub consensus: BucketConsensus,
+    /// Trees (1 with `bootstrap = false` and all features: a single PLR tree).
+    pub n_estimators: usize,
+    pub bootstrap: bool,
+    pub max_features: MaxFeatures,
+    /// Maximum splits on a root-to-leaf path; `None`: unlimited.
+    pub max_depth: Option<usize>,
+    /// Nodes with less total weight are leaves.
+    pub min_samples_split: f64,
+    pub seed: u64,
+}
+
+impl PlrTreeParams {
+    /// One fully grown tree, entropy, BPA leaves (the PLR tree).
+    pub fn tree() -> Self {
+        PlrTreeParams {
+            criterion: PlrCriterion::Entropy,
+            consensus: BucketConsensus::BPA,
+            n_estimators: 1,
+            bootstrap: false,
+            max_features: MaxFeatures::All,
+            max_depth: None,
+            min_samples_split: 2.0,
+            seed: 0,
+        }
+    }
+
+    /// 100 trees on bootstrap samples, sqrt(d) features per node (the PLR random forest).
+    pub fn forest() -> Self {
+        PlrTreeParams { n_estimators: 100, bootstrap: true, max_features: MaxFeatures::Sqrt, ..Self::tree() }
+    }
+}
+
+impl Params for PlrTreeParams {
+    fn validate(&self) -> Result<()> {
+        if self.n_estimators == 0 {
+            return Err(bad_param("n_estimators", "must be at least 1"));
+        }
+        if !(self.min_samples_split >= 0.0) || self.min_samples_split.is_infinite() {
+            return Err(bad_param("min_samples_split", "must be a finite number >= 0"));
+        }
+        self.consensus.validate()?;
+        self.max_features.validate()
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn set_seed(&mut self, seed: u64) {
+        self.seed = seed;
+    }
+}
+
+/// A leaf: the consensus bucket order of its rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BucketLeaf {
+    pub order: Vec<i32>,
+}
+
+struct ConsensusLeaf<'a> {
+    codes: &'a PairCodes,
+    consensus: BucketConsensus,
+}
+
+impl LeafFitter for ConsensusLeaf<'_> {
+    type Leaf = BucketLeaf;
+    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> BucketLeaf {
+        let counts = self.codes.counts(samples, weights);
+        BucketLeaf { order: self.consensus.of_matrix(&self.codes.matrix(&counts)) }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlrTreeModel {
+    pub params: PlrTreeParams,
+    pub n_features: usize,
+    pub n_labels: usize,
+    pub fill_values: Vec<f64>,
+    pub trees: Vec<Tree<BucketLeaf>>,
+}
+
+impl Learner for PlrTreeModel {
+    type Params = PlrTreeParams;
+
+    fn fit(params: PlrTreeParams, data: &TrainingSet<'_>) -> Result<Self> {
+        let (x, y) = (&data.x, &data.y);
+        let TreeInputs { fill_values, features } = TreeInputs::new(x);
+        let codes = PairCodes::new(y);
+        // Whole counts up to the total weight (a bagged member's rows weigh their bootstrap counts)
+        // are looked up; larger ones computed.
+        let total = data.weights.iter().sum::<f64>();
+        let max_count = if total.is_finite() { (total.ceil() as usize).clamp(x.n_rows(), 1 << 24) } else { x.n_rows() };
+        let criterion = PairOrderImpurity::new(&codes, params.criterion, params.consensus, max_count);
+        let leaf = ConsensusLeaf { codes: &codes, consensus: params.consensus };
+        let grow = GrowParams {
+            max_depth: params.max_depth,
+            max_features: params.max_features.resolve(x.n_features()),
+            min_weight_split: params.min_samples_split,
+            threshold_rule: ThresholdRule::Best,
+        };
+        let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed);
+        let trees = growth.grow(&features, &all_rows(x.n_rows()), &data.weights, &criterion, &leaf, &grow);
+        Ok(PlrTreeModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, trees })
+    }
+
+    fn header(&self) -> Header {
+        Header { n_features: self.n_features, n_labels: self.n_labels }
+    }
+
+    fn params(&self) -> PlrTreeParams {
+        self.params.clone()
+    }
+
+    /// A tree's leaf order, or the consensus of the trees' leaf orders.
+    fn predict(&self, x: &FeatureMatrixView<'_>, _outputs: Outputs) -> Result<Prediction> {
+        let m = self.n_labels;
+        let ranks = fill_rows(
+            x,
+            m,
+            || PairOrderCounts::new(m),
+            |counts, row, dst: &mut [i32]| {
+                if let [tree] = &self.trees[..] {
+                    dst.copy_from_slice(&tree.leaf_for(row, &self.fill_values).order);
+                    return;
+                }
+                counts.clear();
+                for tree in &self.trees {
+                    counts.add(&tree.leaf_for(row, &self.fill_values).order, 1.0);
+                }
+                dst.copy_from_slice(&self.params.consensus.of_matrix(&counts.matrix()));
+            },
+        );
+        Ok(Prediction::ranks(ranks))
+    }
+
+    /// Each tree's bucket order for each row (trees x n x m).
+    fn member_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        let (n, m) = (x.n_rows(), self.n_labels);
+        let mut out = vec![0i32; self.trees.len() * n * m];
+        if n * m > 0 {
+            out.par_chunks_mut(n * m).zip(&self.trees).for_each(|(dst, tree)| {
+                for (i, row) in dst.chunks_mut(m).enumerate() {
+                    row.copy_from_slice(&tree.leaf_for(x.row(i), &self.fill_values).order);
+                }
+            });
+        }
+        Ok(Some(out))
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
+            "tree_n_leaves": self.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
+        })
+    }
+
+    fn check(&self) -> std::result::Result<(), String> {
+        same_len(self.fill_values.len(), self.n_features, "fill_values")?;
+        if self.trees.is_empty() {
+            return Err("the model has no trees".into());
+        }
+        self.trees
+            .iter()
+            .try_for_each(|t| t.check(self.n_features, |l| complete_bucket_order(&l.order, self.n_labels, "a leaf bucket order")))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,131 @@
+use super::*;
+use crate::data::features::FeatureMatrixView;
+use crate::data::ranking::RankMatrixView;
+use crate::learner::fit_checked;
+use crate::parallel::with_threads;
+use crate::rng::Rng;
+use crate::tree::{Boundaries, SortedSample, SplitCriterion};
+
+fn criterion(codes: &PairCodes, kind: PlrCriterion) -> PairOrderImpurity<'_> {
+    PairOrderImpurity::new(codes, kind, BucketConsensus::BPA, 40)
+}
+
+#[test]
+fn impurities_by_hand() {
+    // Pairs (0,1): before, before, tied, after; (0,2) and (1,2): always before.
+    let y = [1, 2, 3, 1, 2, 3, 1, 1, 2, 2, 1, 3];
+    let v = RankMatrixView::new(&y, 4, 3).unwrap();
+    let codes = PairCodes::new(&v);
+    let counts = codes.counts(&[0, 1, 2, 3], &[1.0; 4]);
+    assert_eq!(counts, vec![2.0, 1.0, 1.0, 4.0, 0.0, 0.0, 4.0, 0.0, 0.0]);
+    // entropy of (1/2, 1/4, 1/4) = 1.5 ln 2 for one pair of three
+    let e = criterion(&codes, PlrCriterion::Entropy).impurity(&counts);
+    assert!((e - 1.5 * 2f64.ln() / 3.0).abs() < 1e-12, "{e}");
+    // C_01 = 5/8 lies within beta of 1/2: BPA ties 0 and 1 ({0,1} > {2}); the tie disagrees with
+    // the 2 "before" and the 1 "after" rows: 3/4 for that pair, 0 for the others.
+    assert_eq!(BucketConsensus::BPA.of_matrix(&codes.matrix(&counts)), vec![1, 1, 2]);
+    let d = criterion(&codes, PlrCriterion::Disagreements).impurity(&counts);
+    assert!((d - 0.75 / 3.0).abs() < 1e-12, "{d}");
+    let dist = criterion(&codes, PlrCriterion::Distance).impurity(&counts);
+    assert!((dist - 0.75).abs() < 1e-12, "{dist}");
+    // When the consensus orders 0 before 1 (weights push it past 3/4), a tie row disagrees once
+    // and an "after" row twice for distance.
+    let counts = codes.counts(&[0, 1, 2, 3], &[4.0, 4.0, 1.0, 1.0]);
+    assert_eq!(BucketConsensus::BPA.of_matrix(&codes.matrix(&counts)), vec![1, 2, 3]);
+    let dist = criterion(&codes, PlrCriterion::Distance).impurity(&counts);
+    assert!((dist - (1.0 + 2.0) / 10.0).abs() < 1e-12, "{dist}");
+    let d = criterion(&codes, PlrCriterion::Disagreements).impurity(&counts);
+    assert!((d - 0.2 / 3.0).abs() < 1e-12, "{d}");
+}
+
+#[test]
+fn the_sweep_scores_every_boundary_as_the_definition_does() {
+    let mut rng = Rng::new(4);
+    for kind in [PlrCriterion::Entropy, PlrCriterion::Disagreements, PlrCriterion::Distance] {
+        for trial in 0..40 {
+            // Even trials: complete rankings (the entropy's fast path); odd: labels missing too.
+            let (n, m, missing) = (12, 4, trial % 2 == 1);
+            let y: Vec<i32> = (0..n)
+                .flat_map(|_| {
+                    let raw: Vec<i32> =
+                        (0..m).map(|_| if missing && rng.below(6) == 0 { 0 } else { 1 + rng.below(3) as i32 }).collect();
+                    let mut d: Vec<i32> = raw.iter().copied().filter(|&v| v > 0).collect();
+                    d.sort_unstable();
+                    d.dedup();
+                    raw.iter().map(|&v| if v > 0 { d.binary_search(&v).unwrap() as i32 + 1 } else { 0 }).collect::<Vec<_>>()
+                })
+                .collect();
+            let v = RankMatrixView::new(&y, n, m).unwrap();
+            let codes = PairCodes::new(&v);
+            let crit = criterion(&codes, kind);
+            let weights: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(3) as f64).collect();
+            let samples: Vec<u32> = (0..n as u32).collect();
+            let sorted: Vec<SortedSample> =
+                samples.iter().map(|&s| SortedSample { value: s as f64, sample: s, weight: weights[s as usize] }).collect();
+            let node = crit.node_stats(&samples, &weights);
+            let total: f64 = weights.iter().sum();
+            let brute = |k: usize| {
+                let (l, r) = samples.split_at(k);
+                let (wl, wr) = weights.split_at(k);
+                let il = crit.impurity(&codes.counts(l, wl));
+                let ir = crit.impurity(&codes.counts(r, wr));
+                crit.impurity(&codes.counts(&samples, &weights))
+                    - (wl.iter().sum::<f64>() * il + wr.iter().sum::<f64>() * ir) / total
+            };
+            for k in 1..n {
+                let (got_k, score) = crit.best_boundary(&node, &sorted, Boundaries::Only(k), f64::NEG_INFINITY).unwrap();
+                assert_eq!(got_k, k);
+                assert!((score - brute(k)).abs() < 1e-9, "{kind:?} k={k}: {score} vs {}", brute(k));
+            }
+        }
+    }
+}
+
+/// Two groups by feature 0: the first ranks {0} > {1, 2}, the second {2} > {0, 1}.
+fn grouped() -> (Vec<f64>, Vec<i32>, usize) {
+    let n = 40;
+    let x: Vec<f64> = (0..n).flat_map(|i| [i as f64, ((i * 7) % 5) as f64]).collect();
+    let y: Vec<i32> = (0..n).flat_map(|i| if i < 20 { [1, 2, 2] } else { [2, 2, 1] }).collect();
+    (x, y, n)
+}
+
+#[test]
+fn a_tree_separates_tied_groups_and_predicts_their_bucket_orders() {
+    let (x, y, n) = grouped();
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, 2).unwrap(), RankMatrixView::new(&y, n, 3).unwrap());
+    for kind in [PlrCriterion::Entropy, PlrCriterion::Disagreements, PlrCriterion::Distance] {
+        let params = PlrTreeParams { criterion: kind, ..PlrTreeParams::tree() };
+        let model = fit_checked::<PlrTreeModel>(params, xv, yv, None).unwrap();
+        assert_eq!(model.trees[0].depth(), 1, "{kind:?}");
+        let test = [3.0, 0.0, 30.0, 0.0];
+        let pred = model.predict_ranks(&FeatureMatrixView::new(&test, 2, 2).unwrap()).unwrap();
+        assert_eq!(pred, vec![1, 2, 2, 2, 2, 1]);
+        assert!(model.check().is_ok());
+    }
+}
+
+#[test]
+fn a_forest_is_the_same_for_any_thread_count_and_checks_itself() {
+    let (x, y, n) = grouped();
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, 2).unwrap(), RankMatrixView::new(&y, n, 3).unwrap());
+    let params = PlrTreeParams { n_estimators: 8, seed: 3, ..PlrTreeParams::forest() };
+    let one = with_threads(Some(1), || fit_checked::<PlrTreeModel>(params.clone(), xv, yv, None)).unwrap().unwrap();
+    let two = with_threads(Some(2), || fit_checked::<PlrTreeModel>(params.clone(), xv, yv, None)).unwrap().unwrap();
+    assert_eq!(one, two);
+    assert_eq!(one.trees.len(), 8);
+    let members = one.member_ranks(&xv).unwrap().unwrap();
+    assert_eq!(members.len(), 8 * n * 3);
+    let pred = one.predict_ranks(&xv).unwrap();
+    // the forest's prediction is the BPA consensus of its trees' orders
+    for i in 0..n {
+        let rows: Vec<i32> = (0..8).flat_map(|t| members[(t * n + i) * 3..(t * n + i + 1) * 3].to_vec()).collect();
+        let expect = BucketConsensus::BPA.aggregate(&RankMatrixView::new(&rows, 8, 3).unwrap(), None).unwrap();
+        assert_eq!(&pred[i * 3..i * 3 + 3], &expect[..]);
+    }
+    let mut bad = one.clone();
+    bad.trees[0].leaves[0].order = vec![1, 3, 3];
+    assert!(bad.check().unwrap_err().contains("leaf bucket order"));
+    assert!(PlrTreeParams { n_estimators: 0, ..PlrTreeParams::tree() }.validate().is_err());
+    let bad_beta = PlrTreeParams { consensus: BucketConsensus { beta: 0.7, ..BucketConsensus::BPA }, ..PlrTreeParams::tree() };
+    assert!(bad_beta.validate().is_err());
+}

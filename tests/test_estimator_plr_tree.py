@@ -1,0 +1,67 @@
+"""Partial label ranking trees and forests (PLRT, PLRRF)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import make_tied_problem, plr_data
+from lrank import InvalidParameterError, PartialLabelRankingForest, PartialLabelRankingTree
+from lrank.aggregation import bpa
+from lrank.evaluation import cross_validate
+from lrank.rankings import tied_rows
+
+
+def test_a_tree_learns_ties_and_predicts_bucket_orders():
+    x, y = make_tied_problem()
+    est = PartialLabelRankingTree(random_state=0).fit(x, y)
+    pred = est.predict(x)
+    assert tied_rows(pred).any()  # it predicts ties
+    assert est.score(x, y) == 1.0  # a fully grown tree fits its training data
+    assert len(est.tree_depths_) == 1
+    shallow = PartialLabelRankingTree(max_depth=1, random_state=0).fit(x, y)
+    assert shallow.tree_depths_ == [1] and shallow.score(x, y) < 1.0
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "disagreements", "distance"])
+def test_every_criterion_generalises(criterion):
+    x, y = make_tied_problem(n=300)
+    train, test = slice(0, 200), slice(200, 300)
+    est = PartialLabelRankingTree(criterion=criterion, random_state=0).fit(x[train], y[train])
+    score = est.score(x[test], y[test])
+    # better than the root's consensus alone, and than predicting every label tied
+    assert score > PartialLabelRankingTree(max_depth=0).fit(x[train], y[train]).score(x[test], y[test]) + 0.15
+    assert score > 0.75 > PartialLabelRankingTree().fit(x, np.ones_like(y)).score(x[test], y[test])
+
+
+def test_forest_is_the_bpa_consensus_of_its_trees_for_any_thread_count():
+    x, y = make_tied_problem()
+    a = PartialLabelRankingForest(n_estimators=7, random_state=2, n_jobs=1).fit(x, y)
+    b = PartialLabelRankingForest(n_estimators=7, random_state=2, n_jobs=2).fit(x, y)
+    np.testing.assert_array_equal(a.predict(x), b.predict(x))
+    per = a.predict_per_tree(x[:6])
+    assert per.shape == (7, 6, 4)
+    np.testing.assert_array_equal(a.predict(x[:6]), [bpa(per[:, i, :]) for i in range(6)])
+
+
+def test_parameters_are_checked_by_name():
+    x, y = make_tied_problem()
+    with pytest.raises(InvalidParameterError, match="criterion"):
+        PartialLabelRankingTree(criterion="gini").fit(x, y)
+    with pytest.raises(InvalidParameterError, match="beta"):
+        PartialLabelRankingTree(beta=0.9).fit(x, y)
+    with pytest.raises(InvalidParameterError, match="aggregation"):
+        PartialLabelRankingForest(aggregation="kemeny").fit(x, y)
+    with pytest.raises(InvalidParameterError, match="n_estimators"):
+        PartialLabelRankingForest(n_estimators=0).fit(x, y)
+
+
+def test_on_the_published_iris_set():
+    """10-fold CV on the partial-label-ranking iris (2.4 buckets per row): scikit-lr's tree
+    reaches tau_x .917 there; Alfaro et al.'s forest .932 (5 x 10 CV)."""
+    x, y = plr_data("iris")
+    tree = cross_validate(lambda: PartialLabelRankingTree(random_state=1), x, y, labels=["a", "b", "c"])
+    forest = cross_validate(
+        lambda: PartialLabelRankingForest(n_estimators=50, random_state=1), x, y, labels=["a", "b", "c"]
+    )
+    assert tree.mean("tau_x") > 0.9
+    assert forest.mean("tau_x") > 0.92
