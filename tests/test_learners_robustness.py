@@ -17,6 +17,7 @@ FAST_OPTIONS = {
     "OVO": ["-B", "forest", "-I", "3"],
     "Bagging": ["-I", "3"],
     "BoostLR": ["-I", "3"],
+    "GBLR": ["-I", "3"],
     "IBLR": ["-K", "3"],
     "IBPL": ["-K", "3"],
     "PLRRF": ["-I", "3"],

@@ -18,6 +18,7 @@ SMALL = {
     "OVO": ["-B", "forest", "-I", "2"],
     "Bagging": ["-I", "2"],
     "BoostLR": ["-I", "2"],
+    "GBLR": ["-I", "2"],
 }
 
 

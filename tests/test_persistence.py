@@ -22,6 +22,7 @@ OPTIONS = {
     "LRRF": ["-I", "5"],
     "Bagging": ["-I", "3", "--", "-depth", "2"],
     "BoostLR": ["-I", "3", "--", "-depth", "2"],
+    "GBLR": ["-I", "5", "-L", "5"],
     "LWRF": ["-I", "5"],
     "OVO": ["-depth", "3"],
     "PLRRF": ["-I", "5"],
@@ -46,6 +47,7 @@ def test_every_built_in_learner_is_covered():
         "RPC",
         "Dummy",
         "BoostLR",
+        "GBLR",
     } <= set(LEARNERS)
 
 

@@ -21,6 +21,7 @@ from lrank import (
     AdaBoostLabelRanker,
     BaggingLabelRanker,
     DummyLabelRanker,
+    GradientBoostingLabelRanker,
     InstanceBasedLabelRanker,
     InstanceBasedPlackettLuce,
     LabelRankingRandomForest,
@@ -59,6 +60,7 @@ def estimators() -> list:
         RankingByPairwiseComparison(max_iter=30),
         DummyLabelRanker(),
         AdaBoostLabelRanker(LabelRankingTree(max_depth=2), n_estimators=3, random_state=0),
+        GradientBoostingLabelRanker(n_estimators=5, min_samples_leaf=5, random_state=0),
     ]
 
 
@@ -75,6 +77,7 @@ GRIDS = {
     RankingByPairwiseComparison: {"C": [0.1, 10.0]},
     DummyLabelRanker: {"aggregation": ["borda", "copeland"]},
     AdaBoostLabelRanker: {"estimator__max_depth": [1, 3]},
+    GradientBoostingLabelRanker: {"max_depth": [2, 4]},
 }
 
 IDS = [f"{type(e).__name__}-{i}" for i, e in enumerate(estimators())]

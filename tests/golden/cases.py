@@ -130,6 +130,11 @@ def estimators() -> dict[str, Callable[[], Any]]:
         # Added with the registry redesign (recorded then).
         "Dummy_kemeny": lambda: L.DummyLabelRanker(aggregation="kemeny"),
         "Bagging_Dummy": lambda: L.BaggingLabelRanker(L.DummyLabelRanker(), n_estimators=3, random_state=s),
+        # Added with GBLR (issue 25).
+        "GBLR": lambda: L.GradientBoostingLabelRanker(n_estimators=8, min_samples_leaf=5, random_state=s),
+        "GBLR_pairwise_subsample_exact": lambda: L.GradientBoostingLabelRanker(
+            loss="pairwise", n_estimators=6, subsample=0.7, max_features=2, max_bins=None, random_state=s
+        ),
         # Added with BoostLR (issue 25).
         "BoostLR": lambda: L.AdaBoostLabelRanker(L.LabelRankingTree(max_depth=3), n_estimators=5, random_state=s),
         "BoostLR_reweight_square_kemeny": lambda: L.AdaBoostLabelRanker(
@@ -191,6 +196,7 @@ TIE_LEARNERS = {
     "LWDT",
     "LWRF",
     "Dummy_kemeny",
+    "GBLR_pairwise_subsample_exact",
 }
 
 

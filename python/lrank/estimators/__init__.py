@@ -5,6 +5,7 @@ from lrank.estimators.boosting import AdaBoostLabelRanker
 from lrank.estimators.dummy import DummyLabelRanker
 from lrank.estimators.ensemble import BaggingLabelRanker
 from lrank.estimators.forest import LabelRankingRandomForest
+from lrank.estimators.gradient_boosting import GradientBoostingLabelRanker
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
 from lrank.estimators.labelwise_plr import LabelwisePartialLabelRanker
 from lrank.estimators.neighbors import InstanceBasedLabelRanker, InstanceBasedPlackettLuce
@@ -19,6 +20,7 @@ __all__ = [
     "AdaBoostLabelRanker",
     "BaggingLabelRanker",
     "DummyLabelRanker",
+    "GradientBoostingLabelRanker",
     "InstanceBasedLabelRanker",
     "InstanceBasedPartialLabelRanker",
     "InstanceBasedPlackettLuce",

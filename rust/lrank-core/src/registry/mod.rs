@@ -11,6 +11,7 @@ use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use crate::learners::bagging::BaggingModel;
 use crate::learners::boosting::BoostingModel;
 use crate::learners::dummy::DummyModel;
+use crate::learners::gradient_boosting::GradientBoostingModel;
 use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
 use crate::learners::labelwise_plr::LabelwisePlrModel;
@@ -156,6 +157,7 @@ learners! {
     PairwisePlr => PairwisePlrModel,
     InstanceBasedPlr => InstanceBasedPlrModel,
     LabelwisePlr => LabelwisePlrModel,
+    GradientBoosting => GradientBoostingModel,
 }
 
 impl LearnerParams {

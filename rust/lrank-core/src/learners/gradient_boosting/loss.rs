@@ -7,7 +7,7 @@
 //!   π(1), ..., π(k), `sum_{t<k} [ln sum_{u>=t} exp(s_π(u)) - s_π(t)]`. An incomplete ranking is
 //!   the Plackett-Luce marginal on its labels, so it is used as it stands.
 //! - Pairwise logistic: `sum over pairs a before b of ln(1 + exp(-(s_a - s_b)))`, over the pairs
-//!   the ranking orders.
+//!   the ranking orders (labels it ties form no pair, so bucket orders are used as they stand).
 //!
 //! Both are convex in the scores; the Hessian's diagonal is what the trees' leaf values use
 //! (Newton steps, as in second-order gradient boosting).
@@ -59,7 +59,7 @@ impl RankingLoss {
         order.sort_by_key(|&j| ranks[j]);
         match self {
             RankingLoss::PlackettLuce => plackett_luce(order, scores, derivatives),
-            RankingLoss::PairwiseLogistic => pairwise_logistic(order, scores, derivatives),
+            RankingLoss::PairwiseLogistic => pairwise_logistic(order, ranks, scores, derivatives),
         }
     }
 }
@@ -101,13 +101,17 @@ fn plackett_luce(order: &[usize], scores: &[f64], derivatives: Option<(&mut [f64
     loss
 }
 
-fn pairwise_logistic(order: &[usize], scores: &[f64], derivatives: Option<(&mut [f64], &mut [f64])>) -> f64 {
+/// Tied labels (equal ranks) form no pair: the ranking does not order them.
+fn pairwise_logistic(order: &[usize], ranks: &[i32], scores: &[f64], derivatives: Option<(&mut [f64], &mut [f64])>) -> f64 {
     let k = order.len();
     let mut loss = 0.0;
     match derivatives {
         None => {
             for a in 0..k {
                 for b in a + 1..k {
+                    if ranks[order[a]] == ranks[order[b]] {
+                        continue;
+                    }
                     loss += softplus(-(scores[order[a]] - scores[order[b]]));
                 }
             }
@@ -116,6 +120,9 @@ fn pairwise_logistic(order: &[usize], scores: &[f64], derivatives: Option<(&mut 
             for a in 0..k {
                 for b in a + 1..k {
                     let (ja, jb) = (order[a], order[b]);
+                    if ranks[ja] == ranks[jb] {
+                        continue;
+                    }
                     let margin = scores[ja] - scores[jb];
                     loss += softplus(-margin);
                     let p = sigmoid(-margin); // d loss / d margin = -p

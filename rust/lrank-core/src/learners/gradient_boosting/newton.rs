@@ -1,0 +1,200 @@
+//! One boosting round's tree: a multi-output regression tree fitted by Newton steps to the
+//! per-label gradients g and Hessian diagonals h of the loss (second-order boosting).
+//!
+//! A node's statistics are, per label, G_j = Σ w g_j and H_j = Σ w h_j over its samples (an
+//! additive criterion, so the histogram search applies). Its best constant step is
+//! -G_j / (H_j + λ) per label, which lowers the loss's second-order approximation by
+//! G_j² / (2 (H_j + λ)); a split scores the sum over labels of G²/(H + λ) of its two sides minus
+//! the node's (the gain, up to the factor 1/2). λ is the L2 penalty on leaf values.
+
+use crate::tree::{
+    additive_best_boundary, AdditiveCriterion, Boundaries, LeafFitter, ScoreLeaf, SidesTask, SortedSample, SplitCriterion,
+    SplitSides,
+};
+
+/// The gradients of one round (n x m each, row-major, 0 for labels a row does not rank).
+pub(super) struct Gradients<'a> {
+    pub g: &'a [f64],
+    pub h: &'a [f64],
+    pub m: usize,
+}
+
+impl Gradients<'_> {
+    #[inline]
+    fn row(&self, i: u32) -> (&[f64], &[f64]) {
+        let at = i as usize * self.m;
+        (&self.g[at..at + self.m], &self.h[at..at + self.m])
+    }
+}
+
+/// Split criterion of a boosting round's tree.
+pub(super) struct NewtonCriterion<'a> {
+    pub grads: Gradients<'a>,
+    /// L2 penalty on leaf values (λ).
+    pub l2: f64,
+    /// Least total sample weight on each side of a split.
+    pub min_leaf: f64,
+}
+
+/// A node's G (m), then H (m); its total weight and Σ_j G_j²/(H_j + λ).
+pub(super) struct NewtonNode {
+    sums: Vec<f64>,
+    total: f64,
+    score: f64,
+}
+
+/// Gains below this are no split: a node whose gradients already cancel is left a leaf.
+const MIN_GAIN: f64 = 1e-12;
+
+impl NewtonCriterion<'_> {
+    #[inline]
+    fn term(&self, g: f64, h: f64) -> f64 {
+        let d = h + self.l2;
+        if d > 0.0 {
+            g * g / d
+        } else {
+            0.0
+        }
+    }
+
+    fn node_score(&self, sums: &[f64]) -> f64 {
+        let m = self.grads.m;
+        (0..m).map(|j| self.term(sums[j], sums[m + j])).sum()
+    }
+}
+
+impl SplitCriterion for NewtonCriterion<'_> {
+    type NodeStats = NewtonNode;
+
+    fn node_stats(&self, samples: &[u32], weights: &[f64]) -> NewtonNode {
+        let m = self.grads.m;
+        let mut sums = vec![0.0; 2 * m];
+        let mut total = 0.0;
+        for (&s, &w) in samples.iter().zip(weights) {
+            let (g, h) = self.grads.row(s);
+            for j in 0..m {
+                sums[j] += w * g[j];
+                sums[m + j] += w * h[j];
+            }
+            total += w;
+        }
+        let score = self.node_score(&sums);
+        NewtonNode { sums, total, score }
+    }
+
+    /// Never by its sums alone: gradients that cancel in a node (G = 0) may not cancel in its
+    /// children. A node without a split of positive gain stays a leaf (see `score`).
+    fn is_terminal(&self, _node: &NewtonNode) -> bool {
+        false
+    }
+
+    fn best_boundary(
+        &self,
+        node: &NewtonNode,
+        sorted: &[SortedSample],
+        boundaries: Boundaries,
+        floor: f64,
+    ) -> Option<(usize, f64)> {
+        additive_best_boundary(self, node, sorted, boundaries, floor)
+    }
+}
+
+impl AdditiveCriterion for NewtonCriterion<'_> {
+    fn n_stats(&self) -> usize {
+        2 * self.grads.m
+    }
+
+    #[inline]
+    fn sample_stats(&self, sample: u32, weight: f64, out: &mut Vec<(u32, f64)>) {
+        let m = self.grads.m;
+        let (g, h) = self.grads.row(sample);
+        for j in 0..m {
+            if g[j] != 0.0 || h[j] != 0.0 {
+                out.push((j as u32, weight * g[j]));
+                out.push(((m + j) as u32, weight * h[j]));
+            }
+        }
+    }
+
+    fn with_sides<T: SidesTask>(&self, node: &NewtonNode, task: T) -> T::Output {
+        let mut left = vec![0.0; 2 * self.grads.m];
+        task.run(&mut NewtonSides { criterion: self, node, left: &mut left, w_left: 0.0 })
+    }
+}
+
+/// A split in progress: the left side's G and H (the right's are the node's minus those).
+struct NewtonSides<'a> {
+    criterion: &'a NewtonCriterion<'a>,
+    node: &'a NewtonNode,
+    left: &'a mut [f64],
+    w_left: f64,
+}
+
+impl SplitSides for NewtonSides<'_> {
+    #[inline]
+    fn move_sample(&mut self, sample: u32, weight: f64) {
+        let m = self.criterion.grads.m;
+        let (g, h) = self.criterion.grads.row(sample);
+        for j in 0..m {
+            self.left[j] += weight * g[j];
+            self.left[m + j] += weight * h[j];
+        }
+        self.w_left += weight;
+    }
+
+    #[inline]
+    fn move_sums(&mut self, weight: f64, stats: &[f64]) {
+        self.left.iter_mut().zip(stats).for_each(|(l, &a)| *l += a);
+        self.w_left += weight;
+    }
+
+    #[inline]
+    fn score(&self) -> Option<f64> {
+        let (c, node) = (self.criterion, self.node);
+        let right_total = node.total - self.w_left;
+        if !(self.w_left >= c.min_leaf && right_total >= c.min_leaf && self.w_left > 0.0 && right_total > 0.0) {
+            return None;
+        }
+        let m = c.grads.m;
+        let mut gain = -node.score;
+        for j in 0..m {
+            let (gl, hl) = (self.left[j], self.left[m + j]);
+            gain += c.term(gl, hl) + c.term(node.sums[j] - gl, node.sums[m + j] - hl);
+        }
+        (gain > MIN_GAIN).then_some(gain)
+    }
+}
+
+/// Leaf values: the Newton step -G_j/(H_j + λ) per label, times the learning rate.
+pub(super) struct NewtonLeaves<'a> {
+    pub grads: Gradients<'a>,
+    pub l2: f64,
+    pub learning_rate: f64,
+}
+
+impl LeafFitter for NewtonLeaves<'_> {
+    type Leaf = ScoreLeaf;
+
+    fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> ScoreLeaf {
+        let m = self.grads.m;
+        let (mut g_sum, mut h_sum) = (vec![0.0; m], vec![0.0; m]);
+        for (&s, &w) in samples.iter().zip(weights) {
+            let (g, h) = self.grads.row(s);
+            for j in 0..m {
+                g_sum[j] += w * g[j];
+                h_sum[j] += w * h[j];
+            }
+        }
+        let scores = (0..m)
+            .map(|j| {
+                let d = h_sum[j] + self.l2;
+                if d > 0.0 {
+                    -self.learning_rate * g_sum[j] / d
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        ScoreLeaf { scores }
+    }
+}

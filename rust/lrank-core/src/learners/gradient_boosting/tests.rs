@@ -1,0 +1,197 @@
+use super::*;
+use crate::data::ranking::ranks_of_order;
+use crate::metrics::distance::kendall_tau;
+use crate::parallel::with_threads;
+use crate::tree::{Boundaries, SortedSample, SplitCriterion};
+
+/// Rankings of 4 labels by sorting noisy linear scores of 3 features.
+fn problem(n: usize, seed: u64) -> (Vec<f64>, Vec<i32>) {
+    let mut rng = Rng::new(seed);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let row: Vec<f64> = (0..3).map(|_| rng.uniform()).collect();
+        let scores = [row[0], row[1], 1.0 - row[0], 0.5 * row[2] + 0.2 * rng.uniform()];
+        let mut order: Vec<usize> = (0..4).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        x.extend(row);
+        y.extend(ranks_of_order(&order, 4));
+    }
+    (x, y)
+}
+
+fn fit(x: &[f64], y: &[i32], params: GradientBoostingParams) -> GradientBoostingModel {
+    let n = y.len() / 4;
+    let (xv, yv) = (FeatureMatrixView::new(x, n, 3).unwrap(), RankMatrixView::new(y, n, 4).unwrap());
+    GradientBoostingModel::fit_views(&xv, &yv, None, params).unwrap()
+}
+
+fn mean_tau(truth: &[i32], pred: &[i32]) -> f64 {
+    let rows = truth.chunks(4).zip(pred.chunks(4));
+    rows.map(|(t, p)| kendall_tau(t, p)).sum::<f64>() / (truth.len() / 4) as f64
+}
+
+#[test]
+fn boosting_learns_the_rankings_and_lowers_the_training_loss() {
+    let (x, y) = problem(600, 1);
+    let (xt, yt) = problem(300, 2);
+    for loss in [RankingLoss::PlackettLuce, RankingLoss::PairwiseLogistic] {
+        let params = GradientBoostingParams { loss, n_estimators: 60, min_samples_leaf: 5.0, seed: 3, ..Default::default() };
+        let model = fit(&x, &y, params);
+        assert_eq!(model.trees.len(), 60);
+        assert!(model.train_loss.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{loss:?}: {:?}", model.train_loss);
+        let pred = model.predict_ranks(&FeatureMatrixView::new(&xt, 300, 3).unwrap()).unwrap();
+        let tau = mean_tau(&yt, &pred);
+        assert!(tau > 0.8, "{loss:?}: test tau {tau}");
+    }
+}
+
+#[test]
+fn the_initial_scores_minimise_the_loss_among_constants() {
+    let (_, y) = problem(300, 4);
+    let yv = RankMatrixView::new(&y, 300, 4).unwrap();
+    let rows: Vec<u32> = (0..300).collect();
+    let w = vec![1.0; 300];
+    for loss in [RankingLoss::PlackettLuce, RankingLoss::PairwiseLogistic] {
+        let s = constant_scores(loss, &yv, &w, &rows, 0.0);
+        let total = |s: &[f64]| rows.iter().map(|&i| loss.row(yv.row(i as usize), s, None, &mut Vec::new())).sum::<f64>();
+        let best = total(&s);
+        // Every small move of one score makes it worse (a minimum of a convex function).
+        for j in 0..4 {
+            for d in [-1e-3, 1e-3] {
+                let mut moved = s.clone();
+                moved[j] += d;
+                assert!(total(&moved) >= best - 1e-9, "{loss:?}: label {j} by {d}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_split_gain_is_the_drop_of_the_second_order_approximation() {
+    // Slow reference: for every boundary, the sum over labels of G^2/(H + l2) of both sides
+    // minus the node's, from the gradients directly.
+    let mut rng = Rng::new(9);
+    let (n, m, l2) = (40usize, 3usize, 0.7);
+    let g: Vec<f64> = (0..n * m).map(|_| rng.uniform() - 0.5).collect();
+    let h: Vec<f64> = (0..n * m).map(|_| rng.uniform()).collect();
+    let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(3) as f64).collect();
+    let criterion = NewtonCriterion { grads: Gradients { g: &g, h: &h, m }, l2, min_leaf: 1.0 };
+    let rows: Vec<u32> = (0..n as u32).collect();
+    let sorted: Vec<SortedSample> = (0..n).map(|i| SortedSample { value: i as f64, sample: i as u32, weight: w[i] }).collect();
+    let node = criterion.node_stats(&rows, &w);
+    let score = |range: std::ops::Range<usize>| -> f64 {
+        (0..m)
+            .map(|j| {
+                let gs: f64 = range.clone().map(|i| w[i] * g[i * m + j]).sum();
+                let hs: f64 = range.clone().map(|i| w[i] * h[i * m + j]).sum();
+                gs * gs / (hs + l2)
+            })
+            .sum()
+    };
+    let gains: Vec<f64> = (1..n).map(|k| score(0..k) + score(k..n) - score(0..n)).collect();
+    let (best_k, best_gain) =
+        gains.iter().enumerate().fold((0, f64::NEG_INFINITY), |b, (k, &v)| if v > b.1 + 1e-12 { (k, v) } else { b });
+    let (k, gain) = criterion.best_boundary(&node, &sorted, Boundaries::All, f64::NEG_INFINITY).unwrap();
+    assert_eq!(k, best_k + 1, "k counts the samples on the left");
+    assert!((gain - best_gain).abs() < 1e-9, "{gain} vs {best_gain}");
+}
+
+#[test]
+fn deterministic_for_a_seed_at_any_thread_count_and_subsampling_changes_the_model() {
+    let (x, y) = problem(400, 5);
+    let params = GradientBoostingParams {
+        n_estimators: 15,
+        subsample: 0.7,
+        max_features: MaxFeatures::Count(2),
+        min_samples_leaf: 5.0,
+        seed: 11,
+        ..Default::default()
+    };
+    let one = with_threads(Some(1), || fit(&x, &y, params.clone())).unwrap();
+    let two = with_threads(Some(2), || fit(&x, &y, params.clone())).unwrap();
+    assert_eq!(one, two);
+    let other = fit(&x, &y, GradientBoostingParams { seed: 12, ..params.clone() });
+    assert_ne!(one.trees, other.trees);
+    let full = fit(&x, &y, GradientBoostingParams { subsample: 1.0, max_features: MaxFeatures::All, ..params });
+    assert_ne!(one.trees, full.trees);
+}
+
+#[test]
+fn early_stopping_keeps_the_rounds_up_to_the_best_held_out_loss() {
+    let (x, y) = problem(500, 6);
+    let params = GradientBoostingParams {
+        n_estimators: 400,
+        learning_rate: 0.5,
+        min_samples_leaf: 1.0,
+        max_depth: Some(8),
+        early_stopping: EarlyStopping::On,
+        n_iter_no_change: 5,
+        seed: 2,
+        ..Default::default()
+    };
+    let model = fit(&x, &y, params.clone());
+    let v = &model.validation_loss;
+    assert!(v.len() < 400, "stopped early: {} rounds", v.len());
+    let best = v.iter().cloned().fold(f64::INFINITY, f64::min);
+    let best_round = v.iter().position(|&l| l == best).unwrap() + 1;
+    assert_eq!(model.trees.len(), best_round);
+    assert!(v.len() >= best_round + 5);
+    // Auto holds nothing out on 500 rows.
+    let auto = fit(&x, &y, GradientBoostingParams { early_stopping: EarlyStopping::Auto, n_estimators: 10, ..params });
+    assert!(auto.validation_loss.is_empty() && auto.trees.len() == 10);
+}
+
+#[test]
+fn incomplete_rankings_and_ties_are_used_where_the_loss_allows() {
+    let (x, mut y) = problem(300, 7);
+    // Every third ranking keeps its top two labels only.
+    for row in y.chunks_mut(4).step_by(3) {
+        row.iter_mut().for_each(|r| *r = if *r <= 2 { *r } else { 0 });
+    }
+    let model = fit(&x, &y, GradientBoostingParams { n_estimators: 20, min_samples_leaf: 5.0, ..Default::default() });
+    assert!(model.train_loss.last().unwrap() < model.train_loss.first().unwrap());
+    // A tie: the pairwise loss learns from it, Plackett-Luce refuses it by row.
+    y[4..8].copy_from_slice(&[1, 1, 2, 3]);
+    let pairwise = GradientBoostingParams { loss: RankingLoss::PairwiseLogistic, n_estimators: 5, ..Default::default() };
+    fit(&x, &y, pairwise);
+    let (xv, yv) = (FeatureMatrixView::new(&x, 300, 3).unwrap(), RankMatrixView::new(&y, 300, 4).unwrap());
+    let err = GradientBoostingModel::fit_views(&xv, &yv, None, GradientBoostingParams::default()).unwrap_err().to_string();
+    assert!(err.contains("row 1 ") && err.contains("Plackett-Luce"), "{err}");
+}
+
+#[test]
+fn exact_and_histogram_search_agree_with_a_bin_per_value() {
+    // Gradients are not whole numbers, so sums in another order may round differently and
+    // decide a near-tie otherwise: the predictions agree on nearly every row, not bit for bit.
+    let (mut x, y) = problem(200, 8);
+    x.iter_mut().for_each(|v| *v = (*v * 20.0).round()); // 21 values per feature
+    let params = GradientBoostingParams { n_estimators: 5, min_samples_leaf: 3.0, ..Default::default() };
+    let binned = fit(&x, &y, params.clone());
+    let exact = fit(&x, &y, GradientBoostingParams { max_bins: None, ..params });
+    let xv = FeatureMatrixView::new(&x, 200, 3).unwrap();
+    let (a, b) = (binned.predict_ranks(&xv).unwrap(), exact.predict_ranks(&xv).unwrap());
+    let same = a.chunks(4).zip(b.chunks(4)).filter(|(p, q)| p == q).count();
+    assert!(same >= 196, "{same} of 200 rows agree");
+    let coarse =
+        fit(&x, &y, GradientBoostingParams { max_bins: Some(3), n_estimators: 5, min_samples_leaf: 3.0, ..Default::default() });
+    assert_ne!(coarse.trees, exact.trees);
+}
+
+#[test]
+fn bad_parameters_are_refused_by_name() {
+    let (x, y) = problem(50, 1);
+    let (xv, yv) = (FeatureMatrixView::new(&x, 50, 3).unwrap(), RankMatrixView::new(&y, 50, 4).unwrap());
+    let cases: Vec<(GradientBoostingParams, &str)> = vec![
+        (GradientBoostingParams { learning_rate: 0.0, ..Default::default() }, "learning_rate"),
+        (GradientBoostingParams { subsample: 1.5, ..Default::default() }, "subsample"),
+        (GradientBoostingParams { l2_regularization: -1.0, ..Default::default() }, "l2_regularization"),
+        (GradientBoostingParams { validation_fraction: 1.0, ..Default::default() }, "validation_fraction"),
+        (GradientBoostingParams { n_iter_no_change: 0, ..Default::default() }, "n_iter_no_change"),
+        (GradientBoostingParams { n_estimators: 0, ..Default::default() }, "n_estimators"),
+        (GradientBoostingParams { max_bins: Some(1), ..Default::default() }, "max_bins"),
+    ];
+    for (params, name) in cases {
+        let err = GradientBoostingModel::fit_views(&xv, &yv, None, params).unwrap_err().to_string();
+        assert!(err.contains(name), "{err}");
+    }
+}
