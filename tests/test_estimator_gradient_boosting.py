@@ -128,3 +128,24 @@ def test_cli_trains_cross_validates_and_saves(tmp_path):
     assert len(pred.output.strip().splitlines()) == 150
     bad = CliRunner().invoke(main, ["train", "-t", str(IRIS), "-W", "GBLR", "--", "-loss", "hinge"])
     assert bad.exit_code != 0 and "plackett-luce" in bad.output and "Traceback" not in bad.output
+
+
+def test_tune_chooses_by_inner_cv_and_fits_the_choice(iris):
+    x, y = iris
+    tuned = GradientBoostingLabelRanker(n_estimators=12, min_samples_leaf=5, tune=True, random_state=3).fit(x, y)
+    best = tuned.best_params_
+    assert set(best) == {"max_depth", "learning_rate", "n_estimators"}
+    assert len(tuned.tuning_scores_) == 2 * 3 * 4
+    assert max(s["tau"] for s in tuned.tuning_scores_) == pytest.approx(
+        next(
+            s["tau"]
+            for s in tuned.tuning_scores_
+            if (s["max_depth"], s["learning_rate"], s["n_estimators"])
+            == (best["max_depth"], best["learning_rate"], best["n_estimators"])
+        )
+    )
+    direct = GradientBoostingLabelRanker(min_samples_leaf=5, random_state=3, **best).fit(x, y)
+    np.testing.assert_array_equal(tuned.predict_scores(x), direct.predict_scores(x))
+    assert tuned.n_estimators_ == best["n_estimators"]
+    out = CliRunner().invoke(main, ["train", "-t", str(IRIS), "-W", "GBLR", "--no-cv", "--", "-I", "8", "-tune"])
+    assert out.exit_code == 0, out.output

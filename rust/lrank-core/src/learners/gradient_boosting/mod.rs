@@ -23,6 +23,7 @@ pub mod loss;
 mod newton;
 #[cfg(test)]
 mod tests;
+pub mod tune;
 
 use crate::data::features::{FeatureMatrixView, Filled};
 use crate::data::ranking::{ranking_from_scores_into, RankMatrixView};
@@ -37,6 +38,7 @@ use loss::RankingLoss;
 use newton::{Gradients, NewtonCriterion, NewtonLeaves};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use tune::TuningScore;
 
 /// Whether a validation share is held out for early stopping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +78,9 @@ pub struct GradientBoostingParams {
     pub validation_fraction: f64,
     /// Rounds without improvement of the held-out loss before stopping.
     pub n_iter_no_change: usize,
+    /// Choose `max_depth`, `learning_rate` and the rounds by inner cross-validation ([`tune`]).
+    #[serde(default)]
+    pub tune: bool,
     pub seed: u64,
 }
 
@@ -94,6 +99,7 @@ impl Default for GradientBoostingParams {
             early_stopping: EarlyStopping::Auto,
             validation_fraction: 0.1,
             n_iter_no_change: 10,
+            tune: false,
             seed: 0,
         }
     }
@@ -148,12 +154,21 @@ pub struct GradientBoostingModel {
     pub train_loss: Vec<f64>,
     /// Mean held-out loss after each round (empty without early stopping).
     pub validation_loss: Vec<f64>,
+    /// Tuned mode: every candidate's inner cross-validation score (empty otherwise).
+    #[serde(default)]
+    pub tuning: Vec<TuningScore>,
 }
 
 impl Learner for GradientBoostingModel {
     type Params = GradientBoostingParams;
 
     fn fit(params: GradientBoostingParams, data: &TrainingSet<'_>) -> Result<Self> {
+        if params.tune {
+            // The model keeps the parameters asked for (tune on) and reports what was chosen.
+            let (chosen, tuning) = tune::tune(data, &params)?;
+            let model = Self::fit(chosen, data)?;
+            return Ok(GradientBoostingModel { params, tuning, ..model });
+        }
         if params.loss == RankingLoss::PlackettLuce {
             data.refuse_ties("GBLR's Plackett-Luce loss (its pairwise loss can)")?;
         }
@@ -219,6 +234,7 @@ impl Learner for GradientBoostingModel {
             trees,
             train_loss,
             validation_loss,
+            tuning: Vec::new(),
         })
     }
 
@@ -247,6 +263,8 @@ impl Learner for GradientBoostingModel {
             "init_scores": self.init_scores,
             "train_loss": self.train_loss,
             "validation_loss": self.validation_loss,
+            "tuning": self.tuning,
+            "tuned": tune::best(&self.tuning),
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
             "tree_n_leaves": self.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
         })

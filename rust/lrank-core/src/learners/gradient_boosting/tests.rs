@@ -195,3 +195,24 @@ fn bad_parameters_are_refused_by_name() {
         assert!(err.contains(name), "{err}");
     }
 }
+
+#[test]
+fn tuning_picks_the_best_candidate_by_inner_cross_validation_and_fits_with_it() {
+    let (x, y) = problem(240, 12);
+    let params = GradientBoostingParams { n_estimators: 8, min_samples_leaf: 5.0, tune: true, seed: 4, ..Default::default() };
+    let model = fit(&x, &y, params.clone());
+    assert_eq!(model.params, params, "the model keeps the parameters asked for");
+    assert_eq!(model.tuning.len(), tune::TUNE_DEPTHS.len() * tune::TUNE_RATES.len() * 4);
+    let best = model.tuning.iter().fold(&model.tuning[0], |b, c| if c.tau > b.tau + 1e-12 { c } else { b });
+    assert!(model.tuning.iter().all(|c| c.tau <= best.tau + 1e-12));
+    // The same as fitting the chosen parameters directly.
+    let chosen = GradientBoostingParams {
+        max_depth: Some(best.max_depth),
+        learning_rate: best.learning_rate,
+        n_estimators: best.n_estimators,
+        tune: false,
+        ..params
+    };
+    let direct = fit(&x, &y, chosen);
+    assert_eq!((model.trees, model.init_scores), (direct.trees, direct.init_scores));
+}
