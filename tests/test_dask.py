@@ -95,3 +95,64 @@ def test_the_store_is_a_plain_experiment_store(tmp_path):
     report = CliRunner().invoke(main, ["experiment", "report", str(out)])
     assert report.exit_code == 0 and "Dummy" in report.output
     assert LrankError  # the errors above are lrank errors, printed on one line
+
+
+def test_a_cell_the_cluster_cancels_is_submitted_again_then_refused_by_name(monkeypatch, tmp_path):
+    # A worker dying at the wrong moment can make the scheduler forget a cell (CI saw
+    # "lrank-cell-37 cancelled for reason: already forgotten"): the cell is shipped again.
+    import contextlib
+    from concurrent.futures import CancelledError
+
+    import distributed
+    from lrank.dask import experiment as dask_experiment
+
+    cancels = {"left": 2}
+
+    class Future:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            if self.value == "cell-0" and cancels["left"] > 0:
+                cancels["left"] -= 1
+                raise CancelledError("already forgotten")
+            return self.value
+
+    class AsCompleted:
+        def __init__(self, futures):
+            self.queue = list(futures)
+
+        def add(self, future):
+            self.queue.append(future)
+
+        def __iter__(self):
+            while self.queue:
+                yield self.queue.pop(0)
+
+    class Client:
+        scattered = 0
+
+        def scatter(self, data, **_):
+            Client.scattered += 1
+            return dict(data) if isinstance(data, dict) else data
+
+        def submit(self, fn, task, data, **_):
+            return Future(f"cell-{task}")
+
+        def cancel(self, futures):
+            pass
+
+    monkeypatch.setattr(dask_experiment, "open_client", lambda spec: contextlib.nullcontext(Client()))
+    monkeypatch.setattr(distributed, "as_completed", AsCompleted)
+    monkeypatch.setattr("lrank.evaluation.workflow.load_training_data", lambda p: "data")
+    source = type("Source", (), {"path": "iris.xarff"})()
+
+    class Cell(int):  # a task as cell_results reads it: its data set's path
+        dataset = type("Dataset", (), {"source": source})()
+
+    tasks = tuple(Cell(i) for i in range(3))
+    rows = list(dask_experiment.cell_results(tasks, "local:1"))
+    assert sorted(rows) == ["cell-0", "cell-1", "cell-2"] and Client.scattered == 3  # once, then per retry
+    cancels["left"] = 10
+    with pytest.raises(LrankError, match=r"cell 1 \(iris\.xarff\) was cancelled by the Dask cluster 4 times"):
+        list(dask_experiment.cell_results(tasks, "local:1"))
