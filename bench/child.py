@@ -54,6 +54,10 @@ LEARNERS = (
     "lwrf_lrank_j2",
     "lwdt_sklearn",
     "lwdt_lrank_j1",
+    "gblr_sklearn_j1",
+    "gblr_sklearn_j2",
+    "gblr_lrank_j1",
+    "gblr_lrank_j2",
     # partial label ranking (rankings with ties): bench.plr
     "plrt_sklr",
     "plrt_lrank_j1",
@@ -72,7 +76,15 @@ LEARNERS = (
     f"bag_{tree}{full}_lrank_j{jobs}" for tree in ("lrt", "wlrt", "flrt") for full in ("", "_full") for jobs in (1, 2)
 )
 
-DEFAULT_PARAMS = {"seed": 0, "trees": 50, "max_depth": 8, "peer_max_depth": None, "n_neighbors": 5, "lw_trees": 100}
+DEFAULT_PARAMS = {
+    "seed": 0,
+    "trees": 50,
+    "max_depth": 8,
+    "peer_max_depth": None,
+    "n_neighbors": 5,
+    "lw_trees": 100,
+    "gb_rounds": 100,
+}
 
 
 def implementation(learner):
@@ -224,6 +236,22 @@ class Labelwise:
         return positions_from_scores(self.regressor.predict(X), ascending=True)
 
 
+class LabelwiseEach:
+    """A single-output regressor per label (HistGradientBoostingRegressor has no multi-output
+    mode): each fitted to its label's position / m; labels ranked by prediction."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def fit(self, X, Y):
+        self.m_ = Y.shape[1]
+        self.models_ = [self.make().fit(X, Y[:, j] / float(self.m_)) for j in range(self.m_)]
+        return self
+
+    def predict(self, X):
+        return positions_from_scores(np.column_stack([r.predict(X) for r in self.models_]), ascending=True)
+
+
 # ------------------------------------------------------------------ the learners
 
 
@@ -254,6 +282,11 @@ def build(learner, params):
             est = lrank.InstanceBasedPlackettLuce(n_neighbors=p["n_neighbors"], random_state=seed, n_jobs=jobs)
         elif method == "lwrf":
             est = lrank.LabelwiseRandomForest(n_estimators=p["lw_trees"], random_state=seed, n_jobs=jobs)
+        elif method == "gblr":
+            # GBLR's defaults (depth 6, 20 per leaf, L2 1, 255 bins), every round kept.
+            est = lrank.GradientBoostingLabelRanker(
+                n_estimators=p["gb_rounds"], early_stopping=False, random_state=seed, n_jobs=jobs
+            )
         elif method == "plrt":
             est = lrank.PartialLabelRankingTree(random_state=seed, n_jobs=jobs)
         elif method == "plrbag":
@@ -313,6 +346,22 @@ def build(learner, params):
         tree = DecisionTreeLabelRanker(splitter=splitter)
         return BaggingLabelRanker(tree, n_estimators=p["trees"], random_state=seed), "int64"
     # scikit-learn used labelwise
+    if method == "gblr":
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        return LabelwiseEach(
+            lambda: HistGradientBoostingRegressor(
+                max_iter=p["gb_rounds"],
+                learning_rate=0.1,
+                max_depth=6,
+                max_leaf_nodes=None,
+                min_samples_leaf=20,
+                l2_regularization=1.0,
+                max_bins=255,
+                early_stopping=False,
+                random_state=seed,
+            )
+        ), "int64"
     if method == "lwrf":
         from sklearn.ensemble import RandomForestRegressor
 
@@ -340,7 +389,12 @@ def fit_predict(learner, params, X_tr, Y_tr, X_te):
     Y_fit = convert_y(Y_tr, kind)
     base_mib = memory_mib("VmRSS")
     limits = None
-    if learner.endswith("_1t"):
+    if learner.startswith("gblr_sklearn"):
+        # HistGradientBoosting runs on OpenMP threads: as many as the lrank side's n_jobs.
+        from threadpoolctl import threadpool_limits
+
+        limits = threadpool_limits(limits=jobs_of(learner))
+    elif learner.endswith("_1t"):
         # scikit-learn's brute-force neighbour search runs on BLAS, which uses every core.
         from threadpoolctl import threadpool_limits
 
