@@ -151,7 +151,8 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
 
 
 def _parse_early(text: str) -> str | bool:
-    return {"auto": "auto", "on": True, "off": False}[parse_choice("auto", "on", "off")(text)]
+    word = parse_choice("auto", "on", "off")(text)
+    return "auto" if word == "auto" else word == "on"
 
 
 LEARNER_SPECS = (
