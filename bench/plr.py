@@ -167,7 +167,7 @@ def speed(argv: list[str]) -> int:
     if args.only:
         learners = [learner for learner in learners if args.only in learner]
     params = {"seed": args.seed, "trees": args.trees, "n_neighbors": args.n_neighbors}
-    return harness.run_speed_suite(SUITE, args, learners, params, {"groups": groups}, ["speed", *argv])
+    return harness.run_speed_suite(SUITE, args, learners, params, {"groups": groups}, argv)
 
 
 def main(argv: list[str] | None = None) -> int:
