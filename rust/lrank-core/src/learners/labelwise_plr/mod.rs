@@ -5,7 +5,9 @@
 //!
 //! - Targets: a label's position in the training ranking (dense: tied labels share one, 1 = the
 //!   top bucket); a label missing from a ranking has no target there and is left out of that
-//!   label's regression. The trees are the labelwise learners' (multi-output CART, squared error
+//!   label's regression, and a ranking holding k < m labels has its positions stretched by m / k
+//!   (beyond the paper: unstretched, rows with few labels pull all predictions together and the
+//!   tie layer ties them). The trees are the labelwise learners' (multi-output CART, squared error
 //!   summed over labels); a leaf predicts each label's mean position, or its parent's for a label
 //!   none of its rows ranks (the root: the mean of all training positions).
 //! - The forest's prediction for a label is the mean μ of its trees' predictions, with their
@@ -116,8 +118,14 @@ impl Learner for LabelwisePlrModel {
         let mut score = vec![0.0; n * m];
         let mut present = vec![0.0; n * m];
         for (i, row) in y.rows().enumerate() {
+            // A ranking holding k < m labels has its positions stretched by m / k: otherwise
+            // rows with few labels (positions 1, 2) pull every label's predicted position
+            // towards the top, and the tie layer merges them all (with 60% of the labels
+            // missing, most predictions were "all tied"). Complete rankings keep theirs.
+            let k = row.iter().filter(|&&r| r > 0).count();
+            let stretch = if k > 0 && k < m { m as f64 / k as f64 } else { 1.0 };
             for (j, &r) in row.iter().enumerate().filter(|(_, &r)| r > 0) {
-                score[i * m + j] = r as f64;
+                score[i * m + j] = r as f64 * stretch;
                 present[i * m + j] = 1.0;
             }
         }

@@ -36,3 +36,33 @@ fn learns_feature_dependent_bucket_orders_for_any_thread_count() {
     assert!(bad.check().is_err());
     assert!(LabelwisePlrParams { tie_layer: TieLayer::Epsilon { epsilon: -1.0 }, ..Default::default() }.validate().is_err());
 }
+
+#[test]
+fn rankings_with_labels_missing_do_not_make_every_prediction_a_tie() {
+    // Two regimes of a full order of 6 labels; each training ranking loses each label with
+    // probability 0.6 (at least two kept), as the missing-label protocol deletes them.
+    let (n, m) = (300usize, 6usize);
+    let mut rng = crate::rng::Rng::new(4);
+    let x: Vec<f64> = (0..n).map(|i| (i % 2) as f64 + 0.1 * rng.uniform()).collect();
+    let mut y = Vec::new();
+    for i in 0..n {
+        let full: Vec<i32> = if i % 2 == 0 { (1..=m as i32).collect() } else { (1..=m as i32).rev().collect() };
+        let mut kept: Vec<bool> = (0..m).map(|_| rng.uniform() >= 0.6).collect();
+        while kept.iter().filter(|&&k| k).count() < 2 {
+            kept[rng.below(m)] = true;
+        }
+        // Dense positions among the kept labels.
+        let mut order: Vec<usize> = (0..m).filter(|&j| kept[j]).collect();
+        order.sort_by_key(|&j| full[j]);
+        let mut row = vec![0; m];
+        for (pos, &j) in order.iter().enumerate() {
+            row[j] = pos as i32 + 1;
+        }
+        y.extend(row);
+    }
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, 1).unwrap(), RankMatrixView::new(&y, n, m).unwrap());
+    let params = LabelwisePlrParams { n_estimators: 10, seed: 1, ..LabelwisePlrParams::default() };
+    let pred = LabelwisePlrModel::fit_views(&xv, &yv, None, params).unwrap().predict_ranks(&xv).unwrap();
+    let buckets = pred.chunks(m).map(|row| *row.iter().max().unwrap()).sum::<i32>() as f64 / n as f64;
+    assert!(buckets >= 4.0, "predictions keep most of the order: {buckets} buckets on average");
+}

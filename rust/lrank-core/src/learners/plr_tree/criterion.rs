@@ -88,14 +88,33 @@ impl PairCodes {
 
     /// The pair-order matrix of counts.
     pub fn matrix(&self, counts: &[f64]) -> PairOrderMatrix {
+        self.matrix_or(counts, None)
+    }
+
+    /// Every row holds every label pair (complete rankings).
+    pub fn complete(&self) -> bool {
+        self.complete
+    }
+
+    /// The pair-order matrix of counts; a pair no row observes takes the relation of `fallback`
+    /// (a bucket order: 1 for before, 1/2 for tied, 0 for after), or 1/2 without one.
+    pub fn matrix_or(&self, counts: &[f64], fallback: Option<&[i32]>) -> PairOrderMatrix {
         let m = self.m;
         let mut c = vec![0.5; m * m];
         let mut p = 0;
         for i in 0..m {
             for j in (i + 1)..m {
                 let (b, t, a) = (counts[3 * p], counts[3 * p + 1], counts[3 * p + 2]);
-                c[i * m + j] = preference(b, t, a);
-                c[j * m + i] = preference(a, t, b);
+                let (ij, ji) = match fallback {
+                    Some(order) if b + t + a == 0.0 => match order[i].cmp(&order[j]) {
+                        std::cmp::Ordering::Less => (1.0, 0.0),
+                        std::cmp::Ordering::Equal => (0.5, 0.5),
+                        std::cmp::Ordering::Greater => (0.0, 1.0),
+                    },
+                    _ => (preference(b, t, a), preference(a, t, b)),
+                };
+                c[i * m + j] = ij;
+                c[j * m + i] = ji;
                 p += 1;
             }
         }

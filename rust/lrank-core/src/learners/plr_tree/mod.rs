@@ -96,11 +96,24 @@ struct ConsensusLeaf<'a> {
     consensus: BucketConsensus,
 }
 
+/// With incomplete training rankings a node's rows may never observe a label pair together
+/// (many small leaves once labels are missing): such a pair takes its parent node's relation
+/// rather than the 1/2 of "no evidence", which made whole leaves predict every label tied.
+/// Complete rankings observe every pair in every row, so their trees are fitted as before.
 impl LeafFitter for ConsensusLeaf<'_> {
     type Leaf = BucketLeaf;
     fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> BucketLeaf {
+        self.fit_node(samples, weights, None)
+    }
+
+    fn uses_parent(&self) -> bool {
+        !self.codes.complete()
+    }
+
+    fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&BucketLeaf>) -> BucketLeaf {
         let counts = self.codes.counts(samples, weights);
-        BucketLeaf { order: self.consensus.of_matrix(&self.codes.matrix(&counts)) }
+        let fallback = parent.map(|p| p.order.as_slice());
+        BucketLeaf { order: self.consensus.of_matrix(&self.codes.matrix_or(&counts, fallback)) }
     }
 }
 

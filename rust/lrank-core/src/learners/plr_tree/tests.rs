@@ -129,3 +129,30 @@ fn a_forest_is_the_same_for_any_thread_count_and_checks_itself() {
     let bad_beta = PlrTreeParams { consensus: BucketConsensus { beta: 0.7, ..BucketConsensus::BPA }, ..PlrTreeParams::tree() };
     assert!(bad_beta.validate().is_err());
 }
+
+#[test]
+fn a_pair_a_node_never_observes_takes_its_parents_relation_not_a_tie() {
+    use crate::tree::LeafFitter;
+    // Rows 0 and 1 rank labels 0 > 1 and 2 > 3 only; pairs across {0, 1} and {2, 3} are unseen.
+    let y = [1, 2, 0, 0, 0, 0, 1, 2, 1, 2, 3, 4];
+    let yv = RankMatrixView::new(&y, 3, 4).unwrap();
+    let codes = super::criterion::PairCodes::new(&yv);
+    let leaf = super::ConsensusLeaf { codes: &codes, consensus: crate::consensus::BucketConsensus::BPA };
+    assert!(leaf.uses_parent(), "incomplete rankings: nodes build on their parents");
+    let w = [1.0, 1.0];
+    // Without a parent (the root's case) an unseen pair counts 1/2, as the published formula.
+    let alone = leaf.fit_node(&[0, 1], &w, None).order;
+    // With a parent that orders 2, 3 before 0, 1, the unseen pairs follow it.
+    let parent = BucketLeaf { order: vec![3, 4, 1, 2] };
+    let built = leaf.fit_node(&[0, 1], &w, Some(&parent)).order;
+    assert_eq!(built, vec![3, 4, 1, 2], "alone: {alone:?}");
+    assert_ne!(alone, built);
+    // Observed pairs keep their own counts whatever the parent says.
+    let reversed = BucketLeaf { order: vec![4, 3, 2, 1] };
+    let built = leaf.fit_node(&[0, 1], &w, Some(&reversed)).order;
+    assert!(built[0] < built[1] && built[2] < built[3], "{built:?}");
+    // Complete rankings observe every pair: trees are grown as before, without parents.
+    let complete = [1, 2, 3, 4, 2, 1, 3, 4];
+    let codes = super::criterion::PairCodes::new(&RankMatrixView::new(&complete, 2, 4).unwrap());
+    assert!(!super::ConsensusLeaf { codes: &codes, consensus: crate::consensus::BucketConsensus::BPA }.uses_parent());
+}
