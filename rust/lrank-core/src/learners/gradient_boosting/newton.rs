@@ -117,9 +117,19 @@ impl AdditiveCriterion for NewtonCriterion<'_> {
     }
 
     fn with_sides<T: SidesTask>(&self, node: &NewtonNode, task: T) -> T::Output {
-        let mut left = vec![0.0; 2 * self.grads.m];
-        task.run(&mut NewtonSides { criterion: self, node, left: &mut left, w_left: 0.0 })
+        LEFT.with(|cell| {
+            let mut left = cell.borrow_mut();
+            left.clear();
+            left.resize(2 * self.grads.m, 0.0);
+            task.run(&mut NewtonSides { criterion: self, node, left: &mut left, w_left: 0.0 })
+        })
     }
+}
+
+thread_local! {
+    /// The left side's sums of a split in progress (one per thread: no allocation per node and
+    /// feature scored).
+    static LEFT: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A split in progress: the left side's G and H (the right's are the node's minus those).
