@@ -65,3 +65,46 @@ def test_on_the_published_iris_set():
         lambda: PairwisePartialLabelRanker(n_estimators=50, random_state=1), x, y, labels=["a", "b", "c"]
     )
     assert ev.mean("tau_x") > 0.925
+
+
+def test_logistic_classifier_learns_ties_and_checks_c():
+    x, y = make_tied_problem(n=300)
+    est = PairwisePartialLabelRanker(classifier="logistic", C=10.0, random_state=0).fit(x[:200], y[:200])
+    assert est.model_.kind == "PairwisePlrLogistic"
+    assert set(est.beta_scores_) == {0.25, 0.2, 0.15, 0.1, 0.05}
+    assert est.beta_scores_[est.beta_] == max(est.beta_scores_.values())
+    assert est.score(x[200:], y[200:]) > 0.7
+    assert tied_rows(est.predict(x[200:])).any()
+    # A stronger penalty shrinks the probabilities towards the relations' shares: other scores.
+    weak = PairwisePartialLabelRanker(classifier="logistic", C=1e-4, random_state=0).fit(x[:200], y[:200])
+    assert not np.allclose(weak.predict_scores(x[200:]), est.predict_scores(x[200:]))
+    with pytest.raises(InvalidParameterError, match="C"):
+        PairwisePartialLabelRanker(classifier="logistic", C=0.0).fit(x, y)
+    with pytest.raises(InvalidParameterError, match="C"):
+        PairwisePartialLabelRanker(C=-1.0).fit(x, y)
+    with pytest.raises(InvalidParameterError, match="n_estimators"):
+        PairwisePartialLabelRanker(classifier="logistic", n_estimators=0).fit(x, y)
+
+
+def test_logistic_classifier_saves_loads_and_pickles(tmp_path):
+    import pickle
+
+    from click.testing import CliRunner
+    from lrank.cli import main
+    from lrank.model_file import load_model
+
+    data = tmp_path / "ties.csv"
+    x, y = make_tied_problem(n=120)
+    header = [f"A{j}" for j in range(x.shape[1])] + [f"L{j}" for j in range(y.shape[1])]
+    lines = [",".join(header)] + [",".join([*map(str, xr), *map(str, yr)]) for xr, yr in zip(x, y)]
+    data.write_text("\n".join(lines) + "\n")
+    model = tmp_path / "m.lrm"
+    runner = CliRunner()
+    result = runner.invoke(main, ["train", "-t", str(data), "-W", "PLRPW", "-d", str(model), "--", "-B", "logistic"])
+    assert result.exit_code == 0, result.output
+    loaded = load_model(model)
+    assert loaded.estimator.classifier == "logistic" and loaded.estimator.model_.kind == "PairwisePlrLogistic"
+    back = pickle.loads(pickle.dumps(loaded.estimator))
+    np.testing.assert_array_equal(back.predict(x), loaded.estimator.predict(x))
+    result = runner.invoke(main, ["predict", "-l", str(model), "-T", str(data)])
+    assert result.exit_code == 0, result.output

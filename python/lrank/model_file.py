@@ -187,7 +187,7 @@ def _loaded(model: Any, meta_text: str) -> LoadedModel:
     if missing:
         raise _BadMetadataError(f"no {', '.join(missing)} (not a model file of lrank train)")
     estimator = _restored(meta["learner"], meta["params"])
-    kind = getattr(type(estimator), "_core_kind", None)
+    kind = _core_kind_of(estimator)
     if kind != model.kind:
         raise _BadMetadataError(f"learner {meta['learner']} does not make {model.kind} models")
     options = meta.get("learner_options", [])
@@ -204,6 +204,18 @@ def _loaded(model: Any, meta_text: str) -> LoadedModel:
         raise _BadMetadataError(f"the model does not fit learner {meta['learner']} ({exc})") from None
     estimator.labels_ = list(labels)
     return LoadedModel(estimator, meta["learner"], list(options), labels, attributes, meta)
+
+
+def _core_kind_of(estimator: Any) -> str | None:
+    """The core learner an estimator fits: the key of its core parameters (one estimator may
+    choose between core learners by a parameter), else its class's ``_core_kind``."""
+    try:
+        params = estimator._core_params(0)
+    except (AttributeError, LrankError, TypeError, ValueError):
+        params = None
+    if isinstance(params, dict) and len(params) == 1:
+        return str(next(iter(params)))
+    return getattr(type(estimator), "_core_kind", None)
 
 
 def _check_same_params(estimator: Any, model: Any, learner: str) -> None:

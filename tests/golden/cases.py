@@ -165,6 +165,7 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "PLRPW_tree_borda": lambda: L.PairwisePartialLabelRanker(
             classifier="tree", aggregation="borda-ties", tie_weighting="quarter", random_state=s
         ),
+        "PLRPW_logistic": lambda: L.PairwisePartialLabelRanker(classifier="logistic", C=2.0, random_state=s),
         "IBPLR": lambda: L.InstanceBasedPartialLabelRanker(random_state=s),
         "IBPLR_k5_uniform_copeland": lambda: L.InstanceBasedPartialLabelRanker(
             n_neighbors=5, weights="uniform", aggregation="copeland-ties", random_state=s
@@ -186,6 +187,7 @@ TIE_LEARNERS = {
     "PLRRF",
     "PLRPW",
     "PLRPW_tree_borda",
+    "PLRPW_logistic",
     "IBPLR",
     "IBPLR_k5_uniform_copeland",
     "MOREPLR",

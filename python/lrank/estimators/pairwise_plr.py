@@ -22,24 +22,29 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
 
     For every label pair {a, b} a three-class classifier (a before b, tied, b before a) is
     trained on the rows whose ranking holds both labels: a random forest (``classifier="forest"``,
-    the default: ``n_estimators`` trees on bootstrap samples, ``max_features`` per node) or one
-    decision tree (``"tree"``). For a new row the predicted probabilities make the pair-order
-    matrix ``C_ab = p(before) + p(tied) / 2`` (``tie_weighting="half"``, the paper's; "quarter"
-    is ``(p_b + p_t/4) / (p_b + p_t/2 + p_a)``, as one public implementation computes it), and the
-    prediction is its consensus bucket order (``aggregation``: "bpa", BPA-LIA-MP2, by default;
-    "borda-ties" or "copeland-ties"). A pair no training ranking holds gets C = 1/2.
+    the default: ``n_estimators`` trees on bootstrap samples, ``max_features`` per node), one
+    decision tree (``"tree"``) or a multinomial logistic regression (``"logistic"``: numeric
+    features standardised, nominal ones one-hot, L2 penalty with strength ``1/C``, the tied
+    relation the reference class; relations a pair never shows get probability 0). For a new
+    row the predicted probabilities make the pair-order matrix ``C_ab = p(before) + p(tied) / 2``
+    (``tie_weighting="half"``, the paper's; "quarter" is ``(p_b + p_t/4) / (p_b + p_t/2 + p_a)``,
+    as one public implementation computes it), and the prediction is its consensus bucket order
+    (``aggregation``: "bpa", BPA-LIA-MP2, by default; "borda-ties" or "copeland-ties").
+    A pair no training ranking holds gets C = 1/2.
 
     With BPA, a forest and ``beta=None`` (the defaults), beta is chosen from 0.25, 0.2, 0.15, 0.1
     and 0.05 by out-of-bag tau_x on the training data (each row's pair-order matrix from the trees
-    that did not draw it; ties to the larger beta); a given beta is used as it is.
+    that did not draw it; ties to the larger beta); with the logistic regression, by the training
+    rows' own tau_x (a linear model per pair hardly overfits); a given beta is used as it is.
 
     Parameters
     ----------
-    classifier : "forest" (default) or "tree".
+    classifier : "forest" (default), "tree" or "logistic".
     n_estimators, max_features, bootstrap : the forest's trees (100), features per node ("sqrt",
         "log2+1", "all", an int or a share) and bootstrap; ignored for a tree.
-    max_depth : maximum splits from root to leaf; None: unlimited.
-    min_samples_split : nodes with less total weight are leaves (default 2).
+    max_depth : maximum splits from root to leaf; None: unlimited (trees and forests).
+    C : inverse regularisation strength of the logistic regression (default 1.0).
+    min_samples_split : nodes with less total weight are leaves (default 2; trees and forests).
     tie_weighting : "half" (default) or "quarter".
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: chosen out of bag for BPA with a forest, else the method's
@@ -50,7 +55,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     """
 
     _core_kind = "PairwisePlr"
-    _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation"}
+    _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation", "c": "C"}
 
     def __init__(
         self,
@@ -60,6 +65,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         bootstrap: bool = True,
         max_depth: int | None = None,
         min_samples_split: float = 2,
+        C: float = 1.0,
         tie_weighting: str = "half",
         aggregation: str = "bpa",
         beta: float | None = None,
@@ -73,6 +79,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         self.bootstrap = bootstrap
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.C = C
         self.tie_weighting = tie_weighting
         self.aggregation = aggregation
         self.beta = beta
@@ -82,25 +89,35 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
-        classifier = _convert.choice("classifier", self.classifier, {"tree": "tree", "forest": "forest"})
+        classifier = _convert.choice(
+            "classifier", self.classifier, {"tree": "tree", "forest": "forest", "logistic": "logistic"}
+        )
         forest = {
             "n_estimators": _convert.count("n_estimators", self.n_estimators),
             "bootstrap": _convert.flag("bootstrap", self.bootstrap),
             "max_features": _convert.max_features(self.max_features),
         }
-        common = {
+        trees = {
             "max_depth": _convert.count("max_depth", self.max_depth, none=True),
             "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),
+        }
+        common = {
             "tie_weighting": _convert.choice("tie_weighting", self.tie_weighting, _TIE_WEIGHTING),
             "consensus": _convert.bucket_consensus(self.aggregation, self.beta),
             "tune_beta": self.beta is None and self.aggregation == "bpa",
             "seed": seed,
         }
+        logistic = {"c": _convert.finite("C", self.C), "max_iter": 100, "tol": 1e-8}
+        # The parameters a classifier does not use are still checked: a wrong one is an error.
+        if classifier != "logistic":
+            _core.validate_params(json.dumps({"PairwisePlrLogistic": {**logistic, **common}}))
+        if classifier != "forest":
+            _core.validate_params(json.dumps({"PairwisePlr": {**forest, **trees, **common}}))
+        if classifier == "logistic":
+            return {"PairwisePlrLogistic": {**logistic, **common}}
         if classifier == "tree":
-            # The forest's parameters are unused by a tree, but a wrong one is still an error.
-            _core.validate_params(json.dumps({"PairwisePlr": {**forest, **common}}))
-            return {"PairwisePlr": {"n_estimators": 1, "bootstrap": False, "max_features": "All", **common}}
-        return {"PairwisePlr": {**forest, **common}}
+            return {"PairwisePlr": {"n_estimators": 1, "bootstrap": False, "max_features": "All", **trees, **common}}
+        return {"PairwisePlr": {**forest, **trees, **common}}
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.beta_ = float(summary["beta"])
@@ -124,8 +141,8 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-B",
                 "classifier",
-                "classifier per pair: forest or tree (default forest)",
-                parse_choice("forest", "tree"),
+                "classifier per pair: forest, tree or logistic (default forest)",
+                parse_choice("forest", "tree", "logistic"),
                 "BASE",
             ),
             LearnerOption("-I", "n_estimators", "trees per pair of a forest (default 100)"),
@@ -138,6 +155,9 @@ LEARNER_SPECS = (
             ),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
             LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+            LearnerOption(
+                "-C", "C", "inverse regularisation strength of the logistic regression (default 1)", float, "C"
+            ),
             LearnerOption(
                 "-T",
                 "tie_weighting",

@@ -11,6 +11,8 @@
 //!   [`consensus::Aggregator`] above them.
 //! - [`discretisation`]: equal-width and equal-frequency cut points.
 //! - [`neighbours`]: the exact k-d tree of the instance-based learners.
+//! - [`logistic`]: binary and multinomial L2-regularised logistic regression (Newton's method)
+//!   and its input encoding.
 //! - [`tree`]: the one tree engine (split sweep, split search, growth of trees and forests).
 //! - [`pairwise`]: the pairwise decomposition (one binary model per label pair, and voting).
 //! - [`learner`]: the `Learner` interface every learner implements, and its checks.
@@ -26,6 +28,7 @@ pub mod data;
 pub mod discretisation;
 pub mod error;
 pub mod limits;
+pub mod logistic;
 pub mod memory;
 pub mod metrics;
 pub mod neighbours;

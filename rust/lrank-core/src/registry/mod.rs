@@ -18,7 +18,7 @@ use crate::learners::labelwise_plr::LabelwisePlrModel;
 use crate::learners::neighbors::InstanceBasedModel;
 use crate::learners::neighbors_plr::InstanceBasedPlrModel;
 use crate::learners::one_vs_one::PairwiseModel;
-use crate::learners::pairwise_plr::PairwisePlrModel;
+use crate::learners::pairwise_plr::{PairwisePlrLogisticModel, PairwisePlrModel};
 use crate::learners::plr_tree::PlrTreeModel;
 use crate::learners::random_forest::RandomForestModel;
 use crate::learners::rpc::RpcModel;
@@ -158,6 +158,7 @@ learners! {
     InstanceBasedPlr => InstanceBasedPlrModel,
     LabelwisePlr => LabelwisePlrModel,
     GradientBoosting => GradientBoostingModel,
+    PairwisePlrLogistic => PairwisePlrLogisticModel,
 }
 
 impl LearnerParams {

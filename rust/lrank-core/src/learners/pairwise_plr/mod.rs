@@ -20,6 +20,7 @@
 
 use crate::consensus::buckets::{BucketConsensus, BucketMethod, PairOrderMatrix};
 use crate::data::features::FeatureMatrixView;
+use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
@@ -230,34 +231,12 @@ impl Learner for PairwisePlrModel {
     /// The consensus bucket order of each row's predicted pair-order matrix; the scores are the
     /// matrix's Borda scores (Σ_b C_ab, higher preferred).
     fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
-        let m = self.n_labels;
-        let matrices = fill_rows(
-            x,
-            m * m,
-            || (),
-            |_, row, c: &mut [f64]| {
-                c.iter_mut().for_each(|v| *v = 0.5);
-                for pair in &self.pairs {
-                    let (a, b) = (pair.a as usize, pair.b as usize);
-                    let value = match pair.probabilities(row, &self.fill_values) {
-                        None => 0.5,
-                        Some(p) => self.params.tie_weighting.preference(p),
-                    };
-                    c[a * m + b] = value;
-                    c[b * m + a] = 1.0 - value;
-                }
-            },
-        );
-        let mut ranks = Vec::with_capacity(x.n_rows() * m);
-        let mut scores = Vec::new();
-        for c in matrices.chunks_exact(m * m) {
-            let matrix = PairOrderMatrix::from_entries(m, c.to_vec());
-            ranks.extend(self.consensus.of_matrix(&matrix));
-            if outputs.scores {
-                scores.extend((0..m).map(|i| (0..m).filter(|&j| j != i).map(|j| c[i * m + j]).sum::<f64>()));
+        let weighting = self.params.tie_weighting;
+        Ok(predict_matrices(x, self.n_labels, &self.consensus, outputs, |row, c| {
+            for pair in &self.pairs {
+                set_pair(c, self.n_labels, pair.a, pair.b, pair.probabilities(row, &self.fill_values), weighting);
             }
-        }
-        Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
+        }))
     }
 
     fn summary(&self) -> serde_json::Value {
@@ -333,50 +312,103 @@ fn out_of_bag(
 
 impl PairwisePlrModel {
     /// Chooses BPA's beta by out-of-bag mean tau_x (see the module); `oob` per pair.
-    fn tune_beta(&mut self, y: &crate::data::ranking::RankMatrixView<'_>, oob: &[OutOfBag]) {
-        let (n, m) = (y.n_rows(), self.n_labels);
-        let mut matrices = vec![0.5; n * m * m];
-        let mut seen = vec![false; n];
-        for (pair, entries) in self.pairs.iter().zip(oob) {
-            let (a, b) = (pair.a as usize, pair.b as usize);
-            for &(row, p) in entries {
-                let (i, value) = (row as usize, self.params.tie_weighting.preference(p));
-                matrices[i * m * m + a * m + b] = value;
-                matrices[i * m * m + b * m + a] = 1.0 - value;
-                seen[i] = true;
-            }
-        }
-        let per_row: Vec<Vec<f64>> = (0..n)
-            .into_par_iter()
-            .filter(|&i| seen[i])
-            .map(|i| {
-                let c = PairOrderMatrix::from_entries(m, matrices[i * m * m..(i + 1) * m * m].to_vec());
-                BETA_CANDIDATES
-                    .iter()
-                    .map(|&beta| tau_x(y.row(i), &BucketConsensus { beta, ..self.params.consensus }.of_matrix(&c)))
-                    .collect()
-            })
-            .collect();
-        self.beta_scores = BETA_CANDIDATES
-            .iter()
-            .enumerate()
-            .map(|(k, &beta)| {
-                let taus: Vec<f64> = per_row.iter().map(|r| r[k]).filter(|t| t.is_finite()).collect();
-                let mean = if taus.is_empty() { f64::NAN } else { taus.iter().sum::<f64>() / taus.len() as f64 };
-                BetaScore { beta, tau_x: mean }
-            })
-            .collect();
-        let mut best: Option<BetaScore> = None;
-        for score in &self.beta_scores {
-            if score.tau_x.is_finite() && best.is_none_or(|b| score.tau_x > b.tau_x) {
-                best = Some(*score);
-            }
-        }
-        if let Some(best) = best {
-            self.consensus.beta = best.beta;
+    fn tune_beta(&mut self, y: &RankMatrixView<'_>, oob: &[OutOfBag]) {
+        let pairs: Vec<(u32, u32)> = self.pairs.iter().map(|p| (p.a, p.b)).collect();
+        let (scores, best) = choose_beta(y, &pairs, oob, self.params.tie_weighting, self.params.consensus);
+        self.beta_scores = scores;
+        if let Some(beta) = best {
+            self.consensus.beta = beta;
         }
     }
 }
+
+/// Sets the pair-order matrix entries of pair (a, b) from its class probabilities (1/2 without).
+fn set_pair(c: &mut [f64], m: usize, a: u32, b: u32, probabilities: Option<[f64; 3]>, weighting: TieWeighting) {
+    let (a, b) = (a as usize, b as usize);
+    let value = probabilities.map_or(0.5, |p| weighting.preference(p));
+    c[a * m + b] = value;
+    c[b * m + a] = 1.0 - value;
+}
+
+/// The consensus bucket order of each row's pair-order matrix, as `fill_matrix` writes it for the
+/// row (entries start at 1/2); the scores are the matrix's Borda scores (Σ_b C_ab).
+fn predict_matrices(
+    x: &FeatureMatrixView<'_>,
+    m: usize,
+    consensus: &BucketConsensus,
+    outputs: Outputs,
+    fill_matrix: impl Fn(&[f64], &mut [f64]) + Sync,
+) -> Prediction {
+    let matrices = fill_rows(
+        x,
+        m * m,
+        || (),
+        |_, row, c: &mut [f64]| {
+            c.iter_mut().for_each(|v| *v = 0.5);
+            fill_matrix(row, c);
+        },
+    );
+    let mut ranks = Vec::with_capacity(x.n_rows() * m);
+    let mut scores = Vec::new();
+    for c in matrices.chunks_exact(m * m) {
+        let matrix = PairOrderMatrix::from_entries(m, c.to_vec());
+        ranks.extend(consensus.of_matrix(&matrix));
+        if outputs.scores {
+            scores.extend((0..m).map(|i| (0..m).filter(|&j| j != i).map(|j| c[i * m + j]).sum::<f64>()));
+        }
+    }
+    Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) }
+}
+
+/// Mean tau_x of each BPA beta of [`BETA_CANDIDATES`] over the training rows some pair has an
+/// estimate for (`estimates`, per pair of `pairs`: row and class probabilities), and the best
+/// beta (ties to the larger), if any score is finite.
+fn choose_beta(
+    y: &RankMatrixView<'_>,
+    pairs: &[(u32, u32)],
+    estimates: &[OutOfBag],
+    weighting: TieWeighting,
+    consensus: BucketConsensus,
+) -> (Vec<BetaScore>, Option<f64>) {
+    let (n, m) = (y.n_rows(), y.n_labels());
+    let mut matrices = vec![0.5; n * m * m];
+    let mut seen = vec![false; n];
+    for (&(a, b), entries) in pairs.iter().zip(estimates) {
+        for &(row, p) in entries {
+            let i = row as usize;
+            set_pair(&mut matrices[i * m * m..(i + 1) * m * m], m, a, b, Some(p), weighting);
+            seen[i] = true;
+        }
+    }
+    let per_row: Vec<Vec<f64>> = (0..n)
+        .into_par_iter()
+        .filter(|&i| seen[i])
+        .map(|i| {
+            let c = PairOrderMatrix::from_entries(m, matrices[i * m * m..(i + 1) * m * m].to_vec());
+            BETA_CANDIDATES.iter().map(|&beta| tau_x(y.row(i), &BucketConsensus { beta, ..consensus }.of_matrix(&c))).collect()
+        })
+        .collect();
+    let scores: Vec<BetaScore> = BETA_CANDIDATES
+        .iter()
+        .enumerate()
+        .map(|(k, &beta)| {
+            let taus: Vec<f64> = per_row.iter().map(|r| r[k]).filter(|t| t.is_finite()).collect();
+            let mean = if taus.is_empty() { f64::NAN } else { taus.iter().sum::<f64>() / taus.len() as f64 };
+            BetaScore { beta, tau_x: mean }
+        })
+        .collect();
+    let mut best: Option<BetaScore> = None;
+    for score in &scores {
+        if score.tau_x.is_finite() && best.is_none_or(|b| score.tau_x > b.tau_x) {
+            best = Some(*score);
+        }
+    }
+    (scores, best.map(|b| b.beta))
+}
+
+mod logistic;
+
+pub use logistic::{PairwisePlrLogisticModel, PairwisePlrLogisticParams, RelationLogit};
 
 #[cfg(test)]
 mod tests;

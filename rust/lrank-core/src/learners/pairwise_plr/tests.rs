@@ -1,5 +1,6 @@
 use super::*;
 use crate::data::ranking::RankMatrixView;
+use crate::logistic::encode;
 use crate::parallel::with_threads;
 
 fn fit(x: &[f64], y: &[i32], d: usize, m: usize, params: PairwisePlrParams) -> PairwisePlrModel {
@@ -87,4 +88,95 @@ fn beta_is_chosen_by_out_of_bag_tau_x() {
     // no tuning without bootstrap samples, or when asked not to
     assert!(fit(&x, &y, 1, 3, PairwisePlrParams { tune_beta: true, ..PairwisePlrParams::tree() }).beta_scores.is_empty());
     assert!(fit(&x, &y, 1, 3, PairwisePlrParams { tune_beta: false, ..params }).beta_scores.is_empty());
+}
+
+fn fit_logistic(x: &[f64], y: &[i32], d: usize, m: usize, params: PairwisePlrLogisticParams) -> PairwisePlrLogisticModel {
+    let n = y.len() / m;
+    PairwisePlrLogisticModel::fit_views(
+        &FeatureMatrixView::new(x, n, d).unwrap(),
+        &RankMatrixView::new(y, n, m).unwrap(),
+        None,
+        params,
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_logistic_classifier_learns_linear_ties_and_models_only_the_relations_seen() {
+    // Pair (0, 1): 0 first below 1/3, tied in the middle, 1 first above 2/3 (ordinal in x).
+    // Pair (0, 2) always "0 before 2"; label 3 never ranked with label 2.
+    let n = 90;
+    let x: Vec<f64> = (0..n).map(|i| i as f64 / n as f64).collect();
+    let y: Vec<i32> = (0..n)
+        .flat_map(|i| match (3 * i / n, i % 3 == 0) {
+            (0, false) => [1, 2, 3, 0],
+            (1, false) => [1, 1, 2, 0],
+            (_, false) => [2, 1, 3, 0],
+            (0, true) => [1, 2, 0, 3],
+            (1, true) => [1, 1, 0, 2],
+            (_, true) => [2, 1, 0, 3],
+        })
+        .collect();
+    let model = fit_logistic(&x, &y, 1, 4, PairwisePlrLogisticParams { c: 100.0, ..Default::default() });
+    assert!(model.check().is_ok());
+    let pair01 = &model.pairs[0];
+    assert_eq!((pair01.a, pair01.b, pair01.relations.clone()), (0, 1, vec![0, 1, 2]));
+    assert!(pair01.converged);
+    assert_eq!(model.pairs[1].relations, vec![0], "pair (0, 2) is always 'before'");
+    assert!(model.pairs[1].coef.is_empty());
+    assert!(model.pairs[5].relations.is_empty(), "pair (2, 3) has no data");
+    let q = FeatureMatrixView::new(&[0.05, 0.5, 0.95], 3, 1).unwrap();
+    let encoded: Vec<Vec<f64>> = [0.05, 0.5, 0.95].iter().map(|&v| encode(&model.encoding, &model.fill_values, &[v])).collect();
+    let mut scratch = [0.0; 3];
+    for (k, z) in encoded.iter().enumerate() {
+        let p = pair01.probabilities(z, &mut scratch).unwrap();
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(p[k] > 0.8, "x = {:?}: {p:?}", [0.05, 0.5, 0.95][k]);
+        assert_eq!(model.pairs[1].probabilities(z, &mut scratch), Some([1.0, 0.0, 0.0]));
+        assert_eq!(model.pairs[5].probabilities(z, &mut scratch), None);
+    }
+    let pred = model.predict_ranks(&q).unwrap();
+    assert!(pred[0] < pred[1], "{pred:?}");
+    assert_eq!(pred[4], pred[5], "tied in the middle: {pred:?}");
+    assert!(pred[9] < pred[8], "{pred:?}");
+    let mut bad = model.clone();
+    bad.pairs[0].coef.pop();
+    assert!(bad.check().unwrap_err().contains("coefficients"));
+    let mut bad = model.clone();
+    bad.pairs[0].relations = vec![2, 0, 1];
+    assert!(bad.check().unwrap_err().contains("relations"));
+}
+
+#[test]
+fn the_logistic_classifier_s_tuned_beta_is_the_best_training_tau_x_and_refits_the_same() {
+    let mut rng = crate::rng::Rng::new(11);
+    let n = 120;
+    let x: Vec<f64> = (0..2 * n).map(|_| rng.uniform()).collect();
+    let y: Vec<i32> = (0..n)
+        .flat_map(|i| {
+            let (a, b) = (x[2 * i], x[2 * i + 1]);
+            if (a - b).abs() < 0.2 + 0.1 * rng.uniform() {
+                [1, 1, 2]
+            } else if a > b {
+                [1, 2, 3]
+            } else {
+                [2, 1, 3]
+            }
+        })
+        .collect();
+    let tuned = fit_logistic(&x, &y, 2, 3, PairwisePlrLogisticParams { tune_beta: true, ..Default::default() });
+    assert_eq!(tuned.beta_scores.len(), BETA_CANDIDATES.len());
+    let best = tuned.beta_scores.iter().map(|s| s.tau_x).fold(f64::NEG_INFINITY, f64::max);
+    let chosen = tuned.beta_scores.iter().find(|s| s.beta == tuned.consensus.beta).unwrap();
+    assert_eq!(chosen.tau_x, best);
+    // Each score is the training tau_x of the fit with that beta given.
+    let q = FeatureMatrixView::new(&x, n, 2).unwrap();
+    for score in &tuned.beta_scores {
+        let consensus = BucketConsensus { beta: score.beta, ..BucketConsensus::BPA };
+        let given = fit_logistic(&x, &y, 2, 3, PairwisePlrLogisticParams { consensus, ..Default::default() });
+        assert_eq!(given.pairs, tuned.pairs);
+        let pred = given.predict_ranks(&q).unwrap();
+        let mean = (0..n).map(|i| tau_x(&y[i * 3..(i + 1) * 3], &pred[i * 3..(i + 1) * 3])).sum::<f64>() / n as f64;
+        assert!((mean - score.tau_x).abs() < 1e-12, "beta {}: {mean} vs {}", score.beta, score.tau_x);
+    }
 }
