@@ -48,6 +48,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     ap.add_argument("--options", default="", help="learner options as after `lrank train ... --`, e.g. '-I 50'")
     ap.add_argument("--missing", default="0,0.3,0.6", help="probabilities of deleting a training label")
     ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument(
+        "--published-p",
+        type=float,
+        default=None,
+        help="compare with the published values of this p whatever the run's p (e.g. 0.6 for LR-RF's "
+        "-leaf-missing 0.6, which deletes labels at prediction and trains on complete rankings)",
+    )
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1)
@@ -115,6 +122,7 @@ def main(argv=None) -> int:
         "learner": spec.name,
         "options": options,
         "published_key": key if published else None,
+        "published_p": args.published_p,
         "folds": args.folds,
         "repeats": args.repeats,
         "seed": args.seed,
@@ -150,7 +158,7 @@ def main(argv=None) -> int:
             print(file=sys.stderr)
             secs = time.perf_counter() - t0
             tau, std = ev.mean("kendall_tau"), ev.std("kendall_tau")
-            paper = published.get(p, {}).get(name)
+            paper = published.get(p if args.published_p is None else args.published_p, {}).get(name)
             paper_text = "" if paper is None else f"{paper:.3f}"
             diff = "" if paper is None else f"{tau - paper:+.3f}"
             print(f"{name:<12}{p:>5.1f}{tau:>9.3f}{std:>8.3f}{paper_text:>8}{diff:>8}{secs:>12.1f}", flush=True)
