@@ -1,5 +1,6 @@
 """Model files and pickles written by older lrank versions keep loading and predicting the same
-(tests/fixtures/v2: written by lrank with model format version 2, see make.py there)."""
+(tests/fixtures/v2 and v3: written by lrank with model format versions 2 and 3, see make.py
+there)."""
 
 from __future__ import annotations
 
@@ -13,21 +14,40 @@ from lrank.data import read_dataset
 from lrank.model_file import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
-V2 = ROOT / "tests" / "fixtures" / "v2"
-EXPECTED = json.loads((V2 / "expected.json").read_text())
+FIXTURES = ROOT / "tests" / "fixtures"
 X = read_dataset(ROOT / "datasets" / "iris.xarff").feature_matrix()
-NAMES = sorted(EXPECTED)
 
 
-@pytest.mark.parametrize("name", NAMES)
+def _cases() -> list[tuple[str, str, str, list]]:
+    """(format directory, fixture, learner name, expected predictions) of every fixture."""
+    cases = []
+    for version in ("v2", "v3"):
+        for fixture, entry in json.loads((FIXTURES / version / "expected.json").read_text()).items():
+            # v2 stores the predictions under the learner's name; v3 names the learner.
+            learner, predict = (fixture, entry) if isinstance(entry, list) else (entry["learner"], entry["predict"])
+            cases.append((version, fixture, learner, predict))
+    return cases
+
+
+CASES = _cases()
+IDS = [f"{v}-{f}" for v, f, _, _ in CASES]
+
+
+def test_every_learner_has_a_format_3_fixture() -> None:
+    from lrank.registry import available_learners
+
+    assert {learner for v, _, learner, _ in CASES if v == "v3"} == set(available_learners())
+
+
+@pytest.mark.parametrize(("version", "fixture", "learner", "expected"), CASES, ids=IDS)
 @pytest.mark.parametrize("suffix", ["lrm", "json"])
-def test_v2_model_files_load_and_predict_identically(name: str, suffix: str) -> None:
-    loaded = load_model(V2 / f"{name}.{suffix}")
-    assert loaded.learner == name
-    np.testing.assert_array_equal(loaded.estimator.predict(X), np.asarray(EXPECTED[name]))
+def test_old_model_files_load_and_predict_identically(version, fixture, learner, expected, suffix) -> None:
+    loaded = load_model(FIXTURES / version / f"{fixture}.{suffix}")
+    assert loaded.learner == learner
+    np.testing.assert_array_equal(loaded.estimator.predict(X), np.asarray(expected))
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_v2_pickles_load_and_predict_identically(name: str) -> None:
-    est = pickle.loads((V2 / f"{name}.pickle").read_bytes())
-    np.testing.assert_array_equal(est.predict(X), np.asarray(EXPECTED[name]))
+@pytest.mark.parametrize(("version", "fixture", "learner", "expected"), CASES, ids=IDS)
+def test_old_pickles_load_and_predict_identically(version, fixture, learner, expected) -> None:
+    est = pickle.loads((FIXTURES / version / f"{fixture}.pickle").read_bytes())
+    np.testing.assert_array_equal(est.predict(X), np.asarray(expected))
