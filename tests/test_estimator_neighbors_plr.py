@@ -37,3 +37,35 @@ def test_on_the_published_iris_set():
     x, y = plr_data("iris")
     ev = cross_validate(lambda: InstanceBasedPartialLabelRanker(random_state=1), x, y, labels=["a", "b", "c"])
     assert ev.mean("tau_x") > 0.9
+
+
+@pytest.mark.parametrize("scaling", ["minmax", "standard", "none"])
+def test_scaling_sets_the_distance_of_the_neighbours(scaling):
+    """k = 5, uniform weights: each prediction is the BPA consensus of the 5 rows nearest under
+    the scaling's distance (checked by brute force)."""
+    x, y = make_tied_problem(n=160, seed=3)
+    x = x * np.array([1.0, 50.0, 0.02])  # three very different spreads
+    train, test = slice(0, 120), slice(120, None)
+    est = InstanceBasedPartialLabelRanker(n_neighbors=5, weights="uniform", scaling=scaling).fit(x[train], y[train])
+    xt = x[train]
+    if scaling == "minmax":
+        lo, spread = xt.min(0), xt.max(0) - xt.min(0)
+    elif scaling == "standard":
+        lo, spread = xt.mean(0), xt.std(0)
+    else:
+        lo, spread = np.zeros(3), np.ones(3)
+    a, b = (xt - lo) / spread, (x[test] - lo) / spread
+    dist = ((b[:, None, :] - a[None, :, :]) ** 2).sum(-1)
+    nearest = np.argsort(dist, axis=1, kind="stable")[:, :5]
+    expected = np.array([bpa(y[train][idx]) for idx in nearest])
+    np.testing.assert_array_equal(est.predict(x[test]), expected)
+
+
+def test_scaling_is_checked_and_has_a_cli_option():
+    x, y = make_tied_problem()
+    with pytest.raises(InvalidParameterError, match="scaling"):
+        InstanceBasedPartialLabelRanker(scaling="robust").fit(x, y)
+    from lrank.registry import get_learner
+
+    est = get_learner("IBPLR").build(["-scale", "standard"], seed=1)
+    assert est.scaling == "standard"

@@ -51,3 +51,13 @@ def test_old_model_files_load_and_predict_identically(version, fixture, learner,
 def test_old_pickles_load_and_predict_identically(version, fixture, learner, expected) -> None:
     est = pickle.loads((FIXTURES / version / f"{fixture}.pickle").read_bytes())
     np.testing.assert_array_equal(est.predict(X), np.asarray(expected))
+
+
+@pytest.mark.parametrize(("version", "fixture", "learner", "expected"), CASES, ids=IDS)
+def test_old_pickles_have_every_parameter_of_today(version, fixture, learner, expected) -> None:
+    """A parameter added since the pickle was written takes the value that behaves as before."""
+    est = pickle.loads((FIXTURES / version / f"{fixture}.pickle").read_bytes())
+    fresh = type(est)().get_params(deep=False)
+    assert set(est.get_params(deep=False)) == set(fresh)
+    clone = type(est)(**est.get_params(deep=False))
+    assert clone.get_params(deep=False) == est.get_params(deep=False)

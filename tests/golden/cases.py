@@ -170,6 +170,10 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "IBPLR_k5_uniform_copeland": lambda: L.InstanceBasedPartialLabelRanker(
             n_neighbors=5, weights="uniform", aggregation="copeland-ties", random_state=s
         ),
+        "IBPLR_k5_standard": lambda: L.InstanceBasedPartialLabelRanker(
+            n_neighbors=5, scaling="standard", random_state=s
+        ),
+        "IBPLR_k5_none": lambda: L.InstanceBasedPartialLabelRanker(n_neighbors=5, scaling="none", random_state=s),
         "MOREPLR": lambda: L.LabelwisePartialLabelRanker(n_estimators=5, random_state=s),
         "MOREPLR_interval": lambda: L.LabelwisePartialLabelRanker(n_estimators=5, tie_layer="interval", random_state=s),
         "Dummy_bpa": lambda: L.DummyLabelRanker(aggregation="bpa"),
@@ -190,6 +194,8 @@ TIE_LEARNERS = {
     "PLRPW_logistic",
     "IBPLR",
     "IBPLR_k5_uniform_copeland",
+    "IBPLR_k5_standard",
+    "IBPLR_k5_none",
     "MOREPLR",
     "MOREPLR_interval",
     "Dummy_bpa",

@@ -12,6 +12,7 @@ from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice
 
 _WEIGHTS = {"distance": True, "uniform": False}
+_SCALING = {"minmax": "MinMax", "standard": "Standard", "none": "None"}
 
 
 def _parse_k(text: str) -> int | None:
@@ -26,8 +27,10 @@ class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
     order (``aggregation``: "bpa", BPA-LIA-MP2, by default; "borda-ties", "copeland-ties") of
     the k nearest training rows' rankings, which may tie and leave out labels.
 
-    Features are min-max normalised on the training data (missing values: the training lower
-    median; nominal features count a mismatch as 1). A neighbour weighs Dudani's distance weight
+    Features are min-max normalised on the training data (``scaling="minmax"``, the default, as
+    IBLR does), standardised (``"standard"``) or used as they are (``"none"``, as scikit-lr's kNN
+    does: for data already on one scale); missing values take the training lower median and
+    nominal features count a mismatch as 1. A neighbour weighs Dudani's distance weight
     (``weights="distance"``, the default; "uniform": 1) times the share of the labels its ranking
     holds times its sample weight. ``n_neighbors=None`` chooses k from 5, 10, 15, 20 by
     leave-one-out mean tau_x on the training data (at most 1000 rows), as IBLR does.
@@ -38,6 +41,7 @@ class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
     weights : "distance" (default) or "uniform".
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: the method's default, 0.25 for BPA).
+    scaling : "minmax" (default), "standard" or "none".
     random_state : seed of the rows of the leave-one-out selection. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -49,6 +53,7 @@ class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
     """
 
     _core_kind = "InstanceBasedPlr"
+    _added_params: ClassVar[dict[str, Any]] = {"scaling": "minmax"}
     _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors", "consensus": "aggregation"}
 
     def __init__(
@@ -57,6 +62,7 @@ class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
         weights: str = "distance",
         aggregation: str = "bpa",
         beta: float | None = None,
+        scaling: str = "minmax",
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -65,6 +71,7 @@ class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
         self.weights = weights
         self.aggregation = aggregation
         self.beta = beta
+        self.scaling = scaling
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -77,6 +84,7 @@ class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
                 "distance_weights": _convert.choice("weights", self.weights, _WEIGHTS),
                 "consensus": _convert.bucket_consensus(self.aggregation, self.beta),
                 "seed": seed,
+                "scaling": _convert.choice("scaling", self.scaling, _SCALING),
             }
         }
 
@@ -108,6 +116,13 @@ LEARNER_SPECS = (
                 "AGG",
             ),
             LearnerOption("-beta", "beta", "its tie threshold (default 0.25 for bpa)", float, "BETA"),
+            LearnerOption(
+                "-scale",
+                "scaling",
+                "features: minmax, standard or none (default minmax)",
+                parse_choice(*_SCALING),
+                "S",
+            ),
         ),
     ),
 )

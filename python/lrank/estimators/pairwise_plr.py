@@ -55,6 +55,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     """
 
     _core_kind = "PairwisePlr"
+    _added_params: ClassVar[dict[str, Any]] = {"C": 1.0}
     _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation", "c": "C"}
 
     def __init__(

@@ -141,3 +141,84 @@ pub mod nesting_limited {
         T::deserialize(d)
     }
 }
+
+/// Fields added to a model's layout after it was first written: a file of an older format
+/// version has no bytes for them. The model file reader says which version it decodes
+/// ([`with_version`](file_version::with_version)); a field marked
+/// `#[serde(default, deserialize_with = "crate::numeric::file_version::added_in_4")]` is read
+/// from files of version 4 on and takes its default (the behaviour before it existed) in older
+/// ones. Outside a model file (parameters as JSON) the field is read when present.
+pub mod file_version {
+    use serde::{Deserialize, Deserializer};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// The format version being decoded on this thread; `u32::MAX` outside a model file.
+        static DECODING: Cell<u32> = const { Cell::new(u32::MAX) };
+    }
+
+    /// Restores the previous version however the decoding ends.
+    struct Restore(u32);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DECODING.with(|d| d.set(self.0));
+        }
+    }
+
+    /// Runs `decode` with fields read as a file of `version` holds them.
+    pub fn with_version<T>(version: u32, decode: impl FnOnce() -> T) -> T {
+        let _restore = Restore(DECODING.with(|d| d.replace(version)));
+        decode()
+    }
+
+    fn added_in<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(version: u32, d: D) -> Result<T, D::Error> {
+        if DECODING.with(Cell::get) < version {
+            // Nothing to read: the file predates the field.
+            Ok(T::default())
+        } else {
+            T::deserialize(d)
+        }
+    }
+
+    /// A field added in model format version 4.
+    pub fn added_in_4<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(4, d)
+    }
+}
+
+#[cfg(test)]
+mod file_version_tests {
+    use super::file_version::{added_in_4, with_version};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize)]
+    struct Before {
+        a: u32,
+        b: String,
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct After {
+        a: u32,
+        b: String,
+        #[serde(default, deserialize_with = "added_in_4")]
+        c: u64,
+    }
+
+    #[test]
+    fn a_field_added_in_version_4_is_read_from_version_4_and_defaults_before() {
+        let old = postcard::to_stdvec(&Before { a: 7, b: "x".into() }).unwrap();
+        let expect = After { a: 7, b: "x".into(), c: 0 };
+        assert_eq!(with_version(3, || postcard::from_bytes::<After>(&old)).unwrap(), expect);
+        // Read as version 4, the old bytes lack the field: an error, not a guess.
+        assert!(with_version(4, || postcard::from_bytes::<After>(&old)).is_err());
+        let new = postcard::to_stdvec(&After { a: 7, b: "x".into(), c: 9 }).unwrap();
+        assert_eq!(with_version(4, || postcard::from_bytes::<After>(&new)).unwrap().c, 9);
+        // JSON: a missing field takes the default at any version; outside a file it is read.
+        assert_eq!(serde_json::from_str::<After>(r#"{"a":7,"b":"x"}"#).unwrap(), expect);
+        assert_eq!(serde_json::from_str::<After>(r#"{"a":7,"b":"x","c":9}"#).unwrap().c, 9);
+        // The version is restored after the decoding, even a failed one.
+        assert!(with_version(3, || postcard::from_bytes::<After>(&[])).is_err());
+        assert_eq!(serde_json::from_str::<After>(r#"{"a":7,"b":"x","c":9}"#).unwrap().c, 9);
+    }
+}

@@ -12,18 +12,30 @@
 //! edited by hand, and a binary one forged with a valid checksum.
 //!
 //! The envelope knows nothing of learners: the registry's `Model` is one payload. A payload whose
-//! layout changed says how to read the previous version's ([`Upgrade`]); [`decode`] reads both.
+//! layout changed says how to read the previous version's ([`Upgrade`]); fields added since are
+//! read only from files that have them ([`crate::numeric::file_version`]); [`decode`] reads all.
 
 use crate::error::{LrankError, Result};
+use crate::numeric::file_version;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 /// Version history: 1, the first; 2, tree nodes that split a nominal feature one value
 /// against the rest, LRT threshold rules (W-LRT, F-LRT), IBLR's nominal features; 3, the
-/// histogram search's `max_bins` of the tree learners, LR-RF's `leaf_missing` and `Auto` class mode.
-pub const FORMAT_VERSION: u32 = 3;
-/// The previous format version, still read by [`decode`].
+/// histogram search's `max_bins` of the tree learners, LR-RF's `leaf_missing` and `Auto` class
+/// mode; 4, IB-PLR's feature scaling.
+pub const FORMAT_VERSION: u32 = 4;
+/// The oldest version the current types read directly: from it on, a layout only gains fields,
+/// which older files lack and which take their defaults
+/// ([`crate::numeric::file_version`]).
+pub const FIRST_EXTENDED_VERSION: u32 = 3;
+/// The version before that, read through its own layout and converted ([`Upgrade`]).
 pub const PREVIOUS_VERSION: u32 = 2;
+
+/// Whether the current types read files of `version` directly.
+fn read_directly(version: u32) -> bool {
+    (FIRST_EXTENDED_VERSION..=FORMAT_VERSION).contains(&version)
+}
 const MAGIC: &[u8; 8] = b"LRANKMDL";
 const JSON_FORMAT_NAME: &str = "lrank-model";
 
@@ -100,7 +112,7 @@ fn binary_body(bytes: &[u8]) -> Result<(u32, &[u8])> {
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
     let checksum = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
     let body = &bytes[20..];
-    if fnv1a64(body) != checksum && (version == FORMAT_VERSION || version == PREVIOUS_VERSION) {
+    if fnv1a64(body) != checksum && (read_directly(version) || version == PREVIOUS_VERSION) {
         return Err(format_err("model file is damaged (checksum mismatch): truncated or altered"));
     }
     Ok((version, body))
@@ -108,7 +120,7 @@ fn binary_body(bytes: &[u8]) -> Result<(u32, &[u8])> {
 
 fn version_err(version: impl std::fmt::Display, reads: &str) -> LrankError {
     format_err(format!(
-        "model file has format version {version}, this lrank reads version {reads}; \
+        "model file has format version {version}, this lrank reads format version {reads}; \
          re-train the model with this version or load it with the lrank that wrote it"
     ))
 }
@@ -116,14 +128,15 @@ fn version_err(version: impl std::fmt::Display, reads: &str) -> LrankError {
 /// Reads a binary model file of the current format version.
 pub fn from_binary<M: DeserializeOwned + Checked>(bytes: &[u8]) -> Result<SavedModel<M>> {
     match binary_body(bytes)? {
-        (FORMAT_VERSION, body) => checked(binary_payload(body)?),
+        (FORMAT_VERSION, body) => checked(binary_payload(FORMAT_VERSION, body)?),
         (version, _) => Err(version_err(version, &FORMAT_VERSION.to_string())),
     }
 }
 
-fn binary_payload<M: DeserializeOwned>(body: &[u8]) -> Result<SavedModel<M>> {
+fn binary_payload<M: DeserializeOwned>(version: u32, body: &[u8]) -> Result<SavedModel<M>> {
     crate::numeric::nesting_limited::take_exceeded();
-    let payload: BinaryPayload<M> = postcard::from_bytes(body).map_err(|e| {
+    let decoded = file_version::with_version(version, || postcard::from_bytes::<BinaryPayload<M>>(body));
+    let payload = decoded.map_err(|e| {
         if crate::numeric::nesting_limited::take_exceeded() {
             format_err(format!(
                 "model file cannot be decoded: models nested more than {} deep",
@@ -158,17 +171,17 @@ fn json_doc(text: &str) -> Result<(Option<u64>, serde_json::Value)> {
     Ok((doc.get("format_version").and_then(|v| v.as_u64()), doc))
 }
 
-fn json_payload<M: DeserializeOwned>(mut doc: serde_json::Value) -> Result<SavedModel<M>> {
+fn json_payload<M: DeserializeOwned>(version: u32, mut doc: serde_json::Value) -> Result<SavedModel<M>> {
     let metadata = doc.get("metadata").cloned().unwrap_or(serde_json::Value::Null).to_string();
-    let model =
-        serde_json::from_value(doc["model"].take()).map_err(|e| format_err(format!("model file holds an invalid model: {e}")))?;
+    let model = file_version::with_version(version, || serde_json::from_value(doc["model"].take()))
+        .map_err(|e| format_err(format!("model file holds an invalid model: {e}")))?;
     Ok(SavedModel { metadata, model })
 }
 
 /// Reads a JSON model file of the current format version.
 pub fn from_json<M: DeserializeOwned + Checked>(text: &str) -> Result<SavedModel<M>> {
     match json_doc(text)? {
-        (Some(v), doc) if v == FORMAT_VERSION as u64 => checked(json_payload(doc)?),
+        (Some(v), doc) if v == FORMAT_VERSION as u64 => checked(json_payload(FORMAT_VERSION, doc)?),
         (v, _) => Err(version_err(v.map_or("unknown".to_string(), |v| v.to_string()), &FORMAT_VERSION.to_string())),
     }
 }
@@ -176,19 +189,19 @@ pub fn from_json<M: DeserializeOwned + Checked>(text: &str) -> Result<SavedModel
 /// Reads a model file of either format (recognised by its first bytes) and of the current or
 /// the previous format version (converted).
 pub fn decode<M: DeserializeOwned + Checked + Upgrade>(bytes: &[u8]) -> Result<SavedModel<M>> {
-    let reads = format!("{FORMAT_VERSION} or {PREVIOUS_VERSION}");
+    let reads = format!("{PREVIOUS_VERSION} to {FORMAT_VERSION}");
     let upgrade = |old: SavedModel<M::Previous>| SavedModel { metadata: old.metadata, model: old.model.into() };
     let saved = if bytes.starts_with(MAGIC) {
         match binary_body(bytes)? {
-            (FORMAT_VERSION, body) => binary_payload(body)?,
-            (PREVIOUS_VERSION, body) => upgrade(binary_payload(body)?),
+            (version, body) if read_directly(version) => binary_payload(version, body)?,
+            (PREVIOUS_VERSION, body) => upgrade(binary_payload(PREVIOUS_VERSION, body)?),
             (version, _) => return Err(version_err(version, &reads)),
         }
     } else {
         let text = std::str::from_utf8(bytes).map_err(|_| format_err("not an lrank model file (neither binary nor JSON)"))?;
         match json_doc(text)? {
-            (Some(v), doc) if v == FORMAT_VERSION as u64 => json_payload(doc)?,
-            (Some(v), doc) if v == PREVIOUS_VERSION as u64 => upgrade(json_payload(doc)?),
+            (Some(v), doc) if u32::try_from(v).is_ok_and(read_directly) => json_payload(v as u32, doc)?,
+            (Some(v), doc) if v == PREVIOUS_VERSION as u64 => upgrade(json_payload(PREVIOUS_VERSION, doc)?),
             (v, _) => return Err(version_err(v.map_or("unknown".to_string(), |v| v.to_string()), &reads)),
         }
     };

@@ -2,8 +2,8 @@
 //! a consensus with ties (as in Alfaro, Aledo & Gámez's instance-based PLR).
 //!
 //! - Features as IBLR takes them: missing values replaced by the training lower median, numeric
-//!   features min-max normalised on the training data, nominal ones compared for equality (a
-//!   mismatch counts 1); the exact k-d tree of [`crate::neighbours`] finds the neighbours (equal
+//!   features min-max normalised on the training data (or standardised, or left as they are:
+//!   [`Scaling`]), nominal ones compared for equality (a mismatch counts 1); the exact k-d tree of [`crate::neighbours`] finds the neighbours (equal
 //!   distances to the lower row index).
 //! - A neighbour weighs Dudani's (d_k - d_i) / (d_k - d_1) (all 1 when d_k = d_1; or 1 with
 //!   uniform weighting) times the share of the labels its ranking holds times its sample weight;
@@ -33,6 +33,18 @@ pub const K_CANDIDATES: [usize; 4] = [5, 10, 15, 20];
 /// Rows used for the leave-one-out selection of k, at most.
 pub const MAX_SELECTION_ROWS: usize = 1000;
 
+/// How numeric features are put on a common scale before the Euclidean distance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Scaling {
+    /// (x - min) / (max - min) on the training data, as IBLR (and WEKA's IBk) does.
+    #[default]
+    MinMax,
+    /// (x - mean) / standard deviation on the training data.
+    Standard,
+    /// The values as they are (data already on one scale; scikit-lr's kNN).
+    None,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InstanceBasedPlrParams {
     /// Number of neighbours; `None` chooses it from [`K_CANDIDATES`] by leave-one-out.
@@ -42,11 +54,20 @@ pub struct InstanceBasedPlrParams {
     pub consensus: BucketConsensus,
     /// Seed for the rows of the leave-one-out selection.
     pub seed: u64,
+    /// Added in model format 4; older files scaled min-max.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_4")]
+    pub scaling: Scaling,
 }
 
 impl Default for InstanceBasedPlrParams {
     fn default() -> Self {
-        InstanceBasedPlrParams { k: None, distance_weights: true, consensus: BucketConsensus::BPA, seed: 0 }
+        InstanceBasedPlrParams {
+            k: None,
+            distance_weights: true,
+            consensus: BucketConsensus::BPA,
+            seed: 0,
+            scaling: Scaling::MinMax,
+        }
     }
 }
 
@@ -82,8 +103,10 @@ pub struct InstanceBasedPlrModel {
     pub n_features: usize,
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
+    /// Subtracted from each feature before dividing by `range`: the training minimum, mean or 0
+    /// by the scaling (0 for a nominal feature).
     pub minimum: Vec<f64>,
-    /// max - min per feature (1 for a constant or nominal feature).
+    /// max - min, the standard deviation or 1 by the scaling (1 for a constant or nominal feature).
     pub range: Vec<f64>,
     /// Normalised training rows, row-major (nominal features keep their codes).
     pub x: Vec<f64>,
@@ -93,6 +116,34 @@ pub struct InstanceBasedPlrModel {
     /// The k-d tree over `x`, built on first use (not saved).
     #[serde(skip)]
     index: Index,
+}
+
+/// Per feature, the offset and the divisor of the scaling (0 and 1 for nominal and constant
+/// features).
+fn scale_of(x: &FeatureMatrixView<'_>, fill: &[f64], nominal: &[bool], scaling: Scaling) -> (Vec<f64>, Vec<f64>) {
+    let (n, d) = (x.n_rows(), x.n_features());
+    let column = |f: usize| (0..n).map(move |i| value_or_fill(x.get(i, f), fill[f]));
+    (0..d)
+        .map(|f| {
+            if nominal[f] || n == 0 {
+                return (0.0, 1.0);
+            }
+            let (offset, divisor) = match scaling {
+                Scaling::None => (0.0, 1.0),
+                Scaling::MinMax => {
+                    let (lo, hi) = column(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+                    (lo, hi - lo)
+                }
+                Scaling::Standard => {
+                    let mean = column(f).sum::<f64>() / n as f64;
+                    let var = column(f).map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+                    (mean, var.sqrt())
+                }
+            };
+            // A constant feature (or one whose spread overflows) is only shifted.
+            (offset, if divisor > 0.0 && divisor.is_finite() { divisor } else { 1.0 })
+        })
+        .unzip()
 }
 
 /// The k-d tree, built once; never compared or saved.
@@ -113,18 +164,7 @@ impl Learner for InstanceBasedPlrModel {
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let fill = fill_values(x);
         let nominal: Vec<bool> = (0..d).map(|f| x.kind(f) == FeatureKind::Nominal).collect();
-        let (mut minimum, mut maximum) = (vec![f64::INFINITY; d], vec![f64::NEG_INFINITY; d]);
-        for i in 0..n {
-            for f in 0..d {
-                let v = value_or_fill(x.get(i, f), fill[f]);
-                minimum[f] = minimum[f].min(v);
-                maximum[f] = maximum[f].max(v);
-            }
-        }
-        for f in (0..d).filter(|&f| nominal[f]) {
-            (minimum[f], maximum[f]) = (0.0, 1.0);
-        }
-        let range = (0..d).map(|f| if maximum[f] > minimum[f] { maximum[f] - minimum[f] } else { 1.0 }).collect();
+        let (minimum, range) = scale_of(x, &fill, &nominal, params.scaling);
         let mut model = InstanceBasedPlrModel {
             k: params.k.unwrap_or(K_CANDIDATES[0]).min(n),
             params,

@@ -64,3 +64,43 @@ fn k_is_chosen_by_leave_one_out_tau_x_and_does_not_depend_on_threads() {
     assert!(InstanceBasedPlrModel { k: 0, ..one.clone() }.check().is_err());
     assert!(InstanceBasedPlrParams { k: Some(0), ..Default::default() }.validate().is_err());
 }
+
+#[test]
+fn each_scaling_finds_the_neighbours_of_its_own_distance() {
+    // Two features on very different scales; k = 1 with uniform weights predicts the nearest
+    // row's bucket order, which a brute-force search under each scaling must name.
+    let mut rng = crate::rng::Rng::new(3);
+    let n = 40;
+    let x: Vec<f64> = (0..n).flat_map(|_| [rng.uniform() * 100.0, rng.uniform() + (rng.below(4) as f64)]).collect();
+    let y: Vec<i32> = (0..n).flat_map(|i| [[1, 2, 2], [2, 1, 1], [1, 1, 2], [2, 1, 3]][i % 4]).collect();
+    let column = |f: usize| -> Vec<f64> { (0..n).map(|i| x[2 * i + f]).collect() };
+    for scaling in [Scaling::MinMax, Scaling::Standard, Scaling::None] {
+        let (offset, divisor): (Vec<f64>, Vec<f64>) = (0..2)
+            .map(|f| match scaling {
+                Scaling::None => (0.0, 1.0),
+                Scaling::MinMax => {
+                    let (lo, hi) = (
+                        column(f).into_iter().fold(f64::INFINITY, f64::min),
+                        column(f).into_iter().fold(f64::NEG_INFINITY, f64::max),
+                    );
+                    (lo, hi - lo)
+                }
+                Scaling::Standard => {
+                    let mean = column(f).iter().sum::<f64>() / n as f64;
+                    (mean, (column(f).iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64).sqrt())
+                }
+            })
+            .unzip();
+        let params = InstanceBasedPlrParams { k: Some(1), distance_weights: false, scaling, ..Default::default() };
+        let model = fit(&x, &y, 2, 3, params);
+        assert!(model.check().is_ok());
+        for _ in 0..50 {
+            let q = [rng.uniform() * 100.0, rng.uniform() * 4.0];
+            let dist = |i: usize| (0..2).map(|f| ((q[f] - x[2 * i + f]) / divisor[f]).powi(2)).sum::<f64>();
+            let nearest = (0..n).min_by(|&a, &b| dist(a).total_cmp(&dist(b))).unwrap();
+            let pred = model.predict_ranks(&FeatureMatrixView::new(&q, 1, 2).unwrap()).unwrap();
+            assert_eq!(pred, &y[nearest * 3..nearest * 3 + 3], "{scaling:?}, query {q:?}");
+        }
+        assert!(offset.iter().all(|v| v.is_finite()));
+    }
+}
