@@ -297,8 +297,9 @@ def build(learner, params):
         elif method == "plrrf":
             est = lrank.PartialLabelRankingForest(n_estimators=p["trees"], random_state=seed, n_jobs=jobs)
         elif method == "ibplr":
+            # Raw attributes, as scikit-lr's kNN measures distance: the same neighbours.
             est = lrank.InstanceBasedPartialLabelRanker(
-                n_neighbors=p["n_neighbors"], weights="uniform", random_state=seed, n_jobs=jobs
+                n_neighbors=p["n_neighbors"], weights="uniform", scaling="none", random_state=seed, n_jobs=jobs
             )
         else:  # lwdt
             est = lrank.LabelwiseDecisionTree(random_state=seed, n_jobs=jobs)

@@ -20,7 +20,7 @@ a fresh process per fit, peer / lrank time ratios with bootstrap intervals) on t
 T bagged scikit-lr PLR trees (all features; combined by scikit-lr's bucket pivot) against lrank's
 bagged PLR trees and PLR forest of T trees, and T bagged scikit-lr trees with sqrt(d) features
 per split (a forest of scikit-lr trees) against lrank's forest; ``ibplr``
-InstanceBasedPartialLabelRanker(k, uniform weights) against KNeighborsPartialLabelRanker(k)
+InstanceBasedPartialLabelRanker(k, uniform weights, raw attributes) against KNeighborsPartialLabelRanker(k)
 (``_1t``: BLAS on one thread). lrank on 1 and 2 threads.
 """
 
