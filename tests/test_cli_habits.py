@@ -75,3 +75,23 @@ def test_the_json_report_follows_its_schema_with_per_fold_values(tmp_path):
     broken = dict(cv, evaluations=[{"name": "cross-validation"}])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_options_in_effect_read_back_as_the_same_parameters():
+    """`Parameters:` of the run information is what a user can paste after `--`: parsed again,
+    it gives the estimator's parameters (None, such as "beta chosen out of bag", is left out
+    rather than written as a 0 that would mean something else)."""
+    import shlex
+
+    from lrank.registry import available_learners
+
+    for name, spec in available_learners().items():
+        est = spec.build([], seed=1)
+        params = est.get_params(deep=False)
+        text = spec.describe(params)
+        again = spec.build(shlex.split(text), seed=1).get_params(deep=False)
+        for key, value in params.items():
+            if key in ("estimator", "base_estimator"):
+                assert type(again[key]) is type(value), name
+            else:
+                assert again[key] == value, f"{name}: {key} {value!r} -> {text!r} -> {again[key]!r}"

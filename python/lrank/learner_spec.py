@@ -120,6 +120,14 @@ def parse_learner_name(text: str) -> str:
     return find_learner(text).name
 
 
+def _zero_means_none(parse: Callable[[str], Any]) -> bool:
+    """Whether the option text "0" stands for None (unlimited depth, k chosen by the learner)."""
+    try:
+        return parse("0") is None
+    except (ValueError, TypeError, LrankError):
+        return False
+
+
 def _option_text(parse: Callable[[str], Any], value: Any) -> str:
     """The option text that ``parse`` turns into ``value`` (the inverse of the parsers above)."""
     if parse in (parse_depth, parse_optional_count, parse_max_bins):
@@ -138,7 +146,8 @@ def _option_text(parse: Callable[[str], Any], value: Any) -> str:
                 best, best_fixed = name, len(fixed)
         return best
     if isinstance(value, float):
-        return f"{value:g}"
+        short = f"{value:g}"
+        return short if float(short) == value else repr(value)  # never rounded (1/3 stays 1/3)
     return "0" if value is None else str(value)
 
 
@@ -264,6 +273,8 @@ class LearnerSpec:
                 if value == opt.switch_value:
                     words.append(opt.flag)
                 continue
+            if value is None and not _zero_means_none(opt.parse):
+                continue  # None (e.g. "chosen when fitting") has no option text: the default
             words += [opt.flag, _option_text(opt.parse, value)]
         return " ".join(words)
 
