@@ -3,6 +3,7 @@
     python -m bench.kebi run [LRANK-EXPERIMENT-RUN OPTIONS]   # lrank experiment run --config bench/kebi_experiment.toml
     python -m bench.kebi report [STORE] [--out-dir DIR]       # report, CD diagrams, p-curve into bench/results/
     python -m bench.kebi compare [STORE] [--learners L,...] [--p 0,0.6]   # tables next to the published tau
+    python -m bench.kebi frontier [STORE]                      # lrank's best learner against the best known
 
 ``bench/kebi_experiment.toml`` holds the protocol (12 learners; the 16 KEBI CSV files; 5 x
 10-fold CV stratified by top label; p = 0, 0.3, 0.6; seed 1; 2 worker processes); ``run`` passes
@@ -131,6 +132,40 @@ def compare(store: Path, learners: str | None, ps: str | None) -> int:
     return 0
 
 
+def frontier(store: Path) -> int:
+    """Markdown: per data set at p = 0, lrank's best learner (complete folds only) against the best
+    known value (bench/published.py BEST_KNOWN), and how many sets it reaches."""
+    if not store.exists():
+        harness.skip(f"no store at {store}: `python -m bench.kebi run` makes it")
+    import polars as pl
+
+    df = pl.read_parquet(store).filter(pl.col("missing") == 0.0)
+    folds = int(df["folds"][0]) * int(df["repeats"][0])
+    means = (
+        df.group_by("dataset", "learner")
+        .agg(pl.col("kendall_tau").mean().alias("tau"), pl.len().alias("n"))
+        .filter(pl.col("n") == folds)
+    )
+    print("| data set | best known | lrank's best (learner) | difference | runner-up (learner) |")
+    print("|---|---:|---:|---:|---:|")
+    reached = 0
+    for d in sorted(published.BEST_KNOWN):
+        rows = means.filter(pl.col("dataset") == d).sort("tau", descending=True).rows(named=True)
+        if not rows:
+            print(f"| {d} | {published.BEST_KNOWN[d]:.3f} | | | |")
+            continue
+        best, known = rows[0], published.BEST_KNOWN[d]
+        # Means are compared at the published precision (3 decimals).
+        met = round(best["tau"], 3) >= known
+        reached += met
+        second = f"{rows[1]['tau']:.3f} ({rows[1]['learner']})" if len(rows) > 1 else ""
+        diff = f"{best['tau'] - known:+.3f}"
+        diff = f"**{diff}**" if met else diff
+        print(f"| {d} | {known:.3f} | {best['tau']:.3f} ({best['learner']}) | {diff} | {second} |")
+    print(f"\nlrank's best at or above the best known value on {reached} of {len(published.BEST_KNOWN)} sets")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["run"]:
@@ -145,7 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     cmp_.add_argument("store", nargs="?", type=Path, default=STORE)
     cmp_.add_argument("--learners", default=None, help="comma-separated store labels (default: all, store order)")
     cmp_.add_argument("--p", default=None, help="comma-separated missing-label probabilities (default: all)")
+    fro = sub.add_parser("frontier", help="lrank's best learner per set against the best known value (p = 0)")
+    fro.add_argument("store", nargs="?", type=Path, default=STORE)
     args = ap.parse_args(argv)
+    if args.command == "frontier":
+        return frontier(args.store)
     if args.command == "report":
         return report(args.store, args.out_dir)
     return compare(args.store, args.learners, args.p)
