@@ -169,6 +169,30 @@ pub fn fill_rows<T: Send + Default + Clone, S>(
     out
 }
 
+/// Rows per block of [`fill_row_blocks`]: enough that a tree's top levels stay in cache while
+/// the block's rows pass through it, few enough that the block's output does too.
+pub const PREDICT_BLOCK_ROWS: usize = 128;
+
+/// The predict loop of ensembles: `out` (n rows of `width` values) filled in parallel by blocks
+/// of [`PREDICT_BLOCK_ROWS`] rows, `fill(scratch, rows, out_rows)` with `rows` the block's row
+/// indices; an ensemble then takes member after member over the whole block (member-major), which
+/// keeps each member's nodes in cache instead of walking every member for every row.
+pub fn fill_row_blocks<T: Send + Default + Clone, S>(
+    x: &FeatureMatrixView<'_>,
+    width: usize,
+    init: impl Fn() -> S + Send + Sync,
+    fill: impl Fn(&mut S, std::ops::Range<usize>, &mut [T]) + Send + Sync,
+) -> Vec<T> {
+    let mut out = vec![T::default(); x.n_rows() * width];
+    if width > 0 {
+        out.par_chunks_mut(width * PREDICT_BLOCK_ROWS).enumerate().for_each_init(init, |scratch, (b, dst)| {
+            let start = b * PREDICT_BLOCK_ROWS;
+            fill(scratch, start..start + dst.len() / width, dst)
+        });
+    }
+    out
+}
+
 /// The checks every merge makes: at least one model, one header, one fill value per feature,
 /// and parameters equal up to `same` (which may ignore the tree count and the seed).
 pub fn check_mergeable<L: Learner>(models: &[L], fill_values: &[f64], same: impl Fn(&L, &L) -> bool) -> Result<Header> {
@@ -191,4 +215,37 @@ pub fn check_mergeable<L: Learner>(models: &[L], fill_values: &[f64], same: impl
 /// An error for a parameter outside its domain.
 pub fn bad_param(name: &'static str, reason: impl Into<String>) -> LrankError {
     LrankError::InvalidParameter { name, reason: reason.into() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn row_blocks_cover_every_row_once_in_order_at_any_thread_count() {
+        // Rows i hold the value i; each block writes its rows' values: the output must be 0..n
+        // whether n is below, at or off a multiple of the block size.
+        for n in [0, 1, PREDICT_BLOCK_ROWS - 1, PREDICT_BLOCK_ROWS, 2 * PREDICT_BLOCK_ROWS + 5] {
+            let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            let x = FeatureMatrixView::new(&values, n, 1).unwrap();
+            for threads in [1, 2] {
+                let out = crate::parallel::with_threads(Some(threads), || {
+                    fill_row_blocks(
+                        &x,
+                        2,
+                        || (),
+                        |_, rows, dst: &mut [f64]| {
+                            assert!(rows.len() <= PREDICT_BLOCK_ROWS && dst.len() == 2 * rows.len());
+                            for (i, out) in rows.zip(dst.chunks_exact_mut(2)) {
+                                out.copy_from_slice(&[x.row(i)[0], 1.0]);
+                            }
+                        },
+                    )
+                })
+                .unwrap();
+                let expected: Vec<f64> = (0..n).flat_map(|i| [i as f64, 1.0]).collect();
+                assert_eq!(out, expected, "n = {n}, {threads} threads");
+            }
+        }
+    }
 }

@@ -16,7 +16,7 @@ use crate::data::ranking::ranking_from_scores;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, check_mergeable, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, vote};
@@ -92,6 +92,7 @@ pub struct PairClassifier {
 }
 
 impl PairClassifier {
+    #[cfg(test)]
     fn probability(&self, row: &[f64], fill: &[f64]) -> f64 {
         if self.trees.is_empty() {
             return 0.5;
@@ -164,17 +165,24 @@ impl Learner for PairwiseModel {
 
     /// Labels by decreasing score (Copeland wins or summed probabilities), ties to the lower label.
     fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
-        let scores = fill_rows(
-            x,
-            self.n_labels,
-            || (),
-            |_, row, scores: &mut [f64]| {
-                for pair in &self.pairs {
-                    let p = pair.probability(row, &self.fill_values);
-                    vote(scores, pair.a as usize, pair.b as usize, p, self.params.voting);
+        let m = self.n_labels;
+        // Pair after pair and tree after tree over a block of rows (each tree's nodes stay in
+        // cache); each row still sums its trees in tree order and votes pair after pair.
+        let scores = fill_row_blocks(x, m, Vec::new, |sums: &mut Vec<f64>, rows, scores: &mut [f64]| {
+            for pair in &self.pairs {
+                sums.clear();
+                sums.resize(rows.len(), 0.0);
+                for tree in &pair.trees {
+                    for (i, sum) in rows.clone().zip(sums.iter_mut()) {
+                        *sum += *tree.leaf_for(x.row(i), &self.fill_values);
+                    }
                 }
-            },
-        );
+                for (row_scores, &sum) in scores.chunks_exact_mut(m).zip(sums.iter()) {
+                    let p = if pair.trees.is_empty() { 0.5 } else { sum / pair.trees.len() as f64 };
+                    vote(row_scores, pair.a as usize, pair.b as usize, p, self.params.voting);
+                }
+            }
+        });
         let ranks = scores.chunks_exact(self.n_labels.max(1)).flat_map(ranking_from_scores).collect();
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
     }

@@ -195,11 +195,14 @@ impl Learner for PairwisePlrLogisticModel {
     /// matrix's Borda scores (Σ_b C_ab, higher preferred).
     fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
         let weighting = self.params.tie_weighting;
-        Ok(predict_matrices(x, self.n_labels, &self.consensus, outputs, |row, c| {
-            let z = encode(&self.encoding, &self.fill_values, row);
+        let m = self.n_labels;
+        Ok(predict_matrices(x, m, &self.consensus, outputs, |rows, block| {
             let mut scratch = [0.0; 3];
-            for pair in &self.pairs {
-                set_pair(c, self.n_labels, pair.a, pair.b, pair.probabilities(&z, &mut scratch), weighting);
+            for (i, c) in rows.zip(block.chunks_exact_mut(m * m)) {
+                let z = encode(&self.encoding, &self.fill_values, x.row(i));
+                for pair in &self.pairs {
+                    set_pair(c, m, pair.a, pair.b, pair.probabilities(&z, &mut scratch), weighting);
+                }
             }
         }))
     }

@@ -24,7 +24,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
@@ -123,7 +123,9 @@ pub struct RelationClassifier {
 }
 
 impl RelationClassifier {
-    /// Mean class probabilities of the trees, or `None` without trees.
+    /// Mean class probabilities of the trees, or `None` without trees (as predictions sum them,
+    /// block by block).
+    #[cfg(test)]
     fn probabilities(&self, row: &[f64], fill: &[f64]) -> Option<[f64; 3]> {
         if self.trees.is_empty() {
             return None;
@@ -231,10 +233,26 @@ impl Learner for PairwisePlrModel {
     /// The consensus bucket order of each row's predicted pair-order matrix; the scores are the
     /// matrix's Borda scores (Σ_b C_ab, higher preferred).
     fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
-        let weighting = self.params.tie_weighting;
-        Ok(predict_matrices(x, self.n_labels, &self.consensus, outputs, |row, c| {
+        let (m, weighting) = (self.n_labels, self.params.tie_weighting);
+        // Pair after pair and tree after tree over a block of rows (each tree's nodes stay in
+        // cache); each row still sums its trees in tree order.
+        Ok(predict_matrices(x, m, &self.consensus, outputs, |rows, block| {
+            let mut sums = vec![[0.0; 3]; rows.len()];
             for pair in &self.pairs {
-                set_pair(c, self.n_labels, pair.a, pair.b, pair.probabilities(row, &self.fill_values), weighting);
+                if pair.trees.is_empty() {
+                    continue; // C stays 1/2
+                }
+                sums.iter_mut().for_each(|p| *p = [0.0; 3]);
+                for tree in &pair.trees {
+                    for (i, p) in rows.clone().zip(sums.iter_mut()) {
+                        let leaf = tree.leaf_for(x.row(i), &self.fill_values);
+                        (0..3).for_each(|k| p[k] += leaf[k]);
+                    }
+                }
+                let scale = 1.0 / pair.trees.len() as f64;
+                for (c, p) in block.chunks_exact_mut(m * m).zip(&sums) {
+                    set_pair(c, m, pair.a, pair.b, Some(p.map(|v| v * scale)), weighting);
+                }
             }
         }))
     }
@@ -330,22 +348,23 @@ fn set_pair(c: &mut [f64], m: usize, a: u32, b: u32, probabilities: Option<[f64;
     c[b * m + a] = 1.0 - value;
 }
 
-/// The consensus bucket order of each row's pair-order matrix, as `fill_matrix` writes it for the
-/// row (entries start at 1/2); the scores are the matrix's Borda scores (Σ_b C_ab).
+/// The consensus bucket order of each row's pair-order matrix, as `fill_matrices` writes them for
+/// a block of rows (their matrices one after the other, entries starting at 1/2); the scores are
+/// the matrix's Borda scores (Σ_b C_ab).
 fn predict_matrices(
     x: &FeatureMatrixView<'_>,
     m: usize,
     consensus: &BucketConsensus,
     outputs: Outputs,
-    fill_matrix: impl Fn(&[f64], &mut [f64]) + Sync,
+    fill_matrices: impl Fn(std::ops::Range<usize>, &mut [f64]) + Sync,
 ) -> Prediction {
-    let matrices = fill_rows(
+    let matrices = fill_row_blocks(
         x,
         m * m,
         || (),
-        |_, row, c: &mut [f64]| {
-            c.iter_mut().for_each(|v| *v = 0.5);
-            fill_matrix(row, c);
+        |_, rows, block: &mut [f64]| {
+            block.iter_mut().for_each(|v| *v = 0.5);
+            fill_matrices(rows, block);
         },
     );
     let mut ranks = Vec::with_capacity(x.n_rows() * m);

@@ -24,7 +24,7 @@ use crate::data::ranking::{n_present, ranking_from_scores, top_label, RankMatrix
 use crate::data::training::TrainingSet;
 use crate::error::{LrankError, Result};
 use crate::learner::checks::{complete_ranking, same_len};
-use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, check_mergeable, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
     all_rows, check_max_bins, grow_forest_additive, AdditiveCriterion, ClassEntropy, ForestSampling, GrowParams, LeafFitter,
@@ -278,15 +278,24 @@ impl Learner for RandomForestModel {
         if let Some(protocol) = self.leaf_missing() {
             return Ok(Prediction::ranks(protocol.predict(x)));
         }
-        let ranks = fill_rows(
-            x,
-            m,
-            || vec![0.0; m],
-            |votes, row, dst| {
-                self.votes(row, votes);
-                dst.copy_from_slice(&ranking_from_scores(votes));
-            },
-        );
+        let m1 = m as f64 + 1.0;
+        // Tree after tree over a block of rows (each tree's nodes stay in cache); Borda votes are
+        // whole numbers, so their sums do not depend on the order.
+        let ranks = fill_row_blocks(x, m, Vec::new, |votes: &mut Vec<f64>, rows, dst| {
+            votes.clear();
+            votes.resize(dst.len(), 0.0);
+            for tree in &self.trees {
+                for (i, row_votes) in rows.clone().zip(votes.chunks_exact_mut(m)) {
+                    let leaf = tree.leaf_for(x.row(i), &self.fill_values);
+                    for (v, &r) in row_votes.iter_mut().zip(&leaf.ranking) {
+                        *v += m1 - r as f64;
+                    }
+                }
+            }
+            for (out, row_votes) in dst.chunks_exact_mut(m).zip(votes.chunks_exact(m)) {
+                out.copy_from_slice(&ranking_from_scores(row_votes));
+            }
+        });
         Ok(Prediction::ranks(ranks))
     }
 
@@ -362,18 +371,6 @@ impl RandomForestModel {
     fn leaf_missing(&self) -> Option<LeafMissing<'_>> {
         let neighbours = self.neighbours.as_ref().filter(|_| self.params.leaf_missing > 0.0)?;
         Some(LeafMissing { model: self, neighbours, p: self.params.leaf_missing })
-    }
-
-    /// Borda votes of the trees for one row (label at position r gets m + 1 - r per tree).
-    fn votes(&self, row: &[f64], votes: &mut [f64]) {
-        let m1 = self.n_labels as f64 + 1.0;
-        votes.iter_mut().for_each(|v| *v = 0.0);
-        for tree in &self.trees {
-            let leaf = tree.leaf_for(row, &self.fill_values);
-            for (v, &r) in votes.iter_mut().zip(&leaf.ranking) {
-                *v += m1 - r as f64;
-            }
-        }
     }
 }
 
