@@ -136,6 +136,7 @@ impl From<LabelwiseModelV2> for LabelwiseModel {
             n_labels: m.n_labels,
             fill_values: m.fill_values,
             trees: m.trees,
+            leaf_table: Default::default(),
         }
     }
 }

@@ -34,7 +34,14 @@ pub struct Tree<L> {
 
 impl<L> Tree<L> {
     /// The leaf reached by `row`; missing values (NaN) are routed as `fill[feature]`.
+    #[inline]
     pub fn leaf_for(&self, row: &[f64], fill: &[f64]) -> &L {
+        &self.leaves[self.leaf_index_for(row, fill)]
+    }
+
+    /// The index (in `leaves`) of the leaf reached by `row`, as [`leaf_for`](Self::leaf_for).
+    #[inline]
+    pub fn leaf_index_for(&self, row: &[f64], fill: &[f64]) -> usize {
         let value = |feature: u32| {
             let v = row[feature as usize];
             if v.is_nan() {
@@ -46,7 +53,7 @@ impl<L> Tree<L> {
         let mut node = 0usize;
         loop {
             node = match self.nodes[node] {
-                Node::Leaf { leaf } => return &self.leaves[leaf as usize],
+                Node::Leaf { leaf } => return leaf as usize,
                 Node::Split { feature, threshold, left, right } => {
                     if value(feature) <= threshold {
                         left

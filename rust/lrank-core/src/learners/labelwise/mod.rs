@@ -34,6 +34,7 @@ use crate::tree::{
     TrainingFeatures, Tree, MAX_BINS,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// Depths tried by the tuned mode (`None`: unlimited).
 pub const DEPTH_CANDIDATES: [Option<usize>; 4] = [Some(5), Some(10), Some(15), None];
@@ -132,6 +133,20 @@ pub struct LabelwiseModel {
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
     pub trees: Vec<Tree<ScoreLeaf>>,
+    /// The leaves' scores in one table, built on the first prediction (not saved).
+    #[serde(skip)]
+    pub(crate) leaf_table: LeafTable,
+}
+
+/// Every tree's leaf scores in one contiguous table (tree t's leaf l at `starts[t] + l * m`). The
+/// leaves' own vectors lie scattered over the heap: one more cache miss per tree and row.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LeafTable(OnceLock<(Vec<f64>, Vec<usize>)>);
+
+impl PartialEq for LeafTable {
+    fn eq(&self, _: &Self) -> bool {
+        true // derived from the trees, which are compared
+    }
 }
 
 impl Learner for LabelwiseModel {
@@ -153,6 +168,7 @@ impl Learner for LabelwiseModel {
             n_labels: y.n_labels(),
             fill_values: fill,
             trees,
+            leaf_table: LeafTable::default(),
         })
     }
 
@@ -197,6 +213,8 @@ impl Learner for LabelwiseModel {
         }
         merged.params.n_estimators = merged.trees.len();
         merged.fill_values = fill_values;
+        merged.leaf_table = LeafTable::default(); // the first model's, if it had predicted
+
         Ok(merged)
     }
 
@@ -214,15 +232,24 @@ impl Learner for LabelwiseModel {
 impl LabelwiseModel {
     /// The mean of the trees' score vectors for each row (n x m, row-major).
     fn mean_scores(&self, x: &FeatureMatrixView<'_>) -> Vec<f64> {
-        let scale = 1.0 / self.trees.len() as f64;
+        let (scale, m) = (1.0 / self.trees.len() as f64, self.n_labels);
+        let (table, starts) = self.leaf_table.0.get_or_init(|| {
+            let mut starts = Vec::with_capacity(self.trees.len());
+            let mut table = Vec::new();
+            for tree in &self.trees {
+                starts.push(table.len());
+                tree.leaves.iter().for_each(|leaf| table.extend_from_slice(&leaf.scores));
+            }
+            (table, starts)
+        });
         fill_rows(
             x,
-            self.n_labels,
+            m,
             || (),
             |_, row, dst: &mut [f64]| {
-                for tree in &self.trees {
-                    let leaf = tree.leaf_for(row, &self.fill_values);
-                    for (d, s) in dst.iter_mut().zip(&leaf.scores) {
+                for (tree, &start) in self.trees.iter().zip(starts) {
+                    let at = start + tree.leaf_index_for(row, &self.fill_values) * m;
+                    for (d, s) in dst.iter_mut().zip(&table[at..at + m]) {
                         *d += s;
                     }
                 }
@@ -320,6 +347,7 @@ fn tune_depth(
                 n_labels: m,
                 fill_values: vec![0.0; d],
                 trees: grow(&features, &yv, &ws, params, depth),
+                leaf_table: LeafTable::default(),
             };
             let pred = scores_to_rankings(&model.mean_scores(&xtv), m);
             for (t, &i) in test.iter().enumerate() {

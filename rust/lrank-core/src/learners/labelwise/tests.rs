@@ -212,3 +212,29 @@ fn coarse_histograms_are_nearly_as_accurate() {
     let (exact, coarse) = (tau(None), tau(Some(64)));
     assert!(exact > 0.95 && coarse > 0.95 && exact - coarse < 0.04, "exact {exact}, 64 bins {coarse}");
 }
+
+#[test]
+fn the_leaf_table_gives_the_leaves_scores_and_is_rebuilt_after_a_merge() {
+    let (x, y) = problem(200, 4);
+    let q = FeatureMatrixView::new(&x, 200, 2).unwrap();
+    let params = LabelwiseParams { n_estimators: 5, seed: 1, ..LabelwiseParams::forest() };
+    let a = fit(&x, &y, params.clone());
+    let b = fit(&x, &y, LabelwiseParams { seed: 2, ..params });
+    // The mean of the trees' leaves, walked leaf by leaf (the reference the table must equal).
+    let reference = |model: &LabelwiseModel| -> Vec<f64> {
+        (0..200)
+            .flat_map(|i| {
+                let mut s = vec![0.0; 3];
+                for tree in &model.trees {
+                    let leaf = tree.leaf_for(q.row(i), &model.fill_values);
+                    (0..3).for_each(|k| s[k] += leaf.scores[k]);
+                }
+                s.into_iter().map(|v| v * (1.0 / model.trees.len() as f64)).collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    assert_eq!(a.predict_scores(&q).unwrap(), reference(&a)); // builds a's table
+    let merged = LabelwiseModel::merge(vec![a, b], vec![0.0, 0.0]).unwrap();
+    assert_eq!(merged.trees.len(), 10);
+    assert_eq!(merged.predict_scores(&q).unwrap(), reference(&merged));
+}
