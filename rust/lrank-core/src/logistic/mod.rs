@@ -44,6 +44,21 @@ pub struct Solver {
     pub tol: f64,
 }
 
+impl Solver {
+    /// Checks the settings once, for every learner that fits by this solver.
+    pub fn validate(&self) -> crate::error::Result<()> {
+        let bad = |name, reason| Err(crate::error::LrankError::InvalidParameter { name, reason });
+        if !(self.c > 0.0) || !self.c.is_finite() {
+            return bad("c", format!("must be positive and finite, got {}", self.c));
+        }
+        crate::limits::check_iterations("max_iter", self.max_iter)?;
+        if !(self.tol >= 0.0) {
+            return bad("tol", format!("must be >= 0, got {}", self.tol));
+        }
+        Ok(())
+    }
+}
+
 #[inline]
 pub fn sigmoid(z: f64) -> f64 {
     if z >= 0.0 {
@@ -218,21 +233,26 @@ pub fn encoding_of(x: &FeatureMatrixView<'_>, weights: &[f64]) -> (Vec<f64>, Vec
 
 /// The regression inputs of one raw row.
 pub fn encode(encoding: &[Encoding], fill_values: &[f64], row: &[f64]) -> Vec<f64> {
-    encoding
-        .iter()
-        .map(|e| match *e {
-            Encoding::Standardised { feature, mean, scale } => {
-                let v = row[feature as usize];
-                let v = if v.is_nan() { fill_values[feature as usize] } else { v };
-                (v - mean) / scale
-            }
-            Encoding::Indicator { feature, value } => {
-                let v = row[feature as usize];
-                let v = if v.is_nan() { fill_values[feature as usize] } else { v };
-                (v == value) as u8 as f64
-            }
-        })
-        .collect()
+    let mut out = Vec::with_capacity(encoding.len());
+    encode_into(encoding, fill_values, row, &mut out);
+    out
+}
+
+/// [`encode`] into a buffer the caller reuses (one per block of a prediction, not one per row).
+pub fn encode_into(encoding: &[Encoding], fill_values: &[f64], row: &[f64], out: &mut Vec<f64>) {
+    out.clear();
+    out.extend(encoding.iter().map(|e| match *e {
+        Encoding::Standardised { feature, mean, scale } => {
+            let v = row[feature as usize];
+            let v = if v.is_nan() { fill_values[feature as usize] } else { v };
+            (v - mean) / scale
+        }
+        Encoding::Indicator { feature, value } => {
+            let v = row[feature as usize];
+            let v = if v.is_nan() { fill_values[feature as usize] } else { v };
+            (v == value) as u8 as f64
+        }
+    }));
 }
 
 /// Every input reads one of `n_features` features.

@@ -15,10 +15,9 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
-use crate::limits::check_iterations;
+use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use crate::logistic::multinomial::softmax_probabilities;
-use crate::logistic::{check_encoding, encode, encoding_of, multinomial, Encoding, Solver};
+use crate::logistic::{check_encoding, encode, encode_into, encoding_of, multinomial, Encoding, Solver};
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +39,12 @@ pub struct PairwisePlrLogisticParams {
     pub seed: u64,
 }
 
+impl PairwisePlrLogisticParams {
+    fn solver(&self) -> Solver {
+        Solver { c: self.c, max_iter: self.max_iter, tol: self.tol }
+    }
+}
+
 impl Default for PairwisePlrLogisticParams {
     fn default() -> Self {
         PairwisePlrLogisticParams {
@@ -56,13 +61,7 @@ impl Default for PairwisePlrLogisticParams {
 
 impl Params for PairwisePlrLogisticParams {
     fn validate(&self) -> Result<()> {
-        if !(self.c > 0.0) || !self.c.is_finite() {
-            return Err(bad_param("c", format!("must be positive and finite, got {}", self.c)));
-        }
-        check_iterations("max_iter", self.max_iter)?;
-        if !(self.tol >= 0.0) {
-            return Err(bad_param("tol", format!("must be >= 0, got {}", self.tol)));
-        }
+        self.solver().validate()?;
         self.consensus.validate()
     }
     fn seed(&self) -> u64 {
@@ -131,7 +130,7 @@ impl Learner for PairwisePlrLogisticModel {
         // Each pair's Newton steps keep a Hessian of two classes' inputs (one per thread).
         crate::memory::check::<f64>("the regression's Hessian", &[2 * (q + 1), 2 * (q + 1), rayon::current_num_threads()])?;
         let z: Vec<f64> = (0..n).flat_map(|i| encode(&encoding, &fill_values, x.row(i))).collect();
-        let solver = Solver { c: params.c, max_iter: params.max_iter, tol: params.tol };
+        let solver = params.solver();
         let tune = params.tune_beta && params.consensus.method == BucketMethod::Bpa;
         let fitted = fit_pair_relations(y, &data.weights, |pair| {
             let mut totals = [0.0; 3];
@@ -197,9 +196,9 @@ impl Learner for PairwisePlrLogisticModel {
         let weighting = self.params.tie_weighting;
         let m = self.n_labels;
         Ok(predict_matrices(x, m, &self.consensus, outputs, |rows, block| {
-            let mut scratch = [0.0; 3];
+            let (mut scratch, mut z) = ([0.0; 3], Vec::new());
             for (i, c) in rows.zip(block.chunks_exact_mut(m * m)) {
-                let z = encode(&self.encoding, &self.fill_values, x.row(i));
+                encode_into(&self.encoding, &self.fill_values, x.row(i), &mut z);
                 for pair in &self.pairs {
                     set_pair(c, m, pair.a, pair.b, pair.probabilities(&z, &mut scratch), weighting);
                 }

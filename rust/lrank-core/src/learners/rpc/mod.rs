@@ -13,8 +13,7 @@ use crate::data::ranking::ranking_from_scores;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
-use crate::limits::check_iterations;
+use crate::learner::{fill_rows, Header, Learner, Outputs, Params, Prediction};
 use crate::logistic::{binary, check_encoding, dot, encode, encoding_of, sigmoid, Solver};
 use crate::pairwise::{check_pairs, fit_pairs, vote, PairwiseVoting};
 
@@ -36,14 +35,7 @@ pub struct RpcParams {
 
 impl Params for RpcParams {
     fn validate(&self) -> Result<()> {
-        if !(self.c > 0.0) || !self.c.is_finite() {
-            return Err(bad_param("c", format!("must be positive and finite, got {}", self.c)));
-        }
-        check_iterations("max_iter", self.max_iter)?;
-        if !(self.tol >= 0.0) {
-            return Err(bad_param("tol", format!("must be >= 0, got {}", self.tol)));
-        }
-        Ok(())
+        self.solver().validate()
     }
     fn seed(&self) -> u64 {
         self.seed
