@@ -1,6 +1,6 @@
 """Model files and pickles written by older lrank versions keep loading and predicting the same
-(tests/fixtures/v2 and v3: written by lrank with model format versions 2 and 3, see make.py
-there)."""
+(tests/fixtures/v2, v3 and v4: written by lrank with model format versions 2, 3 and 4, see
+make.py there)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ X = read_dataset(ROOT / "datasets" / "iris.xarff").feature_matrix()
 def _cases() -> list[tuple[str, str, str, list]]:
     """(format directory, fixture, learner name, expected predictions) of every fixture."""
     cases = []
-    for version in ("v2", "v3"):
+    for version in ("v2", "v3", "v4"):
         for fixture, entry in json.loads((FIXTURES / version / "expected.json").read_text()).items():
             # v2 stores the predictions under the learner's name; v3 names the learner.
             learner, predict = (fixture, entry) if isinstance(entry, list) else (entry["learner"], entry["predict"])
@@ -33,10 +33,11 @@ CASES = _cases()
 IDS = [f"{v}-{f}" for v, f, _, _ in CASES]
 
 
-def test_every_learner_has_a_format_3_fixture() -> None:
+@pytest.mark.parametrize("version", ["v3", "v4"])
+def test_every_learner_has_a_fixture_of_formats_3_and_4(version) -> None:
     from lrank.registry import available_learners
 
-    assert {learner for v, _, learner, _ in CASES if v == "v3"} == set(available_learners())
+    assert {learner for v, _, learner, _ in CASES if v == version} == set(available_learners())
 
 
 @pytest.mark.parametrize(("version", "fixture", "learner", "expected"), CASES, ids=IDS)
