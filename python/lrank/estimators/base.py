@@ -17,6 +17,7 @@ import inspect
 import json
 import sys
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -34,6 +35,10 @@ class NotFittedError(LrankError, ValueError, AttributeError):
     and an AttributeError; ``sklearn.utils.validation.check_is_fitted`` raises scikit-learn's own)."""
 
 
+# Each estimator class's parameter names (its __init__'s), read once.
+_PARAM_NAMES: weakref.WeakKeyDictionary[type, tuple[str, ...]] = weakref.WeakKeyDictionary()
+
+
 class LabelRanker:
     """Base class: scikit-learn's parameter handling, tags and input validation, ``score``, and
     predictions as label names.
@@ -49,8 +54,15 @@ class LabelRanker:
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        return sorted(p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD)
+        # Read once per class: inspect.signature costs tens of microseconds, paid by every
+        # prediction otherwise (get_params finds n_jobs), as much as a small prediction itself.
+        names = _PARAM_NAMES.get(cls)
+        if names is None:
+            sig = inspect.signature(cls.__init__)
+            names = _PARAM_NAMES[cls] = tuple(
+                sorted(p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD)
+            )
+        return list(names)
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The estimator's parameters; with ``deep``, also those of nested estimators
