@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_tied_problem, plr_data
-from lrank import InvalidParameterError, PartialLabelRankingForest, PartialLabelRankingTree
+from lrank import (
+    InvalidParameterError,
+    LabelwisePartialLabelRanker,
+    PairwisePartialLabelRanker,
+    PartialLabelRankingForest,
+    PartialLabelRankingTree,
+)
 from lrank.aggregation import bpa
 from lrank.evaluation import cross_validate
 from lrank.rankings import tied_rows
@@ -65,3 +71,30 @@ def test_on_the_published_iris_set():
     )
     assert tree.mean("tau_x") > 0.9
     assert forest.mean("tau_x") > 0.92
+
+
+_BINNED = [
+    (PartialLabelRankingTree, {}),
+    (PartialLabelRankingForest, {"n_estimators": 5}),
+    (PairwisePartialLabelRanker, {"n_estimators": 4}),
+    (PairwisePartialLabelRanker, {"classifier": "tree"}),
+    (LabelwisePartialLabelRanker, {"n_estimators": 4}),
+]
+
+
+@pytest.mark.parametrize(("cls", "kwargs"), _BINNED, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_histograms_with_a_bin_per_value_are_the_exact_search_and_coarse_ones_differ(cls, kwargs):
+    x, y = make_tied_problem(n=240)
+    xr = np.round(x, 1)  # at most a few dozen values per feature
+    exact = cls(max_bins=None, random_state=3, **kwargs).fit(xr, y)
+    binned = cls(max_bins=255, random_state=3, **kwargs).fit(xr, y)
+    np.testing.assert_array_equal(exact.predict(x), binned.predict(x))
+    coarse = cls(max_bins=2, random_state=3, **kwargs).fit(xr, y)
+    assert not np.array_equal(exact.predict(x), coarse.predict(x))
+    with pytest.raises(InvalidParameterError, match="max_bins"):
+        cls(max_bins=256, **kwargs).fit(x, y)
+
+
+def test_defaults_histograms_for_the_plr_forest_exact_search_for_the_tree():
+    assert PartialLabelRankingForest().max_bins == 255
+    assert PartialLabelRankingTree().max_bins is None

@@ -3,14 +3,21 @@ regression forest of the labels' positions and a tie layer that makes them a buc
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    parse_choice,
+    parse_depth,
+    parse_max_bins,
+    parse_max_features,
+)
 
 _TIE_LAYERS = ("rounding", "interval", "epsilon")
 
@@ -37,6 +44,8 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
         forest), "sqrt", "log2+1", an int or a share.
     bootstrap : grow each tree on a bootstrap sample (default True).
     max_depth, min_samples_split, min_samples_leaf : as for LabelwiseDecisionTree.
+    max_bins : None (default): exact split search; N (2 to 255): histogram search with at most N
+        quantile bins per feature, cut once per fit.
     tie_layer : "rounding", "interval" or "epsilon".
     q : the interval layer's width in standard errors (default 1).
     epsilon : the epsilon layer's tolerance in positions (default 0.5).
@@ -46,6 +55,7 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
     """
 
     _core_kind = "LabelwisePlr"
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None}
 
     def __init__(
         self,
@@ -55,6 +65,7 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
         max_depth: int | None = None,
         min_samples_split: float = 2,
         min_samples_leaf: float = 1,
+        max_bins: int | None = None,
         tie_layer: str = "epsilon",
         q: float = 1.0,
         epsilon: float = 0.5,
@@ -68,6 +79,7 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.max_bins = max_bins
         self.tie_layer = tie_layer
         self.q = q
         self.epsilon = epsilon
@@ -92,6 +104,7 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
                 "min_samples_leaf": _convert.finite("min_samples_leaf", self.min_samples_leaf),
                 "tie_layer": core_layer,
                 "seed": seed,
+                "max_bins": _convert.max_bins(self.max_bins),
             }
         }
 
@@ -123,6 +136,13 @@ LEARNER_SPECS = (
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
             LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
             LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
+            LearnerOption(
+                "-bins",
+                "max_bins",
+                "histogram search with at most N bins per feature, 0 = exact search (default 0)",
+                parse_max_bins,
+                "N",
+            ),
             LearnerOption(
                 "-tie",
                 "tie_layer",

@@ -12,7 +12,14 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    parse_choice,
+    parse_depth,
+    parse_max_bins,
+    parse_max_features,
+)
 
 _TIE_WEIGHTING = {"half": "Half", "quarter": "Quarter"}
 
@@ -45,6 +52,8 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     max_depth : maximum splits from root to leaf; None: unlimited (trees and forests).
     C : inverse regularisation strength of the logistic regression (default 1.0).
     min_samples_split : nodes with less total weight are leaves (default 2; trees and forests).
+    max_bins : None (default): exact split search; N (2 to 255): histogram search with at most N
+        quantile bins per feature, cut once per fit (trees and forests).
     tie_weighting : "half" (default) or "quarter".
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: chosen out of bag for BPA with a forest, else the method's
@@ -55,7 +64,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     """
 
     _core_kind = "PairwisePlr"
-    _added_params: ClassVar[dict[str, Any]] = {"C": 1.0}
+    _added_params: ClassVar[dict[str, Any]] = {"C": 1.0, "max_bins": None}
     _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation", "c": "C"}
 
     def __init__(
@@ -66,6 +75,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         bootstrap: bool = True,
         max_depth: int | None = None,
         min_samples_split: float = 2,
+        max_bins: int | None = None,
         C: float = 1.0,
         tie_weighting: str = "half",
         aggregation: str = "bpa",
@@ -80,6 +90,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         self.bootstrap = bootstrap
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.max_bins = max_bins
         self.C = C
         self.tie_weighting = tie_weighting
         self.aggregation = aggregation
@@ -101,6 +112,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         trees = {
             "max_depth": _convert.count("max_depth", self.max_depth, none=True),
             "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),
+            "max_bins": _convert.max_bins(self.max_bins),
         }
         common = {
             "tie_weighting": _convert.choice("tie_weighting", self.tie_weighting, _TIE_WEIGHTING),
@@ -156,6 +168,13 @@ LEARNER_SPECS = (
             ),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
             LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+            LearnerOption(
+                "-bins",
+                "max_bins",
+                "histogram search of trees and forests with at most N bins per feature, 0 = exact (default 0)",
+                parse_max_bins,
+                "N",
+            ),
             LearnerOption(
                 "-C", "C", "inverse regularisation strength of the logistic regression (default 1)", float, "C"
             ),

@@ -10,7 +10,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_features
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    parse_choice,
+    parse_depth,
+    parse_max_bins,
+    parse_max_features,
+)
 
 _CRITERIA = {"entropy": "Entropy", "disagreements": "Disagreements", "distance": "Distance"}
 
@@ -22,12 +29,20 @@ _DOC_MODEL = """
     node's consensus ("disagreements"), or that share with a reversed pair counting twice
     ("distance"). A leaf predicts the consensus bucket order of its rows (``aggregation``:
     "bpa", BPA-LIA-MP2, by default; "borda-ties" or "copeland-ties"); predictions may tie labels.
+
+    Thresholds: with ``max_bins=None`` every midpoint between consecutive distinct values is
+    tried (the paper's search); with ``max_bins=N`` each feature is cut once per fit into at
+    most N quantile bins and large nodes search histograms of the bins' pair-order counts (a
+    feature with at most N distinct values gets a bin per value: the same split as the exact
+    search).
 """
 
 
 class _PlrTrees(CoreLearnerRanker):
     _core_kind = "PlrTree"
     _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation"}
+    # Pickled before the histogram search: exact search.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None}
 
     def _ensemble(self) -> dict[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -42,6 +57,7 @@ class _PlrTrees(CoreLearnerRanker):
                 "max_depth": _convert.count("max_depth", self.max_depth, none=True),  # type: ignore[attr-defined]
                 "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),  # type: ignore[attr-defined]
                 "seed": seed,
+                "max_bins": _convert.max_bins(self.max_bins),  # type: ignore[attr-defined]
             }
         }
 
@@ -63,6 +79,7 @@ class PartialLabelRankingTree(_PlrTrees):
     beta : its tie threshold (None: the method's default, 0.25 for BPA).
     max_depth : maximum splits from root to leaf; None: unlimited (a fully grown tree).
     min_samples_split : nodes with less total weight are leaves (default 2).
+    max_bins : None (default): exact split search; N (2 to 255): histogram search, N bins.
     random_state : order in which features are scored (ties go to the first); None: random.
     n_jobs : threads (None or -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -76,6 +93,7 @@ class PartialLabelRankingTree(_PlrTrees):
         beta: float | None = None,
         max_depth: int | None = None,
         min_samples_split: float = 2,
+        max_bins: int | None = None,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -85,6 +103,7 @@ class PartialLabelRankingTree(_PlrTrees):
         self.beta = beta
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.max_bins = max_bins
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -107,6 +126,8 @@ class PartialLabelRankingForest(_PlrTrees):
     max_features : features drawn per node: "sqrt" (default), "log2+1", "all", an int or a share.
     bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
     criterion, aggregation, beta, max_depth, min_samples_split : as for PartialLabelRankingTree.
+    max_bins : histogram search with at most this many bins per feature (2 to 255; default 255);
+        None: exact search.
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -123,6 +144,7 @@ class PartialLabelRankingForest(_PlrTrees):
         beta: float | None = None,
         max_depth: int | None = None,
         min_samples_split: float = 2,
+        max_bins: int | None = 255,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -135,6 +157,7 @@ class PartialLabelRankingForest(_PlrTrees):
         self.beta = beta
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.max_bins = max_bins
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -173,13 +196,24 @@ _OPTIONS = (
     LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
 )
 
+
+def _bins_option(default: str) -> LearnerOption:
+    return LearnerOption(
+        "-bins",
+        "max_bins",
+        f"histogram search with at most N bins per feature, 0 = exact search (default {default})",
+        parse_max_bins,
+        "N",
+    )
+
+
 LEARNER_SPECS = (
     LearnerSpec(
         name="PLRT",
         factory=PartialLabelRankingTree,
         summary="Partial label ranking tree: pair-order impurity, leaves predict a bucket order (ties)",
         reference="Alfaro, Aledo & Gamez 2021, Learning decision trees for the partial label ranking problem",
-        options=_OPTIONS,
+        options=(*_OPTIONS, _bins_option("0")),
     ),
     LearnerSpec(
         name="PLRRF",
@@ -199,6 +233,7 @@ LEARNER_SPECS = (
                 "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
             ),
             *_OPTIONS,
+            _bins_option("255"),
         ),
     ),
 )

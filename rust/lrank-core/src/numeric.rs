@@ -184,6 +184,11 @@ pub mod file_version {
     pub fn added_in_4<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
         added_in(4, d)
     }
+
+    /// A field added in model format version 5.
+    pub fn added_in_5<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(5, d)
+    }
 }
 
 #[cfg(test)]

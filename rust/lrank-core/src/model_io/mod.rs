@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 /// against the rest, LRT threshold rules (W-LRT, F-LRT), IBLR's nominal features; 3, the
 /// histogram search's `max_bins` of the tree learners, LR-RF's `leaf_missing` and `Auto` class
 /// mode; 4, IB-PLR's feature scaling.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The oldest version the current types read directly: from it on, a layout only gains fields,
 /// which older files lack and which take their defaults
 /// ([`crate::numeric::file_version`]).

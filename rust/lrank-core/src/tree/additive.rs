@@ -1,8 +1,9 @@
 //! Criteria whose statistics add up over samples, described once for both split searches.
 //!
 //! A criterion is additive when what it needs of a set of samples is a sum over them: class
-//! weights (LR-RF's classes, the one-versus-one trees), label-pair direction counts (LR-RF's
-//! pairwise mode), per-label weights and target sums (labelwise variance). Such a criterion says
+//! weights (LR-RF's classes, the one-versus-one trees, the pairwise PLR forests), label-pair
+//! direction counts (LR-RF's pairwise mode), per-label weights and target sums (labelwise
+//! variance, MORE-PLR), pair-order counts (the partial-label-ranking trees). Such a criterion says
 //! once, through [`AdditiveCriterion`], what one sample adds ([`AdditiveCriterion::sample_stats`])
 //! and how a split with some samples on the left and the rest on the right scores
 //! ([`SplitSides`]). From that:
@@ -19,10 +20,10 @@
 //! or its samples one by one then gives bit-identical scores, and ties are real ties (the first
 //! boundary, the first feature wins), not decided by rounding.
 //!
-//! A new additive criterion (e.g. a partial-label-ranking impurity from pair-order counts):
-//! implement [`SplitCriterion`] with `best_boundary` calling [`additive_best_boundary`], and
-//! [`AdditiveCriterion`] with its statistics and sides; its learner then grows trees with
-//! `Growth::grow_additive`, which searches histograms when the features are binned.
+//! A new additive criterion: implement [`SplitCriterion`] with `best_boundary` calling
+//! [`additive_best_boundary`], and [`AdditiveCriterion`] with its statistics and sides; its
+//! learner then grows trees with `Growth::grow_additive`, which searches histograms when the
+//! features are binned.
 
 use super::sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 
@@ -116,7 +117,13 @@ impl FixedXlnx {
     /// A table for whole counts `0..=max_count`, with as many fractional bits as keep the largest
     /// entry within 2^62 (at most 44: finer than any rounding that matters for a split's score).
     pub fn new(max_count: usize) -> Self {
-        let top = xlnx(max_count.max(2) as f64);
+        Self::with_headroom(max_count, 1)
+    }
+
+    /// A table for whole counts `0..=max_count` whose entries summed `terms` times stay within
+    /// 2^62 (a sum over many label pairs), as long as that leaves at least 8 fractional bits.
+    pub fn with_headroom(max_count: usize, terms: usize) -> Self {
+        let top = xlnx(max_count.max(2) as f64) * terms.max(1) as f64;
         let bits = (62.0 - top.log2().ceil()).clamp(8.0, 44.0);
         let scale = bits.exp2();
         let table = (0..=max_count).map(|c| fixed(xlnx(c as f64), scale) as i64).collect();

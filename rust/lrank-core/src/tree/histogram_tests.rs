@@ -1,7 +1,8 @@
 //! The histogram search against the exact search: with a bin per distinct value, the same trees,
 //! whichever mix of histograms and bin-sorted nodes grows them, for the criteria of this module
-//! (the labelwise variance is checked in its learner's tests), with ties, whole-number weights,
-//! missing values and nominal features.
+//! (the labelwise variance and the partial-label-ranking impurities are checked in their
+//! learners' tests, with [`same_trees`]), with ties, whole-number weights, missing values and
+//! nominal features.
 
 use super::grow::grow_tree_searching;
 use super::histogram::Histograms;
@@ -23,7 +24,7 @@ impl LeafFitter for CountLeaf {
 
 /// n rows, d features (values from small grids: ties; feature 1 nominal when `nominal`; some
 /// missing), and m-label rankings (some incomplete) that depend on the first features.
-fn problem(rng: &mut Rng, n: usize, d: usize, m: usize, nominal: bool) -> (Vec<f64>, Vec<FeatureKind>, Vec<i32>) {
+pub(crate) fn problem(rng: &mut Rng, n: usize, d: usize, m: usize, nominal: bool) -> (Vec<f64>, Vec<FeatureKind>, Vec<i32>) {
     let mut x = vec![0.0; n * d];
     for i in 0..n {
         for f in 0..d {
@@ -49,7 +50,7 @@ fn problem(rng: &mut Rng, n: usize, d: usize, m: usize, nominal: bool) -> (Vec<f
 /// Grows one tree of `criterion` exactly and with the histogram search at several node sizes
 /// from which histograms are kept (1: every node; usize::MAX: none, bins sorted), and checks
 /// that the trees are the same.
-fn same_trees<C: AdditiveCriterion>(x: &TrainingFeatures, criterion: &C, rng: &mut Rng, max_features: usize) -> usize {
+pub(crate) fn same_trees<C: AdditiveCriterion>(x: &TrainingFeatures, criterion: &C, rng: &mut Rng, max_features: usize) -> usize {
     let n = x.n_rows;
     // A bootstrap-like sample: whole-number weights, some rows left out, shuffled.
     let mut samples = Vec::new();

@@ -51,6 +51,6 @@ pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 
 #[cfg(test)]
-mod histogram_tests;
+pub(crate) mod histogram_tests;
 #[cfg(test)]
 mod tests;

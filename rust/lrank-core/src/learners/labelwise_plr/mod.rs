@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
-    all_rows, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, Targets, ThresholdRule,
+    all_rows, check_max_bins, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, Targets, ThresholdRule,
     TrainingFeatures, Tree,
 };
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,10 @@ pub struct LabelwisePlrParams {
     pub min_samples_leaf: f64,
     pub tie_layer: TieLayer,
     pub seed: u64,
+    /// Histogram split search with at most this many bins per feature; `None`: exact search
+    /// (files before format 5 were grown exactly).
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_5")]
+    pub max_bins: Option<usize>,
 }
 
 impl Default for LabelwisePlrParams {
@@ -65,6 +69,7 @@ impl Default for LabelwisePlrParams {
             min_samples_leaf: 1.0,
             tie_layer: TieLayer::Epsilon { epsilon: 0.5 },
             seed: 0,
+            max_bins: None,
         }
     }
 }
@@ -88,6 +93,7 @@ impl Params for LabelwisePlrParams {
             }
             _ => {}
         }
+        check_max_bins(self.max_bins)?;
         self.max_features.validate()
     }
     fn seed(&self) -> u64 {
@@ -142,8 +148,12 @@ impl Learner for LabelwisePlrModel {
             min_weight_split: params.min_samples_split,
             threshold_rule: ThresholdRule::Best,
         };
-        let trees = Growth::of(params.n_estimators, params.bootstrap, params.seed).grow(
-            &TrainingFeatures::new(&xv),
+        let features = match params.max_bins {
+            Some(b) => TrainingFeatures::new(&xv).with_bins(b),
+            None => TrainingFeatures::new(&xv),
+        };
+        let trees = Growth::of(params.n_estimators, params.bootstrap, params.seed).grow_additive(
+            &features,
             &all_rows(n),
             &data.weights,
             &criterion,

@@ -66,3 +66,16 @@ fn rankings_with_labels_missing_do_not_make_every_prediction_a_tie() {
     let buckets = pred.chunks(m).map(|row| *row.iter().max().unwrap()).sum::<i32>() as f64 / n as f64;
     assert!(buckets >= 4.0, "predictions keep most of the order: {buckets} buckets on average");
 }
+
+#[test]
+fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
+    let n = 300;
+    let (x, y) = crate::learners::plr_tree::few_valued_plr_problem(n, 10);
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, 3).unwrap(), RankMatrixView::new(&y, n, 4).unwrap());
+    let exact = LabelwisePlrParams { n_estimators: 5, seed: 4, ..LabelwisePlrParams::default() };
+    let fit = |p: LabelwisePlrParams| fit_checked::<LabelwisePlrModel>(p, xv, yv, None).unwrap().trees;
+    let a = fit(exact.clone());
+    assert_eq!(a, fit(LabelwisePlrParams { max_bins: Some(255), ..exact.clone() }));
+    assert_ne!(a, fit(LabelwisePlrParams { max_bins: Some(3), ..exact }));
+    assert!(LabelwisePlrParams { max_bins: Some(0), ..LabelwisePlrParams::default() }.validate().is_err());
+}

@@ -29,8 +29,8 @@ use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
 use crate::tree::{
-    forest_sample_counts, ClassEntropy, ForestSampling, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree,
-    TreeInputs,
+    check_max_bins, forest_sample_counts, ClassEntropy, ForestSampling, GrowParams, Growth, LeafFitter, MaxFeatures,
+    ThresholdRule, Tree, TreeInputs,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -58,6 +58,10 @@ pub struct PairwisePlrParams {
     /// Choose BPA's beta by out-of-bag tau_x (see the module).
     pub tune_beta: bool,
     pub seed: u64,
+    /// Histogram split search with at most this many bins per feature; `None`: exact search
+    /// (files before format 5 were grown exactly).
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_5")]
+    pub max_bins: Option<usize>,
 }
 
 /// BPA thresholds tried by `tune_beta`, in order of preference on equal scores.
@@ -84,6 +88,7 @@ impl PairwisePlrParams {
             consensus: BucketConsensus::BPA,
             tune_beta: false,
             seed: 0,
+            max_bins: None,
         }
     }
 
@@ -102,6 +107,7 @@ impl Params for PairwisePlrParams {
             return Err(bad_param("min_samples_split", "must be a finite number >= 0"));
         }
         self.consensus.validate()?;
+        check_max_bins(self.max_bins)?;
         self.max_features.validate()
     }
     fn seed(&self) -> u64 {
@@ -179,7 +185,7 @@ impl Learner for PairwisePlrModel {
 
     fn fit(params: PairwisePlrParams, data: &TrainingSet<'_>) -> Result<Self> {
         let (x, y) = (&data.x, &data.y);
-        let TreeInputs { fill_values, features } = TreeInputs::new(x);
+        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
@@ -194,7 +200,7 @@ impl Learner for PairwisePlrModel {
             let criterion = ClassEntropy::new(&pair.classes, 3, 1e-9);
             let leaf = ClassShares { classes: &pair.classes };
             let seed = child_seed(params.seed, pair.index as u64);
-            let trees = Growth::of(params.n_estimators, params.bootstrap, seed).grow(
+            let trees = Growth::of(params.n_estimators, params.bootstrap, seed).grow_additive(
                 &features,
                 &pair.rows,
                 &pair.weights,

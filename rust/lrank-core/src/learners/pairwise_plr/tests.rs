@@ -180,3 +180,15 @@ fn the_logistic_classifier_s_tuned_beta_is_the_best_training_tau_x_and_refits_th
         assert!((mean - score.tau_x).abs() < 1e-12, "beta {}: {mean} vs {}", score.beta, score.tau_x);
     }
 }
+
+#[test]
+fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
+    let n = 300;
+    let (x, y) = crate::learners::plr_tree::few_valued_plr_problem(n, 9);
+    let exact = PairwisePlrParams { n_estimators: 5, seed: 3, ..PairwisePlrParams::forest() };
+    let a = fit(&x, &y, 3, 4, exact.clone());
+    let b = fit(&x, &y, 3, 4, PairwisePlrParams { max_bins: Some(255), ..exact.clone() });
+    assert_eq!(a.pairs, b.pairs);
+    assert_ne!(a.pairs, fit(&x, &y, 3, 4, PairwisePlrParams { max_bins: Some(3), ..exact }).pairs);
+    assert!(PairwisePlrParams { max_bins: Some(300), ..PairwisePlrParams::tree() }.validate().is_err());
+}

@@ -14,11 +14,18 @@
 //! (distance); a pair no row holds counts 0. A split scores
 //! `I(node) - Σ_c (N_c / N) I(c)` over its two children c of weight N_c; a node whose impurity
 //! is (numerically) 0 is a leaf.
+//!
+//! The counts add up over rows, so the criterion is additive ([`AdditiveCriterion`]): the exact
+//! sweep and the histogram search share its sides (`sides`), which give bit-identical scores
+//! whether a bin's rows move at once or one by one (entropies summed in fixed point).
 
+use super::sides::{ConsensusSides, PairEntropySides, WholeCompleteSides};
 use crate::consensus::buckets::{preference, BucketConsensus, PairOrderMatrix};
 use crate::data::pairs::pair_count;
 use crate::data::ranking::RankMatrixView;
-use crate::tree::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion, XlnxTable};
+use crate::tree::{
+    additive_best_boundary, AdditiveCriterion, Boundaries, FixedXlnx, SidesTask, SortedSample, SplitCriterion, XlnxTable,
+};
 use serde::{Deserialize, Serialize};
 
 /// The impurity measure of the partial label ranking tree.
@@ -39,7 +46,7 @@ pub struct PairCodes {
     /// Every row holds every pair (complete rankings): the entropy sweep's fast path applies.
     complete: bool,
     /// Complete rankings: each row's relation of every pair, pair after pair (n x P).
-    relations: Vec<u8>,
+    pub(super) relations: Vec<u8>,
 }
 
 impl PairCodes {
@@ -69,8 +76,9 @@ impl PairCodes {
         PairCodes { codes, starts, m, n_pairs, complete, relations }
     }
 
+    /// A row's codes.
     #[inline]
-    fn of(&self, sample: u32) -> &[u32] {
+    pub(super) fn of(&self, sample: u32) -> &[u32] {
         let i = sample as usize;
         &self.codes[self.starts[i]..self.starts[i + 1]]
     }
@@ -127,9 +135,11 @@ pub struct PairOrderImpurity<'a> {
     pub codes: &'a PairCodes,
     pub kind: PlrCriterion,
     pub consensus: BucketConsensus,
-    pub table: XlnxTable,
-    /// `xlnx(c + 1) - xlnx(c)` for the whole counts of the table (a unit weight moving).
-    increments: Vec<f64>,
+    pub(super) table: XlnxTable,
+    /// c ln c in fixed point, with room for the sum over every pair of a side.
+    pub(super) fixed: FixedXlnx,
+    /// `fixed(c + 1) - fixed(c)` for the whole counts of the table (a unit weight moving).
+    pub(super) unit_steps: Vec<i64>,
 }
 
 impl<'a> PairOrderImpurity<'a> {
@@ -137,21 +147,26 @@ impl<'a> PairOrderImpurity<'a> {
     /// `max_count` where whole counts are looked up rather than computed.
     pub fn new(codes: &'a PairCodes, kind: PlrCriterion, consensus: BucketConsensus, max_count: usize) -> Self {
         let table = XlnxTable::new(max_count + 1);
-        let increments = (0..=max_count as u32).map(|c| table.at(c + 1) - table.at(c)).collect();
-        PairOrderImpurity { codes, kind, consensus, table, increments }
+        let fixed = FixedXlnx::with_headroom(max_count + 1, codes.n_pairs.max(1));
+        let unit_steps = (0..=max_count as u32).map(|c| fixed.whole(c + 1) - fixed.whole(c)).collect();
+        PairOrderImpurity { codes, kind, consensus, table, fixed, unit_steps }
     }
 }
 
 /// What the criterion knows of a node: its counts, weight and impurity.
 pub struct NodeStats {
-    counts: Vec<f64>,
-    total: f64,
+    pub(super) counts: Vec<f64>,
+    pub(super) total: f64,
     impurity: f64,
+    /// Every row holds every pair and the weights are whole numbers within the tables: the
+    /// entropy's integer sides apply, starting from these counts and their Σ xlnx(c) (summed
+    /// once per node, not once per feature scored).
+    pub(super) whole_complete: Option<(Vec<u32>, i64)>,
 }
 
 /// Entropy (nats) of one pair's counts.
 #[inline]
-fn pair_entropy(table: &XlnxTable, c: &[f64]) -> f64 {
+pub(super) fn pair_entropy(table: &XlnxTable, c: &[f64]) -> f64 {
     let n = c[0] + c[1] + c[2];
     if n <= 1e-12 {
         return 0.0;
@@ -205,7 +220,19 @@ impl SplitCriterion for PairOrderImpurity<'_> {
     fn node_stats(&self, samples: &[u32], weights: &[f64]) -> NodeStats {
         let counts = self.codes.counts(samples, weights);
         let impurity = self.impurity(&counts);
-        NodeStats { counts, total: weights.iter().sum(), impurity }
+        let total = weights.iter().sum();
+        let whole_complete = (self.kind == PlrCriterion::Entropy
+            && self.codes.complete
+            && self.fixed.holds_whole(weights, total)
+            && total < self.unit_steps.len() as f64
+            // The sides' sums (at most P xlnx(N)) fit their integers.
+            && (self.codes.n_pairs as i64).checked_mul(self.fixed.whole(total as u32)).is_some_and(|s| s < 1 << 62))
+        .then(|| {
+            let whole: Vec<u32> = counts.iter().map(|&c| c as u32).collect();
+            let sum = whole.iter().map(|&c| self.fixed.whole(c)).sum::<i64>();
+            (whole, sum)
+        });
+        NodeStats { counts, total, impurity, whole_complete }
     }
 
     fn is_terminal(&self, node: &NodeStats) -> bool {
@@ -219,180 +246,26 @@ impl SplitCriterion for PairOrderImpurity<'_> {
         boundaries: Boundaries,
         floor: f64,
     ) -> Option<(usize, f64)> {
-        if self.kind == PlrCriterion::Entropy && self.codes.complete && self.table.covers(node.total) {
-            let whole = |w: f64| w >= 0.0 && w == w.trunc() && w <= u32::MAX as f64;
-            if sorted.iter().all(|s| whole(s.weight)) {
-                return self.complete_entropy(node, sorted, boundaries, floor);
-            }
-        }
-        // The node's counts are its samples' (the sweep's samples are the node's).
-        let left = vec![0.0; node.counts.len()];
-        let right = node.counts.clone();
-        let p = self.codes.n_pairs.max(1) as f64;
-        let s_right = if self.kind == PlrCriterion::Entropy { node.impurity * p } else { 0.0 };
-        let mut state = PlrSweep {
-            criterion: self,
-            left,
-            right,
-            total: node.total,
-            parent: node.impurity,
-            w_left: 0.0,
-            s_left: 0.0,
-            s_right,
-        };
-        sweep(&mut state, sorted, boundaries, floor)
+        additive_best_boundary(self, node, sorted, boundaries, floor)
     }
 }
 
-/// A split in progress: counts per side and, for entropy, each side's summed pair entropies.
-struct PlrSweep<'a, 'c> {
-    criterion: &'a PairOrderImpurity<'c>,
-    left: Vec<f64>,
-    right: Vec<f64>,
-    total: f64,
-    parent: f64,
-    w_left: f64,
-    s_left: f64,
-    s_right: f64,
-}
-
-impl BoundarySweep for PlrSweep<'_, '_> {
-    const MARGIN: f64 = 1e-12;
-
-    #[inline]
-    fn move_left(&mut self, moved: &SortedSample) {
-        let w = moved.weight;
-        self.w_left += w;
-        let crit = self.criterion;
-        if crit.kind == PlrCriterion::Entropy {
-            let t = &crit.table;
-            for &code in crit.codes.of(moved.sample) {
-                let (c, base) = (code as usize, 3 * (code as usize / 3));
-                self.s_left -= pair_entropy(t, &self.left[base..base + 3]);
-                self.s_right -= pair_entropy(t, &self.right[base..base + 3]);
-                self.left[c] += w;
-                self.right[c] -= w;
-                self.s_left += pair_entropy(t, &self.left[base..base + 3]);
-                self.s_right += pair_entropy(t, &self.right[base..base + 3]);
-            }
-        } else {
-            for &code in crit.codes.of(moved.sample) {
-                self.left[code as usize] += w;
-                self.right[code as usize] -= w;
-            }
-        }
+impl AdditiveCriterion for PairOrderImpurity<'_> {
+    /// The three relation weights of every pair.
+    fn n_stats(&self) -> usize {
+        3 * self.codes.n_pairs
     }
 
     #[inline]
-    fn score(&mut self, _to_beat: f64) -> Option<f64> {
-        let crit = self.criterion;
-        let w_right = self.total - self.w_left;
-        if self.w_left <= 0.0 || w_right <= 1e-12 * self.total {
-            return None;
-        }
-        let (i_left, i_right) = if crit.kind == PlrCriterion::Entropy {
-            let p = crit.codes.n_pairs.max(1) as f64;
-            (self.s_left / p, self.s_right / p)
-        } else {
-            (crit.impurity(&self.left), crit.impurity(&self.right))
-        };
-        Some(self.parent - (self.w_left * i_left + w_right * i_right) / self.total)
-    }
-}
-
-impl PairOrderImpurity<'_> {
-    /// The entropy sweep when every row holds every pair and the weights are whole numbers (unit
-    /// weights, bootstrap counts): each pair then has a side's whole weight W, so the side's
-    /// summed pair entropies are `(P xlnx(W) - Σ_codes xlnx(c)) / W`, and a moved sample changes
-    /// the sum of `xlnx` of integer counts, read from the table: no logarithm, no division.
-    fn complete_entropy(
-        &self,
-        node: &NodeStats,
-        sorted: &[SortedSample],
-        boundaries: Boundaries,
-        floor: f64,
-    ) -> Option<(usize, f64)> {
-        let right: Vec<u32> = node.counts.iter().map(|&c| c as u32).collect();
-        let t_right = right.iter().map(|&c| self.table.at(c)).sum();
-        let mut state = CompleteEntropySweep {
-            codes: self.codes,
-            table: &self.table,
-            increments: &self.increments,
-            left: vec![0; right.len()],
-            right,
-            t_left: 0.0,
-            t_right,
-            w_left: 0,
-            total: node.total as u64,
-            parent: node.impurity,
-        };
-        sweep(&mut state, sorted, boundaries, floor)
-    }
-}
-
-/// [`PairOrderImpurity::complete_entropy`]'s split in progress: integer counts per side and each
-/// side's sum of `xlnx` over its counts.
-struct CompleteEntropySweep<'a> {
-    codes: &'a PairCodes,
-    table: &'a XlnxTable,
-    increments: &'a [f64],
-    left: Vec<u32>,
-    right: Vec<u32>,
-    t_left: f64,
-    t_right: f64,
-    w_left: u64,
-    total: u64,
-    parent: f64,
-}
-
-impl BoundarySweep for CompleteEntropySweep<'_> {
-    const MARGIN: f64 = 1e-12;
-
-    #[inline]
-    fn move_left(&mut self, moved: &SortedSample) {
-        let w = moved.weight as u32;
-        self.w_left += w as u64;
-        let p = self.codes.n_pairs;
-        let s = moved.sample as usize;
-        let relations = &self.codes.relations[s * p..(s + 1) * p];
-        let (left, right) = (&mut self.left[..3 * p], &mut self.right[..3 * p]);
-        // The changes are summed apart and added once: a chain of dependent additions per move
-        // instead of two per pair.
-        let (mut dl, mut dr) = (0.0, 0.0);
-        if w == 1 {
-            let inc = self.increments;
-            for (k, &r) in relations.iter().enumerate() {
-                let c = 3 * k + r as usize;
-                let (a, b) = (left[c], right[c]);
-                dl += inc[a as usize];
-                dr -= inc[b as usize - 1];
-                left[c] = a + 1;
-                right[c] = b - 1;
-            }
-        } else {
-            let t = self.table;
-            for (k, &r) in relations.iter().enumerate() {
-                let c = 3 * k + r as usize;
-                let (a, b) = (left[c], right[c]);
-                dl += t.at(a + w) - t.at(a);
-                dr += t.at(b - w) - t.at(b);
-                left[c] = a + w;
-                right[c] = b - w;
-            }
-        }
-        self.t_left += dl;
-        self.t_right += dr;
+    fn sample_stats(&self, sample: u32, weight: f64, out: &mut Vec<(u32, f64)>) {
+        out.extend(self.codes.of(sample).iter().map(|&c| (c, weight)));
     }
 
-    #[inline]
-    fn score(&mut self, _to_beat: f64) -> Option<f64> {
-        let w_right = self.total - self.w_left;
-        if self.w_left == 0 || w_right == 0 {
-            return None;
+    fn with_sides<T: SidesTask>(&self, node: &NodeStats, task: T) -> T::Output {
+        match self.kind {
+            PlrCriterion::Entropy if node.whole_complete.is_some() => task.run(&mut WholeCompleteSides::new(self, node)),
+            PlrCriterion::Entropy => task.run(&mut PairEntropySides::new(self, node)),
+            PlrCriterion::Disagreements | PlrCriterion::Distance => task.run(&mut ConsensusSides::new(self, node)),
         }
-        let p = self.codes.n_pairs as f64;
-        let t = self.table;
-        let sides = (p * t.at(self.w_left as u32) - self.t_left) + (p * t.at(w_right as u32) - self.t_right);
-        Some(self.parent - sides / (self.total as f64 * p))
     }
 }

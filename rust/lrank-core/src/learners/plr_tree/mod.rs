@@ -16,6 +16,7 @@
 //!   for any thread count.
 
 mod criterion;
+mod sides;
 
 pub use criterion::{PairCodes, PairOrderImpurity, PlrCriterion};
 
@@ -25,7 +26,7 @@ use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
 use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
-use crate::tree::{all_rows, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
+use crate::tree::{all_rows, check_max_bins, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +44,10 @@ pub struct PlrTreeParams {
     /// Nodes with less total weight are leaves.
     pub min_samples_split: f64,
     pub seed: u64,
+    /// Histogram split search with at most this many bins per feature; `None`: exact search
+    /// (files before format 5 were grown exactly).
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_5")]
+    pub max_bins: Option<usize>,
 }
 
 impl PlrTreeParams {
@@ -57,6 +62,7 @@ impl PlrTreeParams {
             max_depth: None,
             min_samples_split: 2.0,
             seed: 0,
+            max_bins: None,
         }
     }
 
@@ -75,6 +81,7 @@ impl Params for PlrTreeParams {
             return Err(bad_param("min_samples_split", "must be a finite number >= 0"));
         }
         self.consensus.validate()?;
+        check_max_bins(self.max_bins)?;
         self.max_features.validate()
     }
     fn seed(&self) -> u64 {
@@ -131,7 +138,7 @@ impl Learner for PlrTreeModel {
 
     fn fit(params: PlrTreeParams, data: &TrainingSet<'_>) -> Result<Self> {
         let (x, y) = (&data.x, &data.y);
-        let TreeInputs { fill_values, features } = TreeInputs::new(x);
+        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
         let codes = PairCodes::new(y);
         // Whole counts up to the total weight (a bagged member's rows weigh their bootstrap counts)
         // are looked up; larger ones computed.
@@ -146,7 +153,7 @@ impl Learner for PlrTreeModel {
             threshold_rule: ThresholdRule::Best,
         };
         let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed);
-        let trees = growth.grow(&features, &all_rows(x.n_rows()), &data.weights, &criterion, &leaf, &grow);
+        let trees = growth.grow_additive(&features, &all_rows(x.n_rows()), &data.weights, &criterion, &leaf, &grow);
         Ok(PlrTreeModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, trees })
     }
 
@@ -214,3 +221,5 @@ impl Learner for PlrTreeModel {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+pub(crate) use tests::few_valued_plr_problem;

@@ -156,3 +156,84 @@ fn a_pair_a_node_never_observes_takes_its_parents_relation_not_a_tie() {
     let codes = super::criterion::PairCodes::new(&RankMatrixView::new(&complete, 2, 4).unwrap());
     assert!(!super::ConsensusLeaf { codes: &codes, consensus: crate::consensus::BucketConsensus::BPA }.uses_parent());
 }
+
+#[test]
+fn histograms_with_a_bin_per_value_grow_the_exact_trees_for_every_criterion() {
+    use crate::tree::histogram_tests::{problem, same_trees};
+    use crate::tree::{TreeInputs, MAX_BINS};
+    let mut rng = Rng::new(43);
+    let mut nodes = 0;
+    for trial in 0..18 {
+        let kind = [PlrCriterion::Entropy, PlrCriterion::Disagreements, PlrCriterion::Distance][trial % 3];
+        let (n, d, m) = (30 + rng.below(300), 1 + trial % 4, 3 + trial % 3);
+        let (xs, kinds, strict) = problem(&mut rng, n, d, m, trial % 2 == 0);
+        // Ties: each row merges two neighbouring positions now and then (dense positions kept);
+        // the problem's incomplete rows (a quarter) stay incomplete.
+        let y: Vec<i32> = strict
+            .chunks(m)
+            .flat_map(|r| {
+                let mut r = r.to_vec();
+                if rng.below(2) == 0 {
+                    let cut = 2 + rng.below(m - 1) as i32;
+                    r.iter_mut().filter(|p| **p >= cut).for_each(|p| *p -= 1);
+                }
+                r
+            })
+            .collect();
+        let view = FeatureMatrixView::new(&xs, n, d).unwrap().with_kinds(Some(&kinds)).unwrap();
+        let x = TreeInputs::binned(&view, Some(MAX_BINS)).features;
+        let codes = PairCodes::new(&RankMatrixView::new(&y, n, m).unwrap());
+        // Every other trial with complete rankings only: the entropy's integer sides.
+        let codes = if trial % 2 == 1 {
+            let complete: Vec<i32> = y.chunks(m).flat_map(|r| if r.contains(&0) { vec![1; m] } else { r.to_vec() }).collect();
+            PairCodes::new(&RankMatrixView::new(&complete, n, m).unwrap())
+        } else {
+            codes
+        };
+        let crit = PairOrderImpurity::new(&codes, kind, BucketConsensus::BPA, 4 * n);
+        nodes += same_trees(&x, &crit, &mut rng, 1 + trial % d);
+    }
+    assert!(nodes > 500, "trees worth comparing: {nodes} nodes");
+}
+
+/// n rows of 3 features with few distinct values (at most 40: a bin each) and 4-label bucket
+/// orders that depend on them, some with a label missing.
+pub(crate) fn few_valued_plr_problem(n: usize, seed: u64) -> (Vec<f64>, Vec<i32>) {
+    let mut rng = Rng::new(seed);
+    let mut x = Vec::with_capacity(3 * n);
+    let mut y = Vec::with_capacity(4 * n);
+    for _ in 0..n {
+        let row = [rng.below(40) as f64, rng.below(7) as f64 * 0.5, rng.below(3) as f64];
+        x.extend(row);
+        let first = if row[0] + rng.below(8) as f64 > 22.0 { [1, 2, 2, 3] } else { [3, 1, 2, 2] };
+        let mut r = if row[1] > 1.5 { first } else { [first[3], first[2], first[1], first[0]] };
+        if rng.below(5) == 0 {
+            // A label missing; the positions made dense again.
+            r[rng.below(4)] = 0;
+            let mut kept: Vec<i32> = r.iter().copied().filter(|&p| p > 0).collect();
+            kept.sort_unstable();
+            kept.dedup();
+            r.iter_mut().filter(|p| **p > 0).for_each(|p| *p = kept.binary_search(p).unwrap() as i32 + 1);
+        }
+        y.extend(r);
+    }
+    (x, y)
+}
+
+#[test]
+fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
+    let n = 300;
+    let (x, y) = few_valued_plr_problem(n, 8);
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, 3).unwrap(), RankMatrixView::new(&y, n, 4).unwrap());
+    for criterion in [PlrCriterion::Entropy, PlrCriterion::Disagreements] {
+        let exact = PlrTreeParams { n_estimators: 6, seed: 2, criterion, ..PlrTreeParams::forest() };
+        let binned = PlrTreeParams { max_bins: Some(255), ..exact.clone() };
+        let a = fit_checked::<PlrTreeModel>(exact, xv, yv, None).unwrap();
+        let b = fit_checked::<PlrTreeModel>(binned, xv, yv, None).unwrap();
+        assert_eq!(a.trees, b.trees, "{criterion:?}");
+        // Coarser bins are another search: some tree differs.
+        let coarse = PlrTreeParams { max_bins: Some(4), ..a.params.clone() };
+        assert_ne!(a.trees, fit_checked::<PlrTreeModel>(coarse, xv, yv, None).unwrap().trees);
+    }
+    assert!(PlrTreeParams { max_bins: Some(1), ..PlrTreeParams::tree() }.validate().is_err());
+}
