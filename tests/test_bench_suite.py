@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi", "plr"]
+SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi", "plr", "plr_bins"]
 
 
 def bench(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -164,3 +164,22 @@ def test_the_plr_suite_runs_and_compares_with_the_published_values(tmp_path):
     speed = bench("bench.plr", *("speed", "--groups", "plrt", "--datasets", "iris", "--folds", "2", "--max-folds", "1"))
     assert speed.returncode == 0, speed.stderr
     assert "plrt_lrank_j1" in speed.stdout and "tau_x" in speed.stdout
+
+
+def test_the_plr_bins_suite_times_both_searches_on_a_tiny_synthetic_set():
+    proc = bench("bench.plr_bins", "--rows", "600", "--sets", "", "--repeats", "1", "--trees", "2")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| synthetic 600 |")]
+    assert len(rows) == 2, proc.stdout
+    for row in rows:
+        tau_exact, tau_hist = (float(v) for v in row.rstrip(" |").split("|")[-1].split("/"))
+        assert 0.3 < tau_exact <= 1 and 0.3 < tau_hist <= 1, row
+
+
+def test_the_synthetic_plr_set_has_ties_and_dense_positions():
+    from bench.plr_bins import synthetic
+
+    _, y = synthetic(300, seed=1)
+    assert (y.max(axis=1) < y.shape[1]).mean() > 0.5  # most rows tie some labels
+    for row in y:
+        assert sorted(set(row.tolist())) == list(range(1, row.max() + 1))
