@@ -9,12 +9,17 @@ import numpy as np
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from conftest import make_tied_problem
 from lrank import (
     InstanceBasedLabelRanker,
     LabelRankingRandomForest,
     LabelRankingTree,
+    LabelwisePartialLabelRanker,
     LabelwiseRandomForest,
     OneVsOneLabelRanker,
+    PairwisePartialLabelRanker,
+    PartialLabelRankingForest,
+    PartialLabelRankingTree,
 )
 from lrank.cli import main
 from lrank.datasets import load_wine
@@ -86,12 +91,46 @@ def test_labelwise_and_one_versus_one_forests_from_arrays_and_parquet_files(clie
         (LabelRankingTree(), "only forests can"),
         (OneVsOneLabelRanker(classifier="tree"), "classifier='forest'"),
         (LabelwiseRandomForest(tune_depth=True), "set max_depth"),
+        (PartialLabelRankingTree(), "only forests can"),
+        (PairwisePartialLabelRanker(classifier="logistic"), "classifier='forest'"),
+        (PairwisePartialLabelRanker(), "give beta"),
     ],
 )
 def test_learners_that_cannot_be_merged_are_refused(client, wine, est, message):
     _, frame = wine
     with pytest.raises(lrank.dask.DaskError, match=message):
         lrank.dask.fit(est, dd.from_pandas(frame.to_pandas(), npartitions=2), client=client)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        PartialLabelRankingForest(n_estimators=12, random_state=4),
+        PairwisePartialLabelRanker(n_estimators=6, beta=0.25, random_state=5),
+        LabelwisePartialLabelRanker(n_estimators=8, random_state=6),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_partial_label_ranking_forests_learn_ties_on_partitions(client, est, tmp_path):
+    from lrank.metrics import tau_x
+    from lrank.rankings import tied_rows
+
+    x, y = make_tied_problem(n=1500)
+    names = [f"A{j}" for j in range(x.shape[1])]
+    frame = pl.DataFrame(x, schema=names).with_columns([pl.Series(f"L{j + 1}", y[:, j]) for j in range(y.shape[1])])
+    ddf = dd.from_pandas(frame[:1200].to_pandas(), npartitions=3)
+    fitted = lrank.dask.fit(est, ddf, client=client)
+    again = lrank.dask.fit(est, ddf, client=client)
+    assert again.model_ == fitted.model_  # same partitions, same seed: same model
+    test = frame[1200:].select(names)
+    pred = fitted.predict(test)
+    single = type(est)(**est.get_params()).fit(x[:1200], y[:1200]).predict(x[1200:])
+    assert tied_rows(pred).any()  # it predicts ties
+    # Held-out rows: trees grown on a third of the rows each are nearly as good.
+    assert tau_x(y[1200:], pred) > tau_x(y[1200:], single) - 0.03
+    files = lrank.dask.predict(fitted, dd.from_pandas(test.to_pandas(), npartitions=2), tmp_path / "out")
+    out = pl.concat([pl.read_parquet(f) for f in files])
+    np.testing.assert_array_equal(out.select(fitted.labels_).to_numpy(), pred)
 
 
 def test_batch_prediction_writes_every_partition(client, wine, tmp_path):

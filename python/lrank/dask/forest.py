@@ -5,9 +5,11 @@ within the partition), on the worker that holds it, so no worker needs more than
 memory. The trees are merged into one ordinary model (``lrank predict``, pickling and the
 estimators use it as any other); missing feature values are then filled by the weighted median
 of the partitions' lower medians. The same data in the same partitions with the same seed give
-the same forest. Which learners can be distributed so: LR-RF, the labelwise forest and the
-one-versus-one forest. Nearest-neighbour learners (a query needs every training row) and single
-trees (LRT, its Mallows splits need a node's whole data) cannot be merged that way, and are
+the same forest. Which learners can be distributed so: LR-RF, the labelwise forest, the
+one-versus-one forest, and for rankings with ties the PLR forest, the pairwise PLR forest (with a
+given ``beta`` when the consensus is BPA: out of bag, each partition would choose its own) and
+MORE-PLR. Nearest-neighbour learners (a query needs every training row) and single trees (LRT,
+its Mallows splits need a node's whole data; the PLR tree) cannot be merged that way, and are
 refused.
 """
 
@@ -35,17 +37,36 @@ def _client(client: Any) -> Any:
 
 
 def _distributable(estimator: Any) -> None:
-    from lrank import LabelRankingRandomForest, LabelwiseRandomForest, OneVsOneLabelRanker
+    from lrank import (
+        LabelRankingRandomForest,
+        LabelwisePartialLabelRanker,
+        LabelwiseRandomForest,
+        OneVsOneLabelRanker,
+        PairwisePartialLabelRanker,
+        PartialLabelRankingForest,
+    )
 
-    if isinstance(estimator, OneVsOneLabelRanker) and estimator.classifier != "forest":
-        raise DaskError("a one-versus-one ranker is distributed as forests: set classifier='forest'")
+    if isinstance(estimator, (OneVsOneLabelRanker, PairwisePartialLabelRanker)) and estimator.classifier != "forest":
+        raise DaskError(f"a {type(estimator).__name__} is distributed as forests: set classifier='forest'")
     if isinstance(estimator, LabelwiseRandomForest) and estimator.tune_depth:
         raise DaskError("each partition would tune its own depth: set max_depth, not tune_depth")
-    if not isinstance(estimator, (LabelRankingRandomForest, LabelwiseRandomForest, OneVsOneLabelRanker)):
+    if isinstance(estimator, PairwisePartialLabelRanker) and estimator.beta is None and estimator.aggregation == "bpa":
+        raise DaskError("each partition would choose its own beta out of bag: give beta (e.g. 0.25)")
+    forests = (
+        LabelRankingRandomForest,
+        LabelwiseRandomForest,
+        OneVsOneLabelRanker,
+        PartialLabelRankingForest,
+        PairwisePartialLabelRanker,
+        LabelwisePartialLabelRanker,
+    )
+    if not isinstance(estimator, forests):
         raise DaskError(
             f"{type(estimator).__name__} cannot be fitted on partitions and merged: only forests can "
-            "(LabelRankingRandomForest, LabelwiseRandomForest, OneVsOneLabelRanker(classifier='forest')); "
-            "nearest neighbours need every training row at once, and a single tree each node's whole data"
+            "(LabelRankingRandomForest, LabelwiseRandomForest, OneVsOneLabelRanker(classifier='forest'), "
+            "PartialLabelRankingForest, PairwisePartialLabelRanker(classifier='forest'), "
+            "LabelwisePartialLabelRanker); nearest neighbours need every training row at once, and a single "
+            "tree each node's whole data"
         )
 
 

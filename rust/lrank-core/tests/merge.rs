@@ -4,8 +4,11 @@ use lrank_core::data::features::FeatureMatrixView;
 use lrank_core::data::ranking::RankMatrixView;
 use lrank_core::learner::Learner;
 use lrank_core::learners::labelwise::LabelwiseParams;
+use lrank_core::learners::labelwise_plr::LabelwisePlrParams;
 use lrank_core::learners::neighbors::InstanceBasedParams;
 use lrank_core::learners::one_vs_one::PairwiseParams;
+use lrank_core::learners::pairwise_plr::PairwisePlrParams;
+use lrank_core::learners::plr_tree::PlrTreeParams;
 use lrank_core::learners::random_forest::RandomForestParams;
 use lrank_core::registry::{fit, LearnerParams, Model};
 use lrank_core::rng::Rng;
@@ -44,6 +47,24 @@ fn split_in_two(model: &Model) -> (Model, Model) {
             b.trees = a.trees.split_off(half);
             (a.params.n_estimators, b.params.n_estimators) = (a.trees.len(), b.trees.len());
         }
+        (Model::PlrTree(a), Model::PlrTree(b)) => {
+            let half = a.trees.len() / 2;
+            b.trees = a.trees.split_off(half);
+            (a.params.n_estimators, b.params.n_estimators) = (a.trees.len(), b.trees.len());
+        }
+        (Model::LabelwisePlr(a), Model::LabelwisePlr(b)) => {
+            let half = a.trees.len() / 2;
+            b.trees = a.trees.split_off(half);
+            (a.params.n_estimators, b.params.n_estimators) = (a.trees.len(), b.trees.len());
+        }
+        (Model::PairwisePlr(a), Model::PairwisePlr(b)) => {
+            let half = a.params.n_estimators / 2;
+            for (pa, pb) in a.pairs.iter_mut().zip(b.pairs.iter_mut()) {
+                pb.trees = pa.trees.split_off(half);
+            }
+            b.params.n_estimators = a.params.n_estimators - half;
+            a.params.n_estimators = half;
+        }
         (Model::Pairwise(a), Model::Pairwise(b)) => {
             let half = a.params.n_estimators / 2;
             for (pa, pb) in a.pairs.iter_mut().zip(b.pairs.iter_mut()) {
@@ -63,6 +84,9 @@ fn a_forest_split_in_two_merges_back_into_itself() {
         LearnerParams::RandomForest(RandomForestParams { n_estimators: 8, ..Default::default() }),
         LearnerParams::Labelwise(LabelwiseParams { n_estimators: 6, ..LabelwiseParams::forest() }),
         LearnerParams::Pairwise(PairwiseParams { n_estimators: 4, ..PairwiseParams::forest() }),
+        LearnerParams::PlrTree(PlrTreeParams { n_estimators: 6, ..PlrTreeParams::forest() }),
+        LearnerParams::LabelwisePlr(LabelwisePlrParams { n_estimators: 4, ..LabelwisePlrParams::default() }),
+        LearnerParams::PairwisePlr(PairwisePlrParams { n_estimators: 4, ..PairwisePlrParams::forest() }),
     ];
     for params in forests {
         let whole = fitted(params, 200, 1);
@@ -71,6 +95,9 @@ fn a_forest_split_in_two_merges_back_into_itself() {
             Model::RandomForest(m) => m.fill_values.clone(),
             Model::Labelwise(m) => m.fill_values.clone(),
             Model::Pairwise(m) => m.fill_values.clone(),
+            Model::PlrTree(m) => m.fill_values.clone(),
+            Model::LabelwisePlr(m) => m.fill_values.clone(),
+            Model::PairwisePlr(m) => m.fill_values.clone(),
             _ => unreachable!(),
         };
         let merged = Model::merge(vec![a, b], fill).unwrap();
@@ -105,6 +132,11 @@ fn models_that_do_not_merge_are_refused_with_the_reason() {
     let tuned = LearnerParams::Labelwise(LabelwiseParams { n_estimators: 2, tune_depth: true, ..LabelwiseParams::forest() });
     assert!(err(vec![fitted(tuned, 60, 1)], vec![0.0; 2]).contains("tuned depth"));
     assert!(err(vec![], vec![]).contains("nothing to merge"));
+    // A pairwise PLR forest whose beta was chosen out of bag: each part chose its own.
+    let tuned = LearnerParams::PairwisePlr(PairwisePlrParams { n_estimators: 3, tune_beta: true, ..PairwisePlrParams::forest() });
+    assert!(err(vec![fitted(tuned.clone(), 60, 1), fitted(tuned, 60, 2)], vec![0.0; 2]).contains("give beta"));
+    let binned = |b| LearnerParams::PlrTree(PlrTreeParams { n_estimators: 2, max_bins: b, ..PlrTreeParams::forest() });
+    assert!(err(vec![fitted(binned(None), 50, 1), fitted(binned(Some(8)), 50, 2)], vec![0.0; 2]).contains("other parameters"));
     let lwrf = LearnerParams::Labelwise(LabelwiseParams { n_estimators: 2, ..LabelwiseParams::forest() });
     assert!(err(vec![fitted(forest, 50, 1), fitted(lwrf, 50, 1)], vec![0.0; 2]).contains("cannot merge a Labelwise model"));
 }

@@ -126,7 +126,9 @@ pub trait Learner: Sized + Clone + Send + Sync {
     /// models do not combine that way refuse (the default).
     fn merge(models: Vec<Self>, _fill_values: Vec<f64>) -> Result<Self> {
         let _ = models;
-        Err(crate::error::invalid("models of this learner cannot be merged: only forests (LR-RF, LWRF, OVO forests) can"))
+        Err(crate::error::invalid(
+            "models of this learner cannot be merged: only forests can (LR-RF, LWRF, OVO, PLR forest, pairwise PLR, MORE-PLR)",
+        ))
     }
 
     /// Structural checks of a model read from a file (a JSON model file can be edited by

@@ -24,7 +24,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, check_mergeable, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
@@ -270,6 +270,34 @@ impl Learner for PairwisePlrModel {
             "n_pairs": self.pairs.len(),
             "pairs_without_data": self.pairs.iter().filter(|p| p.trees.is_empty()).count(),
         })
+    }
+
+    /// One model whose pairs hold all the models' trees (forests grown on partitions of the data).
+    /// A beta chosen out of bag cannot be merged: each part chose its own.
+    fn merge(models: Vec<Self>, fill_values: Vec<f64>) -> Result<Self> {
+        if models.iter().any(|m| !m.beta_scores.is_empty()) {
+            return Err(crate::error::invalid(
+                "pairwise PLR models whose beta was chosen out of bag cannot be merged: give beta",
+            ));
+        }
+        let same = |a: &Self, b: &Self| {
+            let pairs = |m: &Self| m.pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>();
+            PairwisePlrParams { n_estimators: 0, seed: 0, ..a.params.clone() }
+                == PairwisePlrParams { n_estimators: 0, seed: 0, ..b.params.clone() }
+                && a.consensus == b.consensus
+                && pairs(a) == pairs(b)
+        };
+        check_mergeable(&models, &fill_values, same)?;
+        let mut iter = models.into_iter();
+        let mut merged = iter.next().expect("checked non-empty");
+        for m in iter {
+            for (pair, more) in merged.pairs.iter_mut().zip(m.pairs) {
+                pair.trees.extend(more.trees);
+            }
+        }
+        merged.params.n_estimators = merged.pairs.iter().map(|p| p.trees.len()).max().unwrap_or(0).max(1);
+        merged.fill_values = fill_values;
+        Ok(merged)
     }
 
     fn check(&self) -> std::result::Result<(), String> {

@@ -25,7 +25,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
-use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{all_rows, check_max_bins, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -206,6 +206,23 @@ impl Learner for PlrTreeModel {
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
             "tree_n_leaves": self.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
         })
+    }
+
+    /// One forest of all the models' trees (grown on partitions of the data).
+    fn merge(models: Vec<Self>, fill_values: Vec<f64>) -> Result<Self> {
+        let same = |a: &Self, b: &Self| {
+            PlrTreeParams { n_estimators: 0, seed: 0, ..a.params.clone() }
+                == PlrTreeParams { n_estimators: 0, seed: 0, ..b.params.clone() }
+        };
+        check_mergeable(&models, &fill_values, same)?;
+        let mut iter = models.into_iter();
+        let mut merged = iter.next().expect("checked non-empty");
+        for m in iter {
+            merged.trees.extend(m.trees);
+        }
+        merged.params.n_estimators = merged.trees.len();
+        merged.fill_values = fill_values;
+        Ok(merged)
     }
 
     fn check(&self) -> std::result::Result<(), String> {
