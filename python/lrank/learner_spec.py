@@ -172,6 +172,16 @@ class LearnerOption:
     switch_value: Any = True
 
 
+def max_bins_option(default: int | None, what: str = "") -> LearnerOption:
+    """The ``-bins N`` option of the tree learners (``max_bins``; 0 = the exact search)."""
+    return LearnerOption(
+        "-bins",
+        "max_bins",
+        f"histogram search{what} with at most N bins per feature, 0 = exact search (default {default or 0})",
+        parse_max_bins,
+    )
+
+
 @dataclass(frozen=True)
 class LearnerSpec:
     """A learner as the CLI sees it."""

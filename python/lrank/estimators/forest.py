@@ -12,9 +12,9 @@ from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
+    max_bins_option,
     parse_choice,
     parse_depth,
-    parse_max_bins,
     parse_max_features,
     parse_probability,
 )
@@ -158,12 +158,7 @@ LEARNER_SPECS = (
                 parse_choice("auto", "ranking", "top_label", "pairwise"),
                 "MODE",
             ),
-            LearnerOption(
-                "-bins",
-                "max_bins",
-                "histogram search with at most N bins per feature, 0 = exact search (default 255)",
-                parse_max_bins,
-            ),
+            max_bins_option(255),
             LearnerOption(
                 "-leaf-missing",
                 "leaf_missing",

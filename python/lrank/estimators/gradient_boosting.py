@@ -10,7 +10,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_depth, parse_max_bins, parse_max_features
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    max_bins_option,
+    parse_choice,
+    parse_depth,
+    parse_max_features,
+)
 
 _LOSSES = {"plackett-luce": "PlackettLuce", "pairwise": "PairwiseLogistic"}
 
@@ -182,12 +189,7 @@ LEARNER_SPECS = (
                 parse_max_features,
                 "K",
             ),
-            LearnerOption(
-                "-bins",
-                "max_bins",
-                "histogram search with at most N bins per feature, 0 = exact search (default 255)",
-                parse_max_bins,
-            ),
+            max_bins_option(255),
             LearnerOption(
                 "-early",
                 "early_stopping",

@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth, parse_max_bins, parse_max_features
+from lrank.learner_spec import LearnerOption, LearnerSpec, max_bins_option, parse_depth, parse_max_features
 
 _DOC_MODEL = """
     A ranking holding k labels gives the label at position r the target (r - 1/2) / k; a label
@@ -162,15 +162,6 @@ class LabelwiseRandomForest(_Labelwise):
 # -- the command line's view of the learners (collected by lrank.registry) -------------------------
 
 
-def _bins_option(default: str) -> LearnerOption:
-    return LearnerOption(
-        "-bins",
-        "max_bins",
-        f"histogram search with at most N bins per feature, 0 = exact search (default {default})",
-        parse_max_bins,
-    )
-
-
 _TREE_OPTIONS = (
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
     LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
@@ -184,7 +175,7 @@ LEARNER_SPECS = (
         factory=LabelwiseDecisionTree,
         summary="Labelwise decision tree: one multi-output regression tree of the labels' relative positions",
         reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
-        options=(*_TREE_OPTIONS, _bins_option("0")),
+        options=(*_TREE_OPTIONS, max_bins_option(None)),
     ),
     LearnerSpec(
         name="LWRF",
@@ -209,7 +200,7 @@ LEARNER_SPECS = (
                 switch_value=False,
             ),
             *_TREE_OPTIONS,
-            _bins_option("255"),
+            max_bins_option(255),
         ),
     ),
 )

@@ -13,9 +13,9 @@ from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
+    max_bins_option,
     parse_choice,
     parse_depth,
-    parse_max_bins,
     parse_max_features,
 )
 
@@ -136,13 +136,7 @@ LEARNER_SPECS = (
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
             LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
             LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
-            LearnerOption(
-                "-bins",
-                "max_bins",
-                "histogram search with at most N bins per feature, 0 = exact search (default 0)",
-                parse_max_bins,
-                "N",
-            ),
+            max_bins_option(None),
             LearnerOption(
                 "-tie",
                 "tie_layer",

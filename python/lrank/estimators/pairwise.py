@@ -14,9 +14,9 @@ from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
+    max_bins_option,
     parse_choice,
     parse_depth,
-    parse_max_bins,
     parse_max_features,
 )
 
@@ -140,12 +140,7 @@ LEARNER_SPECS = (
                 parse_choice("copeland", "probability"),
                 "VOTE",
             ),
-            LearnerOption(
-                "-bins",
-                "max_bins",
-                "histogram search with at most N bins per feature, 0 = exact search (default 0)",
-                parse_max_bins,
-            ),
+            max_bins_option(None),
         ),
     ),
 )

@@ -15,9 +15,9 @@ from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
+    max_bins_option,
     parse_choice,
     parse_depth,
-    parse_max_bins,
     parse_max_features,
 )
 
@@ -168,13 +168,7 @@ LEARNER_SPECS = (
             ),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
             LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
-            LearnerOption(
-                "-bins",
-                "max_bins",
-                "histogram search of trees and forests with at most N bins per feature, 0 = exact (default 0)",
-                parse_max_bins,
-                "N",
-            ),
+            max_bins_option(None, " of trees and forests"),
             LearnerOption(
                 "-C", "C", "inverse regularisation strength of the logistic regression (default 1)", float, "C"
             ),

@@ -13,9 +13,9 @@ from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
+    max_bins_option,
     parse_choice,
     parse_depth,
-    parse_max_bins,
     parse_max_features,
 )
 
@@ -196,24 +196,13 @@ _OPTIONS = (
     LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
 )
 
-
-def _bins_option(default: str) -> LearnerOption:
-    return LearnerOption(
-        "-bins",
-        "max_bins",
-        f"histogram search with at most N bins per feature, 0 = exact search (default {default})",
-        parse_max_bins,
-        "N",
-    )
-
-
 LEARNER_SPECS = (
     LearnerSpec(
         name="PLRT",
         factory=PartialLabelRankingTree,
         summary="Partial label ranking tree: pair-order impurity, leaves predict a bucket order (ties)",
         reference="Alfaro, Aledo & Gamez 2021, Learning decision trees for the partial label ranking problem",
-        options=(*_OPTIONS, _bins_option("0")),
+        options=(*_OPTIONS, max_bins_option(None)),
     ),
     LearnerSpec(
         name="PLRRF",
@@ -233,7 +222,7 @@ LEARNER_SPECS = (
                 "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
             ),
             *_OPTIONS,
-            _bins_option("255"),
+            max_bins_option(255),
         ),
     ),
 )

@@ -214,6 +214,22 @@ pub fn check_mergeable<L: Learner>(models: &[L], fill_values: &[f64], same: impl
     Ok(header)
 }
 
+/// The merge of forests fitted on parts of the data ([`Learner::merge`]): checks the models
+/// ([`check_mergeable`]), then hands every model after the first to `append`, in order, to add
+/// its trees to the first. The caller then sets the merged model's tree count and fill values.
+pub fn merge_forests<L: Learner>(
+    models: Vec<L>,
+    fill_values: &[f64],
+    same: impl Fn(&L, &L) -> bool,
+    mut append: impl FnMut(&mut L, L),
+) -> Result<L> {
+    check_mergeable(&models, fill_values, same)?;
+    let mut iter = models.into_iter();
+    let mut merged = iter.next().expect("checked non-empty");
+    iter.for_each(|m| append(&mut merged, m));
+    Ok(merged)
+}
+
 /// An error for a parameter outside its domain.
 pub fn bad_param(name: &'static str, reason: impl Into<String>) -> LrankError {
     LrankError::InvalidParameter { name, reason: reason.into() }

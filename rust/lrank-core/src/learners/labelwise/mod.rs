@@ -25,7 +25,7 @@ use crate::data::ranking::{ranking_from_scores, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_rows, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
@@ -205,12 +205,7 @@ impl Learner for LabelwiseModel {
             LabelwiseParams { n_estimators: 0, seed: 0, ..a.params.clone() }
                 == LabelwiseParams { n_estimators: 0, seed: 0, ..b.params.clone() }
         };
-        check_mergeable(&models, &fill_values, same)?;
-        let mut iter = models.into_iter();
-        let mut merged = iter.next().expect("checked non-empty");
-        for m in iter {
-            merged.trees.extend(m.trees);
-        }
+        let mut merged = merge_forests(models, &fill_values, same, |into, m| into.trees.extend(m.trees))?;
         merged.params.n_estimators = merged.trees.len();
         merged.fill_values = fill_values;
         merged.leaf_table = LeafTable::default(); // the first model's, if it had predicted

@@ -16,7 +16,7 @@ use crate::data::ranking::ranking_from_scores;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, check_mergeable, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, vote};
@@ -200,18 +200,14 @@ impl Learner for PairwiseModel {
             PairwiseParams { n_estimators: 0, seed: 0, ..a.params.clone() }
                 == PairwiseParams { n_estimators: 0, seed: 0, ..b.params.clone() }
         };
-        check_mergeable(&models, &fill_values, same)?;
-        let mut iter = models.into_iter();
-        let mut merged = iter.next().expect("checked non-empty");
-        let total: usize = merged.params.n_estimators;
-        let mut n_estimators = total;
-        for m in iter {
+        let mut n_estimators = 0;
+        let mut merged = merge_forests(models, &fill_values, same, |into, m| {
             n_estimators += m.params.n_estimators;
-            for (pair, other) in merged.pairs.iter_mut().zip(m.pairs) {
+            for (pair, other) in into.pairs.iter_mut().zip(m.pairs) {
                 pair.trees.extend(other.trees);
             }
-        }
-        merged.params.n_estimators = n_estimators;
+        })?;
+        merged.params.n_estimators += n_estimators;
         merged.fill_values = fill_values;
         Ok(merged)
     }

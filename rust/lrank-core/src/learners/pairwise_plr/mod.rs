@@ -24,7 +24,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, check_mergeable, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
@@ -287,14 +287,11 @@ impl Learner for PairwisePlrModel {
                 && a.consensus == b.consensus
                 && pairs(a) == pairs(b)
         };
-        check_mergeable(&models, &fill_values, same)?;
-        let mut iter = models.into_iter();
-        let mut merged = iter.next().expect("checked non-empty");
-        for m in iter {
-            for (pair, more) in merged.pairs.iter_mut().zip(m.pairs) {
+        let mut merged = merge_forests(models, &fill_values, same, |into, m| {
+            for (pair, more) in into.pairs.iter_mut().zip(m.pairs) {
                 pair.trees.extend(more.trees);
             }
-        }
+        })?;
         merged.params.n_estimators = merged.pairs.iter().map(|p| p.trees.len()).max().unwrap_or(0).max(1);
         merged.fill_values = fill_values;
         Ok(merged)

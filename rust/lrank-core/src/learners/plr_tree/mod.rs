@@ -25,7 +25,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
-use crate::learner::{bad_param, check_mergeable, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_rows, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{all_rows, check_max_bins, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -214,12 +214,7 @@ impl Learner for PlrTreeModel {
             PlrTreeParams { n_estimators: 0, seed: 0, ..a.params.clone() }
                 == PlrTreeParams { n_estimators: 0, seed: 0, ..b.params.clone() }
         };
-        check_mergeable(&models, &fill_values, same)?;
-        let mut iter = models.into_iter();
-        let mut merged = iter.next().expect("checked non-empty");
-        for m in iter {
-            merged.trees.extend(m.trees);
-        }
+        let mut merged = merge_forests(models, &fill_values, same, |into, m| into.trees.extend(m.trees))?;
         merged.params.n_estimators = merged.trees.len();
         merged.fill_values = fill_values;
         Ok(merged)

@@ -24,7 +24,7 @@ use crate::data::ranking::{n_present, ranking_from_scores, top_label, RankMatrix
 use crate::data::training::TrainingSet;
 use crate::error::{LrankError, Result};
 use crate::learner::checks::{complete_ranking, same_len};
-use crate::learner::{bad_param, check_mergeable, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
     all_rows, check_max_bins, grow_forest_additive, AdditiveCriterion, ClassEntropy, ForestSampling, GrowParams, LeafFitter,
@@ -330,12 +330,7 @@ impl Learner for RandomForestModel {
             RandomForestParams { n_estimators: 0, seed: 0, ..a.params.clone() }
                 == RandomForestParams { n_estimators: 0, seed: 0, ..b.params.clone() }
         };
-        check_mergeable(&models, &fill_values, same)?;
-        let mut iter = models.into_iter();
-        let mut merged = iter.next().expect("checked non-empty");
-        for m in iter {
-            merged.trees.extend(m.trees);
-        }
+        let mut merged = merge_forests(models, &fill_values, same, |into, m| into.trees.extend(m.trees))?;
         merged.params.n_estimators = merged.trees.len();
         merged.fill_values = fill_values;
         Ok(merged)
