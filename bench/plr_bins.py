@@ -10,9 +10,10 @@
 - and the shared PLR sets (``../shared/datasets/plr-csv``, skipped when absent), 5 folds of one
   shuffled split, means over the folds.
 
-Each: the PLR tree (fully grown) and a PLR forest of ``--trees`` trees, fitted in this process
-on one thread with ``max_bins=None`` (exact) and ``max_bins=255`` (histograms), best of
-``--repeats`` fits; fit seconds, exact / histogram ratio, tau_x on the held-out rows of both.
+Each: the PLR tree (fully grown), and a PLR forest, a pairwise PLR forest (``beta`` 0.25, not
+chosen out of bag) and MORE-PLR of ``--trees`` trees each, fitted in this process on one thread
+with ``max_bins=None`` (exact) and ``max_bins=255`` (histograms), best of ``--repeats`` fits; fit
+seconds, exact / histogram ratio, tau_x on the held-out rows of both.
 
 ``--paired``: two experiment stores of the same protocol (``lrank experiment run``, same seed and
 folds), a learner of the first against one of the second (``--pairs NEW=OLD,...``): per data set
@@ -58,13 +59,24 @@ def _fit_time(make, x, y, repeats: int):
 
 
 def measure(name: str, folds, trees: int, repeats: int) -> list[dict]:
-    from lrank.estimators import PartialLabelRankingForest, PartialLabelRankingTree
+    from lrank.estimators import (
+        LabelwisePartialLabelRanker,
+        PairwisePartialLabelRanker,
+        PartialLabelRankingForest,
+        PartialLabelRankingTree,
+    )
     from lrank.metrics import tau_x
 
     out = []
     learners = {
         "PLR tree": lambda b: PartialLabelRankingTree(max_bins=b, random_state=1, n_jobs=1),
         f"PLR forest, {trees} trees": lambda b: PartialLabelRankingForest(
+            n_estimators=trees, max_bins=b, random_state=1, n_jobs=1
+        ),
+        f"pairwise PLR, {trees} trees": lambda b: PairwisePartialLabelRanker(
+            n_estimators=trees, beta=0.25, max_bins=b, random_state=1, n_jobs=1
+        ),
+        f"MORE-PLR, {trees} trees": lambda b: LabelwisePartialLabelRanker(
             n_estimators=trees, max_bins=b, random_state=1, n_jobs=1
         ),
     }

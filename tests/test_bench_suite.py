@@ -170,7 +170,7 @@ def test_the_plr_bins_suite_times_both_searches_on_a_tiny_synthetic_set():
     proc = bench("bench.plr_bins", "--rows", "600", "--sets", "", "--repeats", "1", "--trees", "2")
     assert proc.returncode == 0, proc.stderr
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| synthetic 600 |")]
-    assert len(rows) == 2, proc.stdout
+    assert len(rows) == 4, proc.stdout
     for row in rows:
         tau_exact, tau_hist = (float(v) for v in row.rstrip(" |").split("|")[-1].split("/"))
         assert 0.3 < tau_exact <= 1 and 0.3 < tau_hist <= 1, row
