@@ -52,6 +52,24 @@ def test_format_rank_rows_with_partial_orders():
     assert format_rank_rows(np.zeros((0, 5), dtype=np.int32), LABELS) == []
 
 
+@pytest.mark.parametrize("m", [1, 3, 6, 15, 16, 40])
+def test_format_rank_rows_equals_formatting_each_row_alone(m):
+    """Rows are formatted once per distinct ranking (packed into int64 keys up to 63 bits, else
+    one by one): the same text as each row alone, with ties, missing labels and repeats."""
+    rng = np.random.default_rng(m)
+    labels = [f"L{j}" for j in range(m)]
+    rows = []
+    for _ in range(300):
+        raw = np.where(rng.random(m) < 0.2, 0, rng.integers(1, m + 1, size=m))
+        present = np.unique(raw[raw > 0])
+        rows.append(np.where(raw > 0, np.searchsorted(present, raw) + 1, 0))  # dense, ties kept
+    r = np.asarray(rows + rows[:50], dtype=np.int32)  # repeated rows
+    expected = [format_rank_row(row, labels) for row in r]
+    assert format_rank_rows(r, labels) == expected
+    assert format_rank_rows(r.astype(np.int64), labels) == expected
+    assert format_rank_rows(r, labels, {3: ((0,),)})[3] == "L0"
+
+
 def test_quoting_only_where_needed():
     labels = ("plain", "x y", "a>b", "c|d", "it's", "", "?")
     chains = [(0, 1, 2), (3, 4, 5, 6)]

@@ -130,14 +130,38 @@ def format_rank_rows(
     (``a>b|c>d``).  ``quoted`` as for :func:`format_chains`."""
     names = _label_names(labels, quoted)
     r = np.asarray(rankings)
+    keys = _row_keys(r)
+    if keys is not None:
+        # Each distinct row is formatted once: predictions repeat few rankings, and a Python
+        # loop over millions of rows took longer than predicting them.
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        texts = np.asarray(_format_rows(r[first], names), dtype=object)[inverse.reshape(-1)].tolist()
+    else:
+        texts = _format_rows(r, names)
+    for i, chains in (partial_orders or {}).items():
+        texts[i] = _join(chains, names)
+    return texts
+
+
+def _row_keys(r: np.ndarray) -> np.ndarray | None:
+    """Each row of a rank matrix packed into one int64 (equal rows, equal keys), or None when the
+    rows do not fit in 63 bits (many labels) or there is nothing to share."""
+    if r.ndim != 2 or r.shape[0] < 2 or r.shape[1] == 0 or not np.issubdtype(r.dtype, np.integer):
+        return None
+    low, high = int(r.min()), int(r.max())
+    bits = max(high.bit_length(), 1)
+    if low < 0 or bits * r.shape[1] > 63:
+        return None
+    keys = np.zeros(r.shape[0], dtype=np.int64)
+    for j in range(r.shape[1]):
+        keys = (keys << bits) | r[:, j].astype(np.int64)
+    return keys
+
+
+def _format_rows(r: np.ndarray, names: Sequence[str]) -> list[str]:
     order, counts = _orders(r)
-    po = partial_orders or {}
     out: list[str] = []
     for i in range(r.shape[0]):
-        chains = po.get(i)
-        if chains is not None:
-            out.append(_join(chains, names))
-            continue
         ranked = order[i, : counts[i]]
         positions = r[i, ranked]
         if np.all(positions[1:] != positions[:-1]):
