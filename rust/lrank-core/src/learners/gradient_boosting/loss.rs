@@ -39,47 +39,83 @@ fn sigmoid(x: f64) -> f64 {
     }
 }
 
+/// Per-thread buffers of [`RankingLoss::row`]: a row's ranked labels in order, and the
+/// Plackett-Luce weights and tail sums (one allocation per thread, not three per row and round).
+#[derive(Default)]
+pub struct RowScratch {
+    order: Vec<usize>,
+    weights: Vec<f64>,
+    tails: Vec<f64>,
+}
+
 impl RankingLoss {
     /// The loss of one row's `scores` against its rank vector `ranks`; when `grad` and `hess`
     /// are given (length m), they receive each label's gradient and Hessian diagonal.
-    /// `order` is scratch space.
     pub fn row(
         self,
         ranks: &[i32],
         scores: &[f64],
+        derivatives: Option<(&mut [f64], &mut [f64])>,
+        scratch: &mut RowScratch,
+    ) -> f64 {
+        self.evaluate(ranks, scores, derivatives, scratch, true)
+    }
+
+    /// [`Self::row`]'s gradients and Hessian diagonal alone: boosting rounds need no loss value
+    /// (its logarithms were a tenth of a fit).
+    pub fn derivatives(self, ranks: &[i32], scores: &[f64], g: &mut [f64], h: &mut [f64], scratch: &mut RowScratch) {
+        self.evaluate(ranks, scores, Some((g, h)), scratch, false);
+    }
+
+    fn evaluate(
+        self,
+        ranks: &[i32],
+        scores: &[f64],
         mut derivatives: Option<(&mut [f64], &mut [f64])>,
-        order: &mut Vec<usize>,
+        scratch: &mut RowScratch,
+        with_loss: bool,
     ) -> f64 {
         if let Some((g, h)) = derivatives.as_mut() {
             g.fill(0.0);
             h.fill(0.0);
         }
+        let order = &mut scratch.order;
         order.clear();
         order.extend((0..ranks.len()).filter(|&j| ranks[j] > 0));
         order.sort_by_key(|&j| ranks[j]);
         match self {
-            RankingLoss::PlackettLuce => plackett_luce(order, scores, derivatives),
-            RankingLoss::PairwiseLogistic => pairwise_logistic(order, ranks, scores, derivatives),
+            RankingLoss::PlackettLuce => plackett_luce(scratch, scores, derivatives, with_loss),
+            RankingLoss::PairwiseLogistic => pairwise_logistic(&scratch.order, ranks, scores, derivatives, with_loss),
         }
     }
 }
 
-fn plackett_luce(order: &[usize], scores: &[f64], derivatives: Option<(&mut [f64], &mut [f64])>) -> f64 {
+fn plackett_luce(
+    scratch: &mut RowScratch,
+    scores: &[f64],
+    derivatives: Option<(&mut [f64], &mut [f64])>,
+    with_loss: bool,
+) -> f64 {
+    let RowScratch { order, weights, tails } = scratch;
     let k = order.len();
     if k < 2 {
         return 0.0;
     }
     // Stage t chooses π(t) among π(t..k); subtract the largest score for stable exponentials.
     let top = order.iter().map(|&j| scores[j]).fold(f64::NEG_INFINITY, f64::max);
-    let weights: Vec<f64> = order.iter().map(|&j| (scores[j] - top).exp()).collect();
+    weights.clear();
+    weights.extend(order.iter().map(|&j| (scores[j] - top).exp()));
     // tails[t] = sum_{u >= t} weights[u].
-    let mut tails = vec![0.0; k + 1];
+    tails.clear();
+    tails.resize(k + 1, 0.0);
     for t in (0..k).rev() {
         tails[t] = tails[t + 1] + weights[t];
     }
     let mut loss = 0.0;
-    for t in 0..k - 1 {
-        loss += tails[t].ln() + top - scores[order[t]];
+    if with_loss {
+        for t in 0..k - 1 {
+            loss += tails[t].ln() + top - scores[order[t]];
+        }
     }
     if let Some((g, h)) = derivatives {
         // Label π(u) takes part in stages 0..=min(u, k-2); at stage t its choice probability is
@@ -102,7 +138,13 @@ fn plackett_luce(order: &[usize], scores: &[f64], derivatives: Option<(&mut [f64
 }
 
 /// Tied labels (equal ranks) form no pair: the ranking does not order them.
-fn pairwise_logistic(order: &[usize], ranks: &[i32], scores: &[f64], derivatives: Option<(&mut [f64], &mut [f64])>) -> f64 {
+fn pairwise_logistic(
+    order: &[usize],
+    ranks: &[i32],
+    scores: &[f64],
+    derivatives: Option<(&mut [f64], &mut [f64])>,
+    with_loss: bool,
+) -> f64 {
     let k = order.len();
     let mut loss = 0.0;
     match derivatives {
@@ -124,7 +166,9 @@ fn pairwise_logistic(order: &[usize], ranks: &[i32], scores: &[f64], derivatives
                         continue;
                     }
                     let margin = scores[ja] - scores[jb];
-                    loss += softplus(-margin);
+                    if with_loss {
+                        loss += softplus(-margin);
+                    }
                     let p = sigmoid(-margin); // d loss / d margin = -p
                     g[ja] -= p;
                     g[jb] += p;
@@ -144,7 +188,7 @@ mod tests {
     use crate::rng::Rng;
 
     fn value(loss: RankingLoss, ranks: &[i32], scores: &[f64]) -> f64 {
-        loss.row(ranks, scores, None, &mut Vec::new())
+        loss.row(ranks, scores, None, &mut RowScratch::default())
     }
 
     /// Random rank vectors over m labels with some labels left out, and random scores.
@@ -175,8 +219,15 @@ mod tests {
             for (ranks, scores) in cases() {
                 let m = ranks.len();
                 let (mut g, mut h) = (vec![0.0; m], vec![0.0; m]);
-                let here = loss.row(&ranks, &scores, Some((&mut g, &mut h)), &mut Vec::new());
+                let here = loss.row(&ranks, &scores, Some((&mut g, &mut h)), &mut RowScratch::default());
                 assert!((here - value(loss, &ranks, &scores)).abs() < 1e-12);
+                // Derivatives alone (the boosting rounds') are the same numbers, with a scratch
+                // that held another row before.
+                let (mut g2, mut h2) = (vec![7.0; m], vec![7.0; m]);
+                let mut used = RowScratch::default();
+                loss.row(&[1, 0, 2], &[0.3, -1.0, 2.0], None, &mut used);
+                loss.derivatives(&ranks, &scores, &mut g2, &mut h2, &mut used);
+                assert_eq!((&g, &h), (&g2, &h2));
                 for j in 0..m {
                     let mut up = scores.clone();
                     up[j] += eps;
@@ -245,7 +296,7 @@ mod tests {
             assert!(huge.is_finite() && huge > 1000.0, "{huge}");
             let mut g = [0.0; 3];
             let mut h = [0.0; 3];
-            loss.row(&ranks, &[0.0, -800.0, 800.0], Some((&mut g, &mut h)), &mut Vec::new());
+            loss.row(&ranks, &[0.0, -800.0, 800.0], Some((&mut g, &mut h)), &mut RowScratch::default());
             assert!(g.iter().chain(&h).all(|v| v.is_finite()));
         }
     }

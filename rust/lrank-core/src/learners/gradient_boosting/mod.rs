@@ -34,7 +34,7 @@ use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Pre
 use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
 use crate::tree::{check_max_bins, GrowParams, Growth, MaxFeatures, ScoreLeaf, ThresholdRule, TrainingFeatures, Tree, MAX_BINS};
-use loss::RankingLoss;
+use loss::{RankingLoss, RowScratch};
 use newton::{Gradients, NewtonCriterion, NewtonLeaves};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -340,8 +340,8 @@ fn subsample(rows: &[u32], share: f64, rng: &mut Rng) -> Vec<u32> {
 /// Every row's gradients and Hessian diagonals at `scores` (n x m each).
 fn derivatives(loss: RankingLoss, y: &RankMatrixView<'_>, scores: &[f64], g: &mut [f64], h: &mut [f64]) {
     let m = y.n_labels();
-    g.par_chunks_mut(m).zip(h.par_chunks_mut(m)).enumerate().for_each_init(Vec::new, |order, (i, (gi, hi))| {
-        loss.row(y.row(i), &scores[i * m..(i + 1) * m], Some((gi, hi)), order);
+    g.par_chunks_mut(m).zip(h.par_chunks_mut(m)).enumerate().for_each_init(RowScratch::default, |scratch, (i, (gi, hi))| {
+        loss.derivatives(y.row(i), &scores[i * m..(i + 1) * m], gi, hi, scratch);
     });
 }
 
@@ -350,9 +350,9 @@ fn mean_loss(loss: RankingLoss, y: &RankMatrixView<'_>, scores: &[f64], weights:
     let m = y.n_labels();
     let (total, weight) = rows
         .par_iter()
-        .map_init(Vec::new, |order, &i| {
+        .map_init(RowScratch::default, |scratch, &i| {
             let i = i as usize;
-            (weights[i] * loss.row(y.row(i), &scores[i * m..(i + 1) * m], None, order), weights[i])
+            (weights[i] * loss.row(y.row(i), &scores[i * m..(i + 1) * m], None, scratch), weights[i])
         })
         .collect::<Vec<_>>()
         .into_iter()
@@ -369,12 +369,12 @@ fn mean_loss(loss: RankingLoss, y: &RankMatrixView<'_>, scores: &[f64], weights:
 fn constant_scores(loss: RankingLoss, y: &RankMatrixView<'_>, weights: &[f64], rows: &[u32], l2: f64) -> Vec<f64> {
     let m = y.n_labels();
     let mut s = vec![0.0; m];
-    let (mut g, mut h, mut order) = (vec![0.0; m], vec![0.0; m], Vec::new());
+    let (mut g, mut h, mut scratch) = (vec![0.0; m], vec![0.0; m], RowScratch::default());
     for _ in 0..INIT_STEPS {
         let (mut g_sum, mut h_sum) = (vec![0.0; m], vec![0.0; m]);
         for &i in rows {
             let w = weights[i as usize];
-            loss.row(y.row(i as usize), &s, Some((&mut g, &mut h)), &mut order);
+            loss.derivatives(y.row(i as usize), &s, &mut g, &mut h, &mut scratch);
             for j in 0..m {
                 g_sum[j] += w * g[j];
                 h_sum[j] += w * h[j];
