@@ -53,6 +53,14 @@ pub trait AdditiveCriterion: SplitCriterion {
     /// with no amount may be left out).
     fn sample_stats(&self, sample: u32, weight: f64, out: &mut Vec<(u32, f64)>);
 
+    /// When every sample has every statistic (gradient boosting's, complete regression targets'):
+    /// writes the `n_stats` statistics `weight` copies of `sample` add into `out` and returns
+    /// true, so that histograms add them as one dense run; otherwise false, writing nothing, and
+    /// histograms use [`Self::sample_stats`]. Both must give the same sums.
+    fn dense_sample_stats(&self, _sample: u32, _weight: f64, _out: &mut [f64]) -> bool {
+        false
+    }
+
     /// Sets up the sides of a split of `node`, all of it on the right (its statistics, summed
     /// once by [`SplitCriterion::node_stats`]), and runs `task` on them.
     fn with_sides<T: SidesTask>(&self, node: &Self::NodeStats, task: T) -> T::Output;

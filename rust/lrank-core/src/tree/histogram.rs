@@ -79,6 +79,24 @@ impl Histograms {
             None => vec![0.0; self.cells],
         };
         let stride = self.stride;
+        let dense = &mut scratch.dense_stats;
+        dense.resize(stride - HEAD, 0.0);
+        if let (Some(&s), Some(&w)) = (samples.first(), weights.first()) {
+            if criterion.dense_sample_stats(s, w, dense) {
+                for (&s, &w) in samples.iter().zip(weights) {
+                    criterion.dense_sample_stats(s, w, dense);
+                    let codes = bins.row(s as usize);
+                    for &(f, start) in &self.binned {
+                        let at = start + codes[f] as usize * stride;
+                        let cell = &mut hist[at..at + stride];
+                        cell[0] += 1.0;
+                        cell[1] += w;
+                        cell[HEAD..].iter_mut().zip(dense.iter()).for_each(|(c, &a)| *c += a);
+                    }
+                }
+                return hist;
+            }
+        }
         let stats = &mut scratch.sample_stats;
         for (&s, &w) in samples.iter().zip(weights) {
             stats.clear();

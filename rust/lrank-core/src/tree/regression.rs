@@ -176,6 +176,17 @@ impl AdditiveCriterion for LabelwiseVariance<'_> {
         }
     }
 
+    /// Complete targets: every label's sum.
+    #[inline]
+    fn dense_sample_stats(&self, sample: u32, weight: f64, out: &mut [f64]) -> bool {
+        let t = self.targets;
+        if !t.complete {
+            return false;
+        }
+        out.iter_mut().zip(t.units_row(sample)).for_each(|(o, &u)| *o = weight * u);
+        true
+    }
+
     #[inline]
     fn sample_stats(&self, sample: u32, weight: f64, out: &mut Vec<(u32, f64)>) {
         let t = self.targets;

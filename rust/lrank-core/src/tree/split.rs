@@ -72,6 +72,7 @@ pub(super) struct Scratch {
     pub(super) features: Vec<usize>,
     /// Histogram search: one sample's statistics, and spare histogram buffers.
     pub(super) sample_stats: Vec<(u32, f64)>,
+    pub(super) dense_stats: Vec<f64>,
     pub(super) spare_histograms: Vec<Vec<f64>>,
 }
 

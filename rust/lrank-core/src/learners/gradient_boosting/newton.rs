@@ -116,6 +116,18 @@ impl AdditiveCriterion for NewtonCriterion<'_> {
         }
     }
 
+    /// Every label has a gradient and a Hessian entry (0 for a label the row leaves out).
+    #[inline]
+    fn dense_sample_stats(&self, sample: u32, weight: f64, out: &mut [f64]) -> bool {
+        let m = self.grads.m;
+        let (g, h) = self.grads.row(sample);
+        for j in 0..m {
+            out[j] = weight * g[j];
+            out[m + j] = weight * h[j];
+        }
+        true
+    }
+
     fn with_sides<T: SidesTask>(&self, node: &NewtonNode, task: T) -> T::Output {
         LEFT.with(|cell| {
             let mut left = cell.borrow_mut();

@@ -53,7 +53,9 @@ fn the_initial_scores_minimise_the_loss_among_constants() {
     let w = vec![1.0; 300];
     for loss in [RankingLoss::PlackettLuce, RankingLoss::PairwiseLogistic] {
         let s = constant_scores(loss, &yv, &w, &rows, 0.0);
-        let total = |s: &[f64]| rows.iter().map(|&i| loss.row(yv.row(i as usize), s, None, &mut loss::RowScratch::default())).sum::<f64>();
+        let total = |s: &[f64]| {
+            rows.iter().map(|&i| loss.row(yv.row(i as usize), s, None, &mut loss::RowScratch::default())).sum::<f64>()
+        };
         let best = total(&s);
         // Every small move of one score makes it worse (a minimum of a convex function).
         for j in 0..4 {
