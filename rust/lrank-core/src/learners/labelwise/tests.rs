@@ -238,3 +238,26 @@ fn the_leaf_table_gives_the_leaves_scores_and_is_rebuilt_after_a_merge() {
     assert_eq!(merged.trees.len(), 10);
     assert_eq!(merged.predict_scores(&q).unwrap(), reference(&merged));
 }
+
+#[test]
+fn predictions_tree_after_tree_in_blocks_equal_each_row_alone_at_any_thread_count() {
+    // More rows than two blocks of the smallest size: one and two threads cut them differently.
+    let n = 2 * super::MIN_PREDICT_BLOCK + 77;
+    let (x, y) = problem(n, 6);
+    let q = FeatureMatrixView::new(&x, n, 2).unwrap();
+    let model = fit(&x, &y, LabelwiseParams { n_estimators: 4, seed: 3, ..LabelwiseParams::forest() });
+    let one_by_one: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let mut s = [0.0; 3];
+            for tree in &model.trees {
+                let leaf = tree.leaf_for(q.row(i), &model.fill_values);
+                (0..3).for_each(|k| s[k] += leaf.scores[k]);
+            }
+            s.map(|v| v * (1.0 / model.trees.len() as f64))
+        })
+        .collect();
+    for threads in [1, 2, 3] {
+        let scores = with_threads(Some(threads), || model.predict_scores(&q).unwrap()).unwrap();
+        assert_eq!(scores, one_by_one, "{threads} threads");
+    }
+}
