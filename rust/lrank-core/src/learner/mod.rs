@@ -190,8 +190,20 @@ pub fn fill_row_blocks<T: Send + Default + Clone, S>(
     init: impl Fn() -> S + Send + Sync,
     fill: impl Fn(&mut S, std::ops::Range<usize>, &mut [T]) + Send + Sync,
 ) -> Vec<T> {
+    fill_row_blocks_upto(x, width, MAX_PREDICT_BLOCK_ROWS, init, fill)
+}
+
+/// [`fill_row_blocks`] with blocks of at most `max_rows` rows (an ensemble whose blocks need no
+/// scratch per row may take them as large as the threads allow).
+pub fn fill_row_blocks_upto<T: Send + Default + Clone, S>(
+    x: &FeatureMatrixView<'_>,
+    width: usize,
+    max_rows: usize,
+    init: impl Fn() -> S + Send + Sync,
+    fill: impl Fn(&mut S, std::ops::Range<usize>, &mut [T]) + Send + Sync,
+) -> Vec<T> {
     let mut out = vec![T::default(); x.n_rows() * width];
-    let block = x.n_rows().div_ceil(rayon::current_num_threads().max(1)).clamp(PREDICT_BLOCK_ROWS, MAX_PREDICT_BLOCK_ROWS);
+    let block = x.n_rows().div_ceil(rayon::current_num_threads().max(1)).clamp(PREDICT_BLOCK_ROWS, max_rows);
     if width > 0 {
         out.par_chunks_mut(width * block).enumerate().for_each_init(init, |scratch, (b, dst)| {
             let start = b * block;

@@ -78,21 +78,15 @@ impl Histograms {
             }
             None => vec![0.0; self.cells],
         };
-        let stride = self.stride;
         let dense = &mut scratch.dense_stats;
-        dense.resize(stride - HEAD, 0.0);
+        dense.resize(self.stride - HEAD, 0.0);
         if let (Some(&s), Some(&w)) = (samples.first(), weights.first()) {
             if criterion.dense_sample_stats(s, w, dense) {
                 for (&s, &w) in samples.iter().zip(weights) {
                     criterion.dense_sample_stats(s, w, dense);
-                    let codes = bins.row(s as usize);
-                    for &(f, start) in &self.binned {
-                        let at = start + codes[f] as usize * stride;
-                        let cell = &mut hist[at..at + stride];
-                        cell[0] += 1.0;
-                        cell[1] += w;
-                        cell[HEAD..].iter_mut().zip(dense.iter()).for_each(|(c, &a)| *c += a);
-                    }
+                    self.add_to_cells(&mut hist, bins.row(s as usize), w, |cell| {
+                        cell.iter_mut().zip(dense.iter()).for_each(|(c, &a)| *c += a)
+                    });
                 }
                 return hist;
             }
@@ -101,19 +95,22 @@ impl Histograms {
         for (&s, &w) in samples.iter().zip(weights) {
             stats.clear();
             criterion.sample_stats(s, w, stats);
-            let codes = bins.row(s as usize);
-            for &(f, start) in &self.binned {
-                let at = start + codes[f] as usize * stride;
-                let cell = &mut hist[at..at + stride];
-                cell[0] += 1.0;
-                cell[1] += w;
-                let cell_stats = &mut cell[HEAD..];
-                for &(e, a) in stats.iter() {
-                    cell_stats[e as usize] += a;
-                }
-            }
+            self.add_to_cells(&mut hist, bins.row(s as usize), w, |cell| stats.iter().for_each(|&(e, a)| cell[e as usize] += a));
         }
         hist
+    }
+
+    /// Counts a sample of weight `w` (bin codes `codes`) in its bin of every binned feature;
+    /// `add` adds its statistics to each such bin's.
+    #[inline]
+    fn add_to_cells(&self, hist: &mut [f64], codes: &[u8], w: f64, add: impl Fn(&mut [f64])) {
+        for &(f, start) in &self.binned {
+            let at = start + codes[f] as usize * self.stride;
+            let cell = &mut hist[at..at + self.stride];
+            cell[0] += 1.0;
+            cell[1] += w;
+            add(&mut cell[HEAD..]);
+        }
     }
 
     /// Feature `f`'s bins in a node's histograms.

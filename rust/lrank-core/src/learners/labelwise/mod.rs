@@ -25,7 +25,7 @@ use crate::data::ranking::{ranking_from_scores, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
@@ -33,7 +33,6 @@ use crate::tree::{
     all_rows, check_max_bins, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, Targets, ThresholdRule,
     TrainingFeatures, Tree, MAX_BINS,
 };
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -225,9 +224,6 @@ impl Learner for LabelwiseModel {
     }
 }
 
-/// The fewest rows a thread predicts tree after tree (smaller blocks reuse a tree's nodes less).
-const MIN_PREDICT_BLOCK: usize = 1024;
-
 impl LabelwiseModel {
     /// The mean of the trees' score vectors for each row (n x m, row-major).
     fn mean_scores(&self, x: &FeatureMatrixView<'_>) -> Vec<f64> {
@@ -241,28 +237,26 @@ impl LabelwiseModel {
             }
             (table, starts)
         });
-        let n = x.n_rows();
-        let mut out = vec![0.0; n * m];
-        // Tree after tree over blocks as large as the threads allow: a tree's upper nodes then
-        // serve every row of the block from cache (tree by tree over all of fried's rows: 5x
-        // faster than every tree for each row in turn; blocks of 128 rows gained little). Each
-        // row still sums its trees in tree order, so the block size changes no bit.
-        let block = n.div_ceil(rayon::current_num_threads().max(1)).max(MIN_PREDICT_BLOCK);
-        if m > 0 {
-            out.par_chunks_mut(block * m).enumerate().for_each(|(b, dst)| {
-                let first = b * block;
+        // Blocks as large as the threads allow (no scratch per row): tree by tree over all of
+        // fried's rows was 5x faster than every tree for each row in turn, and 1.15x faster than
+        // blocks of 16384 rows.
+        fill_row_blocks_upto(
+            x,
+            m,
+            usize::MAX,
+            || (),
+            |_, rows, dst: &mut [f64]| {
                 for (tree, &start) in self.trees.iter().zip(starts) {
-                    for (k, d) in dst.chunks_exact_mut(m).enumerate() {
-                        let at = start + tree.leaf_index_for(x.row(first + k), &self.fill_values) * m;
+                    for (i, d) in rows.clone().zip(dst.chunks_exact_mut(m)) {
+                        let at = start + tree.leaf_index_for(x.row(i), &self.fill_values) * m;
                         for (d, s) in d.iter_mut().zip(&table[at..at + m]) {
                             *d += s;
                         }
                     }
                 }
                 dst.iter_mut().for_each(|d| *d *= scale);
-            });
-        }
-        out
+            },
+        )
     }
 }
 

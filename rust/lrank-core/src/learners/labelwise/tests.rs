@@ -242,7 +242,7 @@ fn the_leaf_table_gives_the_leaves_scores_and_is_rebuilt_after_a_merge() {
 #[test]
 fn predictions_tree_after_tree_in_blocks_equal_each_row_alone_at_any_thread_count() {
     // More rows than two blocks of the smallest size: one and two threads cut them differently.
-    let n = 2 * super::MIN_PREDICT_BLOCK + 77;
+    let n = 2 * crate::learner::PREDICT_BLOCK_ROWS * 8 + 77;
     let (x, y) = problem(n, 6);
     let q = FeatureMatrixView::new(&x, n, 2).unwrap();
     let model = fit(&x, &y, LabelwiseParams { n_estimators: 4, seed: 3, ..LabelwiseParams::forest() });
