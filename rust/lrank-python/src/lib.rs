@@ -1,5 +1,5 @@
 //! `lrank._core`: the Python bindings of lrank-core. This crate only converts: numpy arrays to
-//! core views ([`arrays`]), core errors and panics to Python exceptions with the GIL released
+//! core views ([`arrays`]), Arrow record batches in and out ([`arrow`]), core errors and panics to Python exceptions with the GIL released
 //! around core work ([`errors`]), one `Model` class for every learner ([`model`]), and the
 //! consensus and evaluation functions ([`functions`]). Behaviour lives in the core.
 
@@ -7,6 +7,7 @@
 #![allow(clippy::type_complexity)]
 
 mod arrays;
+mod arrow;
 mod errors;
 mod functions;
 mod model;
@@ -29,6 +30,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LEARNER_KINDS", lrank_core::registry::KINDS.to_vec())?;
     m.add("PAIRWISE_TABLE_MAX_LABELS", lrank_core::metrics::evaluation::PAIRWISE_TABLE_MAX_LABELS)?;
     m.add_class::<model::Model>()?;
+    m.add_class::<arrow::ArrowBatch>()?;
     m.add_function(wrap_pyfunction!(model::save_model, m)?)?;
     m.add_function(wrap_pyfunction!(model::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(model::_model_from_bytes, m)?)?;

@@ -6,8 +6,13 @@ use lrank_core::registry::{self, LearnerParams, Model as CoreModel};
 use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::sync::Arc;
+
+use lrank_core::data::features::FeatureMatrixView;
+use lrank_core::LrankError as CoreError;
 
 use crate::arrays::{cube, kinds, matrix, row_major, vec1, vector};
+use crate::arrow::{self, ArrowBatch, Columns, RankColumns};
 use crate::errors::{n_jobs_of, run_core, ONE_THREAD};
 
 /// A fitted model of any lrank learner, fitted from its parameters in serde JSON form (e.g.
@@ -99,6 +104,40 @@ impl Model {
             let count = r.len().checked_div(n * m).unwrap_or(0);
             cube(py, r, (count, n, m))
         }))
+    }
+
+    /// Rankings of an Arrow record batch (or of every batch of a table or stream): the feature
+    /// columns `columns` (all, in order, when None) read in place, the rows ranked with the GIL
+    /// released; returned as an Arrow record batch with `labels` as the position columns.
+    #[pyo3(signature = (data, labels, columns=None, n_jobs=None))]
+    fn predict_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        labels: Vec<String>,
+        columns: Option<Vec<String>>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<ArrowBatch> {
+        if labels.len() != self.n_labels() {
+            let e =
+                CoreError::InvalidInput(format!("{} label names given for a model of {} labels", labels.len(), self.n_labels()));
+            return Err(crate::errors::to_py_err(py, e));
+        }
+        let input = arrow::read(data)?;
+        let columns = run_core(py, n_jobs_of(n_jobs)?, || {
+            let picked = input.fields.select(columns.as_deref())?;
+            let mut parts = Vec::with_capacity(input.batches.len());
+            for batch in &input.batches {
+                let batch = Columns::of_array(&batch.0, &input.fields, &picked)?;
+                let x = batch.row_major();
+                let view = FeatureMatrixView::new(&x, batch.n_rows, picked.len())?;
+                let ranks =
+                    if batch.n_rows == 0 { Vec::new() } else { predict_checked(&self.inner, &view, Outputs::RANKS)?.ranks };
+                parts.push(RankColumns::new(&ranks, labels.clone()));
+            }
+            Ok(RankColumns::concat(parts, labels))
+        })?;
+        Ok(ArrowBatch { columns: Arc::new(columns) })
     }
 
     /// What the fitted model found out (tuned settings, sizes), as JSON.

@@ -176,6 +176,23 @@ pub fn order_of(row: &[i32]) -> Vec<usize> {
     labels
 }
 
+/// Appends a row's ranking in lrank's text notation to `out`: labels from most to least
+/// preferred joined by `>`, tied labels (equal positions) by `=` in label order, missing labels
+/// left out (`[2, 0, 1, 2]` with labels `a b c d` is `c>a=d`). Names are written as they are
+/// (the display form of Python's `lrank.ranking_notation.format_rank_rows`).
+pub fn write_ranking_text(row: &[i32], labels: &[&str], order: &mut Vec<usize>, out: &mut String) {
+    order.clear();
+    order.extend((0..row.len()).filter(|&j| row[j] > 0));
+    // Stable: tied labels stay in label order.
+    order.sort_by_key(|&j| row[j]);
+    for (k, &j) in order.iter().enumerate() {
+        if k > 0 {
+            out.push(if row[j] == row[order[k - 1]] { '=' } else { '>' });
+        }
+        out.push_str(labels[j]);
+    }
+}
+
 /// The rank vector (positions) of the order `labels` (most preferred first) over `m` labels.
 pub fn ranks_of_order(order: &[usize], m: usize) -> Vec<i32> {
     let mut ranks = vec![0; m];
@@ -269,5 +286,20 @@ mod tests {
         assert_eq!(top_label(&[3, 0, 1, 2]), Some(2));
         assert_eq!(ranking_from_scores(&[1.0, 3.0, 1.0, 2.0]), vec![3, 1, 4, 2]);
         assert_eq!(ranking_from_scores(&[-0.0, 0.0]), vec![1, 2]);
+    }
+
+    #[test]
+    fn ranking_text_orders_ties_and_leaves_out_missing_labels() {
+        let labels = ["a", "b", "c", "d"];
+        let text = |row: &[i32]| {
+            let mut out = String::new();
+            write_ranking_text(row, &labels, &mut Vec::new(), &mut out);
+            out
+        };
+        assert_eq!(text(&[2, 0, 1, 2]), "c>a=d");
+        assert_eq!(text(&[4, 3, 2, 1]), "d>c>b>a");
+        assert_eq!(text(&[1, 1, 1, 1]), "a=b=c=d");
+        assert_eq!(text(&[0, 0, 0, 0]), "");
+        assert_eq!(text(&[2, 1, 3, 1]), "b=d>a>c");
     }
 }

@@ -1,0 +1,154 @@
+//! Rankings out as an Arrow record batch: `ranking` (large UTF-8, `b>a>c`), then one int32
+//! column per label with its position (0: missing). Each export hands out pointers into one
+//! shared, immutable copy of the columns, freed when the last consumer releases its batch.
+
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+
+use super::ffi::{ArrowArray, ArrowSchema};
+
+/// The columns of predicted rankings.
+pub struct RankColumns {
+    pub labels: Vec<String>,
+    pub n_rows: usize,
+    pub text_offsets: Vec<i64>,
+    pub text: Vec<u8>,
+    /// Per label, its position in every row.
+    pub positions: Vec<Vec<i32>>,
+}
+
+impl RankColumns {
+    /// From a row-major rank matrix (n_rows x labels) and the label names.
+    pub fn new(ranks: &[i32], labels: Vec<String>) -> RankColumns {
+        let m = labels.len();
+        let n_rows = ranks.len().checked_div(m).unwrap_or(0);
+        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+        let (mut text, mut line, mut order) = (Vec::new(), String::new(), Vec::new());
+        let mut text_offsets = Vec::with_capacity(n_rows + 1);
+        text_offsets.push(0);
+        for row in ranks.chunks_exact(m.max(1)).take(n_rows) {
+            line.clear();
+            lrank_core::data::ranking::write_ranking_text(row, &names, &mut order, &mut line);
+            text.extend_from_slice(line.as_bytes());
+            text_offsets.push(text.len() as i64);
+        }
+        let positions = (0..m).map(|j| (0..n_rows).map(|i| ranks[i * m + j]).collect()).collect();
+        RankColumns { labels, n_rows, text_offsets, text, positions }
+    }
+
+    /// Concatenates batches' columns (same labels), in order.
+    pub fn concat(parts: Vec<RankColumns>, labels: Vec<String>) -> RankColumns {
+        let mut out =
+            RankColumns { positions: vec![Vec::new(); labels.len()], labels, n_rows: 0, text_offsets: vec![0], text: Vec::new() };
+        for part in parts {
+            let base = out.text.len() as i64;
+            out.text_offsets.extend(part.text_offsets[1..].iter().map(|o| o + base));
+            out.text.extend_from_slice(&part.text);
+            for (all, mine) in out.positions.iter_mut().zip(part.positions) {
+                all.extend(mine);
+            }
+            out.n_rows += part.n_rows;
+        }
+        out
+    }
+}
+
+/// The record batch's schema: a struct of the ranking and the labels' positions.
+pub fn schema(columns: &RankColumns) -> ArrowSchema {
+    let mut children: Vec<*mut ArrowSchema> = vec![Box::into_raw(Box::new(field("U", "ranking")))];
+    children.extend(columns.labels.iter().map(|name| Box::into_raw(Box::new(field("i", name)))));
+    node("+s", "", children)
+}
+
+fn field(format: &str, name: &str) -> ArrowSchema {
+    node(format, name, Vec::new())
+}
+
+/// What a schema node owns: its strings and its children (freed by `release_schema`).
+struct SchemaPrivate {
+    _format: CString,
+    _name: CString,
+    children: Vec<*mut ArrowSchema>,
+}
+
+fn node(format: &str, name: &str, mut children: Vec<*mut ArrowSchema>) -> ArrowSchema {
+    // Label names come from Python strings, which may hold NUL: such a byte is dropped.
+    let c = |s: &str| CString::new(s.replace('\0', "")).expect("NUL bytes removed");
+    let (format, name) = (c(format), c(name));
+    let mut schema = ArrowSchema::released();
+    schema.format = format.as_ptr();
+    schema.name = name.as_ptr();
+    // Nullable, as Arrow libraries mark columns by default (a schema compares equal to theirs).
+    schema.flags = if children.is_empty() { 2 } else { 0 };
+    schema.n_children = children.len() as i64;
+    schema.children = children.as_mut_ptr();
+    schema.release = Some(release_schema);
+    schema.private_data = Box::into_raw(Box::new(SchemaPrivate { _format: format, _name: name, children })) as *mut c_void;
+    schema
+}
+
+unsafe extern "C" fn release_schema(schema: *mut ArrowSchema) {
+    // SAFETY: called by the holder of a schema made by `node`, once.
+    let schema = unsafe { &mut *schema };
+    let private = unsafe { Box::from_raw(schema.private_data as *mut SchemaPrivate) };
+    for &child in &private.children {
+        let mut child = unsafe { Box::from_raw(child) };
+        if let Some(release) = child.release {
+            unsafe { release(&mut *child) };
+        }
+    }
+    schema.release = None;
+}
+
+/// What an array node owns: its buffer pointers, its children, and a share of the columns.
+struct ArrayPrivate {
+    _columns: Arc<RankColumns>,
+    _buffers: Vec<*const c_void>,
+    children: Vec<*mut ArrowArray>,
+}
+
+/// The record batch's data: pointers into `columns`, which the batch keeps alive.
+pub fn array(columns: &Arc<RankColumns>) -> ArrowArray {
+    let n = columns.n_rows;
+    let text = leaf(columns, n, vec![std::ptr::null(), columns.text_offsets.as_ptr().cast(), columns.text.as_ptr().cast()]);
+    let mut children = vec![Box::into_raw(Box::new(text))];
+    for p in &columns.positions {
+        children.push(Box::into_raw(Box::new(leaf(columns, n, vec![std::ptr::null(), p.as_ptr().cast()]))));
+    }
+    array_node(columns, n, vec![std::ptr::null()], children)
+}
+
+fn leaf(columns: &Arc<RankColumns>, n: usize, buffers: Vec<*const c_void>) -> ArrowArray {
+    array_node(columns, n, buffers, Vec::new())
+}
+
+fn array_node(
+    columns: &Arc<RankColumns>,
+    n: usize,
+    mut buffers: Vec<*const c_void>,
+    mut children: Vec<*mut ArrowArray>,
+) -> ArrowArray {
+    let mut array = ArrowArray::released();
+    array.length = n as i64;
+    array.n_buffers = buffers.len() as i64;
+    array.buffers = buffers.as_mut_ptr();
+    array.n_children = children.len() as i64;
+    array.children = children.as_mut_ptr();
+    array.release = Some(release_array);
+    let private = ArrayPrivate { _columns: Arc::clone(columns), _buffers: buffers, children };
+    array.private_data = Box::into_raw(Box::new(private)) as *mut c_void;
+    array
+}
+
+unsafe extern "C" fn release_array(array: *mut ArrowArray) {
+    // SAFETY: called by the holder of an array made by `array_node`, once.
+    let array = unsafe { &mut *array };
+    let private = unsafe { Box::from_raw(array.private_data as *mut ArrayPrivate) };
+    for &child in &private.children {
+        let mut child = unsafe { Box::from_raw(child) };
+        if let Some(release) = child.release {
+            unsafe { release(&mut *child) };
+        }
+    }
+    array.release = None;
+}
