@@ -225,3 +225,81 @@ def test_the_core_batch_equals_what_the_polars_way_returns(monkeypatch):
     table = pa.table({f"x{k}": x[:, k] for k in range(x.shape[1])})
     assert lrank_arrow._ranks_in_core(model)
     assert predict_batch(model, table).equals(lrank_arrow._predict_through_polars(model, table, None))
+
+
+class _HandMadeBatch:
+    """A producer whose C structs say what the test wants (ctypes), to check that the core
+    refuses lying or oversized batches before reading or allocating anything."""
+
+    def __init__(self, length, n_columns=5, *, array_children=None, offset=0):
+        import ctypes as c
+
+        class Schema(c.Structure):
+            pass
+
+        Schema._fields_ = [
+            ("format", c.c_char_p),
+            ("name", c.c_char_p),
+            ("metadata", c.c_char_p),
+            ("flags", c.c_int64),
+            ("n_children", c.c_int64),
+            ("children", c.POINTER(c.POINTER(Schema))),
+            ("dictionary", c.c_void_p),
+            ("release", c.c_void_p),
+            ("private_data", c.c_void_p),
+        ]
+
+        class Array(c.Structure):
+            pass
+
+        Array._fields_ = [
+            ("length", c.c_int64),
+            ("null_count", c.c_int64),
+            ("offset", c.c_int64),
+            ("n_buffers", c.c_int64),
+            ("n_children", c.c_int64),
+            ("buffers", c.POINTER(c.c_void_p)),
+            ("children", c.POINTER(c.POINTER(Array))),
+            ("dictionary", c.c_void_p),
+            ("release", c.c_void_p),
+            ("private_data", c.c_void_p),
+        ]
+        release_type = c.CFUNCTYPE(None, c.c_void_p)
+        self._release = release_type(lambda _: None)  # nothing to free: Python owns it all
+        release = c.cast(self._release, c.c_void_p)
+        self._data = (c.c_double * 4)(1.0, 2.0, 3.0, 4.0)
+        self._buffers = (c.c_void_p * 2)(None, c.cast(self._data, c.c_void_p))
+        names = [f"x{k}".encode() for k in range(n_columns)]
+        self._fields = [Schema(b"g", name, None, 2, 0, None, None, release, None) for name in names]
+        self._field_ptrs = (c.POINTER(Schema) * n_columns)(*[c.pointer(f) for f in self._fields])
+        self._schema = Schema(b"+s", b"", None, 0, n_columns, self._field_ptrs, None, release, None)
+        kids = n_columns if array_children is None else array_children
+        self._columns = [Array(length, 0, 0, 2, 0, self._buffers, None, None, release, None) for _ in range(kids)]
+        self._column_ptrs = (c.POINTER(Array) * max(kids, 1))(*[c.pointer(a) for a in self._columns])
+        self._array = Array(length, 0, offset, 1, kids, (c.c_void_p * 1)(None), self._column_ptrs, None, release, None)
+        new_capsule = c.pythonapi.PyCapsule_New
+        new_capsule.restype, new_capsule.argtypes = c.py_object, [c.c_void_p, c.c_char_p, c.c_void_p]
+        self._capsules = (
+            new_capsule(c.addressof(self._schema), b"arrow_schema", None),
+            new_capsule(c.addressof(self._array), b"arrow_array", None),
+        )
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return self._capsules
+
+
+def test_hand_made_producers_are_read_and_lies_refused():
+    model, _ = _forest()
+    labels = model._label_names()
+    honest = pa.record_batch(model.model_.predict_arrow(_HandMadeBatch(4), labels))
+    np.testing.assert_array_equal(_positions(honest, labels), model.predict(np.tile([[1.0], [2.0], [3.0], [4.0]], 5)))
+    with pytest.raises(InvalidInputError, match="would need .* of memory"):
+        model.model_.predict_arrow(_HandMadeBatch(2**40), labels)
+    with pytest.raises(InvalidInputError, match="more memory than any machine has"):
+        model.model_.predict_arrow(_HandMadeBatch(2**62), labels)
+    with pytest.raises(InvalidInputError, match="negative length"):
+        model.model_.predict_arrow(_HandMadeBatch(-3), labels)
+    with pytest.raises(InvalidInputError, match="the batch has 3 columns but its schema 5"):
+        model.model_.predict_arrow(_HandMadeBatch(4, array_children=3), labels)
+    with pytest.raises(InvalidInputError, match='column "x0" is shorter than the batch'):
+        model.model_.predict_arrow(_HandMadeBatch(4, offset=2), labels)

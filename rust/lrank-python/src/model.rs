@@ -129,7 +129,7 @@ impl Model {
             let mut parts = Vec::with_capacity(input.batches.len());
             for batch in &input.batches {
                 let batch = Columns::of_array(&batch.0, &input.fields, &picked)?;
-                let x = batch.row_major();
+                let x = batch.row_major()?;
                 let view = FeatureMatrixView::new(&x, batch.n_rows, picked.len())?;
                 let ranks =
                     if batch.n_rows == 0 { Vec::new() } else { predict_checked(&self.inner, &view, Outputs::RANKS)?.ranks };

@@ -52,6 +52,9 @@ pub struct Fields(Vec<(String, Result<Values, String>)>);
 impl Fields {
     /// The fields of a record batch's schema (a struct).
     pub fn of_schema(schema: &ArrowSchema) -> Result<Fields, CoreError> {
+        if schema.release.is_none() {
+            return Err(bad("the producer handed over a released schema"));
+        }
         // SAFETY: a schema taken from its producer has valid strings and `n_children` children.
         let format = unsafe { text(schema.format) };
         if format != "+s" {
@@ -123,6 +126,9 @@ impl Columns {
     /// The columns `picked` of `array`, a record batch of `fields`, checked against the
     /// interface's invariants (lengths, buffer counts), so that reading them stays in bounds.
     pub fn of_array(array: &ArrowArray, fields: &Fields, picked: &[usize]) -> Result<Columns, CoreError> {
+        if array.release.is_none() {
+            return Err(bad("the producer handed over a released array"));
+        }
         let n_rows = count(array.length, "length")?;
         let offset = count(array.offset, "offset")?;
         if array.null_count != 0 && array.n_buffers > 0 && !array.buffers.is_null() && unsafe { !(*array.buffers).is_null() } {
@@ -163,9 +169,11 @@ impl Columns {
         Ok(Columns { columns, n_rows })
     }
 
-    /// The features as a row-major matrix (rows x selected columns), nulls as NaN.
-    pub fn row_major(&self) -> Vec<f64> {
+    /// The features as a row-major matrix (rows x selected columns), nulls as NaN; refused when
+    /// the batch's declared length would need more memory than the process may use.
+    pub fn row_major(&self) -> Result<Vec<f64>, CoreError> {
         let p = self.columns.len();
+        lrank_core::memory::check_bytes("the Arrow batch's features", &[self.n_rows, p], std::mem::size_of::<f64>())?;
         let mut out = vec![0.0; self.n_rows * p];
         for (k, column) in self.columns.iter().enumerate() {
             for i in 0..self.n_rows {
@@ -173,7 +181,7 @@ impl Columns {
                 out[i * p + k] = unsafe { column.get(column.start + i) };
             }
         }
-        out
+        Ok(out)
     }
 }
 
