@@ -83,6 +83,7 @@ impl From<RandomForestModelV2> for RandomForestModel {
             trees,
             class_mode,
             neighbours: None,
+            flat: Default::default(),
         }
     }
 }

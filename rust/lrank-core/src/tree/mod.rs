@@ -23,7 +23,8 @@
 //! features as the search reads them), [`sweep`](mod@sweep) (the boundary sweep and the criterion
 //! interface), [`criteria`] (criteria shared by learners), `split` (a node's split search),
 //! `grow` (one tree), [`ensemble`] (forests, and the choice between a forest and one tree),
-//! [`regression`] (multi-output regression of per-label targets).
+//! [`regression`] (multi-output regression of per-label targets), [`walk`] (many rows routed at
+//! once, for prediction).
 
 pub mod additive;
 pub mod bins;
@@ -37,6 +38,7 @@ pub mod params;
 pub mod regression;
 mod split;
 pub mod sweep;
+pub mod walk;
 
 pub use crate::data::features::FeatureKind;
 pub use additive::{additive_best_boundary, AdditiveCriterion, FixedXlnx, SidesTask, SplitSides};
@@ -49,6 +51,7 @@ pub use model::{Node, Tree};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
 pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, VarianceSides};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
+pub use walk::{filled_rows, FlatTree, FlatTrees};
 
 #[cfg(test)]
 pub(crate) mod histogram_tests;

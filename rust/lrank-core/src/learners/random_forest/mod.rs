@@ -27,8 +27,8 @@ use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
-    all_rows, check_max_bins, grow_forest_additive, AdditiveCriterion, ClassEntropy, ForestSampling, GrowParams, LeafFitter,
-    MaxFeatures, PairwiseEntropy, ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
+    all_rows, check_max_bins, filled_rows, grow_forest_additive, AdditiveCriterion, ClassEntropy, FlatTrees, ForestSampling,
+    GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
 };
 use leaf_missing::{LeafMissing, Neighbours};
 use rayon::prelude::*;
@@ -177,6 +177,9 @@ pub struct RandomForestModel {
     pub class_mode: ClassMode,
     /// With `leaf_missing`: the training rankings and weights the leaves' members point to.
     pub neighbours: Option<Neighbours>,
+    /// The trees laid out for prediction (made on the first, kept).
+    #[serde(skip)]
+    pub flat: FlatTrees,
 }
 
 /// Class of every training ranking and the number of classes (class modes only).
@@ -261,6 +264,7 @@ impl Learner for RandomForestModel {
             trees,
             class_mode,
             neighbours,
+            flat: FlatTrees::default(),
         })
     }
 
@@ -281,17 +285,22 @@ impl Learner for RandomForestModel {
         let m1 = m as f64 + 1.0;
         // Tree after tree over a block of rows (each tree's nodes stay in cache); Borda votes are
         // whole numbers, so their sums do not depend on the order.
-        let ranks = fill_row_blocks(x, m, Vec::new, |votes: &mut Vec<f64>, rows, dst| {
-            votes.clear();
-            votes.resize(dst.len(), 0.0);
-            for tree in &self.trees {
-                for (i, row_votes) in rows.clone().zip(votes.chunks_exact_mut(m)) {
-                    let leaf = tree.leaf_for(x.row(i), &self.fill_values);
-                    for (v, &r) in row_votes.iter_mut().zip(&leaf.ranking) {
+        let flat = self.flat.of(&self.trees);
+        let d = x.n_features();
+        let ranks = fill_row_blocks(x, m, BlockScratch::default, |s: &mut BlockScratch, rows, dst| {
+            s.votes.clear();
+            s.votes.resize(dst.len(), 0.0);
+            s.leaves.resize(rows.len(), 0);
+            filled_rows(x, rows, &self.fill_values, &mut s.features);
+            for (tree, walk) in self.trees.iter().zip(flat.iter()) {
+                walk.leaf_indices(&s.features, d, &mut s.leaves);
+                for (&leaf, row_votes) in s.leaves.iter().zip(s.votes.chunks_exact_mut(m)) {
+                    for (v, &r) in row_votes.iter_mut().zip(&tree.leaves[leaf as usize].ranking) {
                         *v += m1 - r as f64;
                     }
                 }
             }
+            let votes = &s.votes;
             for (out, row_votes) in dst.chunks_exact_mut(m).zip(votes.chunks_exact(m)) {
                 out.copy_from_slice(&ranking_from_scores(row_votes));
             }
@@ -372,3 +381,12 @@ impl RandomForestModel {
 mod leaf_missing;
 #[cfg(test)]
 mod tests;
+
+/// A prediction block's buffers: its rows with missing values filled, each row's leaf in the
+/// current tree, each row's Borda votes.
+#[derive(Default)]
+struct BlockScratch {
+    features: Vec<f64>,
+    leaves: Vec<u32>,
+    votes: Vec<f64>,
+}
