@@ -181,9 +181,9 @@ def test_the_output_is_a_capsule_batch_any_arrow_library_reads_more_than_once():
 
 def test_predicting_a_batch_releases_the_gil():
     """A large batch ranks on one thread while this thread keeps running Python code."""
-    model, _ = _forest(n=400, d=5, trees=30)
+    model, _ = _forest(n=400, d=5, trees=60)
     rng = np.random.default_rng(0)
-    table = pa.table({f"x{k}": rng.random(400_000) for k in range(5)})
+    table = pa.table({f"x{k}": rng.random(600_000) for k in range(5)})
     ticks, start = 0, time.perf_counter()
     while time.perf_counter() - start < 0.2:
         ticks += 1

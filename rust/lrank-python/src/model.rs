@@ -126,6 +126,9 @@ impl Model {
         let input = arrow::read(data)?;
         let columns = run_core(py, n_jobs_of(n_jobs)?, || {
             let picked = input.fields.select(columns.as_deref())?;
+            // Checked here too, so that a batch without rows is refused as one with rows is.
+            let width = FeatureMatrixView::new(&[], 0, picked.len())?;
+            lrank_core::data::features::check_n_features(&width, self.inner.header().n_features)?;
             let mut parts = Vec::with_capacity(input.batches.len());
             for batch in &input.batches {
                 let batch = Columns::of_array(&batch.0, &input.fields, &picked)?;

@@ -32,15 +32,20 @@ pub fn read(data: &Bound<'_, PyAny>) -> PyResult<ArrowInput> {
     let py = data.py();
     let to_py = |e| crate::errors::to_py_err(py, e);
     if data.hasattr("__arrow_c_array__")? {
-        let pair = data.call_method0("__arrow_c_array__")?;
-        let (schema, array): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract()?;
+        let pair = call_producer(data, "__arrow_c_array__")?;
+        let (schema, array): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract().map_err(|_| {
+            InvalidInputError::new_err(format!(
+                "the Arrow producer's __arrow_c_array__ returned {}, not a (schema, array) pair of capsules",
+                type_name(&pair)
+            ))
+        })?;
         let schema = ffi::take(&schema, ffi::SCHEMA, ArrowSchema::released())?;
         let array = ffi::take(&array, ffi::ARRAY, ArrowArray::released())?;
         let fields = Fields::of_schema(&schema.0).map_err(to_py)?;
         return Ok(ArrowInput { fields, batches: vec![array], _schema: schema });
     }
     if data.hasattr("__arrow_c_stream__")? {
-        let capsule = data.call_method0("__arrow_c_stream__")?;
+        let capsule = call_producer(data, "__arrow_c_stream__")?;
         let mut stream = ffi::take(&capsule, ffi::STREAM, released_stream())?;
         let mut schema = Owned(ArrowSchema::released());
         let get_schema = stream.0.get_schema.ok_or_else(|| InvalidInputError::new_err("Arrow stream without get_schema"))?;
@@ -65,6 +70,23 @@ pub fn read(data: &Bound<'_, PyAny>) -> PyResult<ArrowInput> {
         "expected Arrow data (an object with __arrow_c_array__ or __arrow_c_stream__: a pyarrow RecordBatch or Table, a Polars DataFrame), got {}",
         data.get_type().name()?
     )))
+}
+
+/// Calls a producer's protocol method; one that is not callable is an input error, while an
+/// exception the producer raises is its own and passes through.
+fn call_producer<'py>(data: &Bound<'py, PyAny>, method: &str) -> PyResult<Bound<'py, PyAny>> {
+    let attribute = data.getattr(method)?;
+    if !attribute.is_callable() {
+        return Err(InvalidInputError::new_err(format!(
+            "the Arrow producer's {method} is not a method ({})",
+            type_name(&attribute)
+        )));
+    }
+    attribute.call0()
+}
+
+fn type_name(o: &Bound<'_, PyAny>) -> String {
+    o.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "an object".into())
 }
 
 fn released_stream() -> ArrowArrayStream {
