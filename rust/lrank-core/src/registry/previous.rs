@@ -138,6 +138,7 @@ impl From<LabelwiseModelV2> for LabelwiseModel {
             fill_values: m.fill_values,
             trees: m.trees,
             leaf_table: Default::default(),
+            flat: Default::default(),
         }
     }
 }

@@ -86,6 +86,30 @@ pub fn filled_rows(x: &FeatureMatrixView<'_>, rows: std::ops::Range<usize>, fill
     }
 }
 
+/// A prediction block's rows (missing values filled) and their leaves in the tree last walked:
+/// what an ensemble keeps per block to route its rows through tree after tree.
+#[derive(Default)]
+pub struct BlockRows {
+    features: Vec<f64>,
+    n_features: usize,
+    leaves: Vec<u32>,
+}
+
+impl BlockRows {
+    /// Takes rows `rows` of `x`, missing values replaced by `fill`.
+    pub fn load(&mut self, x: &FeatureMatrixView<'_>, rows: std::ops::Range<usize>, fill: &[f64]) {
+        self.n_features = x.n_features();
+        self.leaves.resize(rows.len(), 0);
+        filled_rows(x, rows, fill, &mut self.features);
+    }
+
+    /// Each row's leaf (its index in the tree's leaves) in `tree`.
+    pub fn leaves_in(&mut self, tree: &FlatTree) -> &[u32] {
+        tree.leaf_indices(&self.features, self.n_features, &mut self.leaves);
+        &self.leaves
+    }
+}
+
 /// A forest's flat trees, made on its first prediction and kept with the model (not saved: a
 /// model file holds the trees alone). Made anew when the trees no longer match (a merge adds
 /// trees), so it never routes by trees the model does not have.

@@ -27,7 +27,7 @@ use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
-    all_rows, check_max_bins, filled_rows, grow_forest_additive, AdditiveCriterion, ClassEntropy, FlatTrees, ForestSampling,
+    all_rows, check_max_bins, grow_forest_additive, AdditiveCriterion, BlockRows, ClassEntropy, FlatTrees, ForestSampling,
     GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
 };
 use leaf_missing::{LeafMissing, Neighbours};
@@ -286,21 +286,17 @@ impl Learner for RandomForestModel {
         // Tree after tree over a block of rows (each tree's nodes stay in cache); Borda votes are
         // whole numbers, so their sums do not depend on the order.
         let flat = self.flat.of(&self.trees);
-        let d = x.n_features();
-        let ranks = fill_row_blocks(x, m, BlockScratch::default, |s: &mut BlockScratch, rows, dst| {
-            s.votes.clear();
-            s.votes.resize(dst.len(), 0.0);
-            s.leaves.resize(rows.len(), 0);
-            filled_rows(x, rows, &self.fill_values, &mut s.features);
+        let ranks = fill_row_blocks(x, m, Default::default, |(block, votes): &mut (BlockRows, Vec<f64>), rows, dst| {
+            votes.clear();
+            votes.resize(dst.len(), 0.0);
+            block.load(x, rows, &self.fill_values);
             for (tree, walk) in self.trees.iter().zip(flat.iter()) {
-                walk.leaf_indices(&s.features, d, &mut s.leaves);
-                for (&leaf, row_votes) in s.leaves.iter().zip(s.votes.chunks_exact_mut(m)) {
+                for (&leaf, row_votes) in block.leaves_in(walk).iter().zip(votes.chunks_exact_mut(m)) {
                     for (v, &r) in row_votes.iter_mut().zip(&tree.leaves[leaf as usize].ranking) {
                         *v += m1 - r as f64;
                     }
                 }
             }
-            let votes = &s.votes;
             for (out, row_votes) in dst.chunks_exact_mut(m).zip(votes.chunks_exact(m)) {
                 out.copy_from_slice(&ranking_from_scores(row_votes));
             }
@@ -381,12 +377,3 @@ impl RandomForestModel {
 mod leaf_missing;
 #[cfg(test)]
 mod tests;
-
-/// A prediction block's buffers: its rows with missing values filled, each row's leaf in the
-/// current tree, each row's Borda votes.
-#[derive(Default)]
-struct BlockScratch {
-    features: Vec<f64>,
-    leaves: Vec<u32>,
-    votes: Vec<f64>,
-}
