@@ -186,6 +186,7 @@ impl From<PairwiseModelV2> for PairwiseModel {
             n_labels: m.n_labels,
             fill_values: m.fill_values,
             pairs: m.pairs,
+            flat: Default::default(),
         }
     }
 }

@@ -119,13 +119,13 @@ pub struct FlatTrees(OnceLock<(Vec<usize>, Vec<FlatTree>)>);
 impl FlatTrees {
     /// The flat trees of `trees`: the kept ones when they were made from trees of the same
     /// sizes, else made now.
-    pub fn of<'a, L>(&'a self, trees: &[Tree<L>]) -> Cow<'a, [FlatTree]> {
-        let sizes = || trees.iter().map(|t| t.nodes.len()).collect::<Vec<_>>();
-        let (kept_sizes, flat) = self.0.get_or_init(|| (sizes(), trees.iter().map(FlatTree::new).collect()));
+    pub fn of<'a, 't, L: 't>(&'a self, trees: impl Iterator<Item = &'t Tree<L>> + Clone) -> Cow<'a, [FlatTree]> {
+        let sizes = || trees.clone().map(|t| t.nodes.len()).collect::<Vec<_>>();
+        let (kept_sizes, flat) = self.0.get_or_init(|| (sizes(), trees.clone().map(FlatTree::new).collect()));
         if *kept_sizes == sizes() {
             Cow::Borrowed(flat)
         } else {
-            Cow::Owned(trees.iter().map(FlatTree::new).collect())
+            Cow::Owned(trees.clone().map(FlatTree::new).collect())
         }
     }
 }
@@ -214,10 +214,10 @@ mod tests {
         let mut rng = Rng::new(3);
         let mut trees: Vec<Tree<()>> = (0..3).map(|_| random_tree(&mut rng, 2, 4)).collect();
         let kept = FlatTrees::default();
-        assert!(matches!(kept.of(&trees), Cow::Borrowed(f) if f.len() == 3));
+        assert!(matches!(kept.of(trees.iter()), Cow::Borrowed(f) if f.len() == 3));
         trees.push(random_tree(&mut rng, 2, 4));
-        assert!(matches!(kept.of(&trees), Cow::Owned(f) if f.len() == 4));
-        assert!(matches!(kept.clone().of(&trees), Cow::Borrowed(f) if f.len() == 4));
+        assert!(matches!(kept.of(trees.iter()), Cow::Owned(f) if f.len() == 4));
+        assert!(matches!(kept.clone().of(trees.iter()), Cow::Borrowed(f) if f.len() == 4));
         assert_eq!(kept, FlatTrees::default());
     }
 }

@@ -30,10 +30,13 @@ use crate::data::ranking::{ranking_from_scores_into, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_rows, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
-use crate::tree::{check_max_bins, GrowParams, Growth, MaxFeatures, ScoreLeaf, ThresholdRule, TrainingFeatures, Tree, MAX_BINS};
+use crate::tree::{
+    check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, MaxFeatures, ScoreLeaf, ThresholdRule, TrainingFeatures, Tree,
+    MAX_BINS,
+};
 use loss::{RankingLoss, RowScratch};
 use newton::{Gradients, NewtonCriterion, NewtonLeaves};
 use rayon::prelude::*;
@@ -157,6 +160,9 @@ pub struct GradientBoostingModel {
     /// Tuned mode: every candidate's inner cross-validation score (empty otherwise).
     #[serde(default)]
     pub tuning: Vec<TuningScore>,
+    /// The trees laid out for prediction (made on the first, kept).
+    #[serde(skip)]
+    pub flat: FlatTrees,
 }
 
 impl Learner for GradientBoostingModel {
@@ -235,6 +241,7 @@ impl Learner for GradientBoostingModel {
             train_loss,
             validation_loss,
             tuning: Vec::new(),
+            flat: FlatTrees::default(),
         })
     }
 
@@ -285,18 +292,18 @@ impl Learner for GradientBoostingModel {
 impl GradientBoostingModel {
     /// Each row's label scores (n x m): the initial scores plus every tree's leaf values.
     fn scores(&self, x: &FeatureMatrixView<'_>) -> Vec<f64> {
-        fill_rows(
-            x,
-            self.n_labels,
-            || (),
-            |_, row, dst: &mut [f64]| {
-                dst.copy_from_slice(&self.init_scores);
-                for tree in &self.trees {
-                    let leaf = tree.leaf_for(row, &self.fill_values);
-                    dst.iter_mut().zip(&leaf.scores).for_each(|(d, s)| *d += s);
+        let flat = self.flat.of(self.trees.iter());
+        let m = self.n_labels;
+        // Tree after tree over a block of rows; each row still adds its trees in order.
+        fill_row_blocks(x, m, BlockRows::default, |block, rows, dst: &mut [f64]| {
+            dst.chunks_exact_mut(m.max(1)).for_each(|row| row.copy_from_slice(&self.init_scores));
+            block.load(x, rows, &self.fill_values);
+            for (tree, walk) in self.trees.iter().zip(flat.iter()) {
+                for (&leaf, row) in block.leaves_in(walk).iter().zip(dst.chunks_exact_mut(m.max(1))) {
+                    row.iter_mut().zip(&tree.leaves[leaf as usize].scores).for_each(|(d, s)| *d += s);
                 }
-            },
-        )
+            }
+        })
     }
 }
 

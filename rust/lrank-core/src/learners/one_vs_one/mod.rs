@@ -21,7 +21,10 @@ use crate::limits::check_models;
 pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, vote};
 use crate::rng::child_seed;
-use crate::tree::{check_max_bins, ClassEntropy, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
+use crate::tree::{
+    check_max_bins, BlockRows, ClassEntropy, FlatTrees, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree,
+    TreeInputs,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -108,6 +111,9 @@ pub struct PairwiseModel {
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
     pub pairs: Vec<PairClassifier>,
+    /// Every pair's trees, in order, laid out for prediction (made on the first, kept).
+    #[serde(skip)]
+    pub flat: FlatTrees,
 }
 
 /// A leaf's share of class 1 (a before b).
@@ -152,7 +158,14 @@ impl Learner for PairwiseModel {
             };
             PairClassifier { a: pair.a as u32, b: pair.b as u32, trees }
         })?;
-        Ok(PairwiseModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, pairs })
+        Ok(PairwiseModel {
+            params,
+            n_features: x.n_features(),
+            n_labels: y.n_labels(),
+            fill_values,
+            pairs,
+            flat: FlatTrees::default(),
+        })
     }
 
     fn header(&self) -> Header {
@@ -168,21 +181,25 @@ impl Learner for PairwiseModel {
         let m = self.n_labels;
         // Pair after pair and tree after tree over a block of rows (each tree's nodes stay in
         // cache); each row still sums its trees in tree order and votes pair after pair.
-        let scores = fill_row_blocks(x, m, Vec::new, |sums: &mut Vec<f64>, rows, scores: &mut [f64]| {
-            for pair in &self.pairs {
-                sums.clear();
-                sums.resize(rows.len(), 0.0);
-                for tree in &pair.trees {
-                    for (i, sum) in rows.clone().zip(sums.iter_mut()) {
-                        *sum += *tree.leaf_for(x.row(i), &self.fill_values);
+        let flat = self.flat.of(self.pairs.iter().flat_map(|p| &p.trees));
+        let scores =
+            fill_row_blocks(x, m, Default::default, |(block, sums): &mut (BlockRows, Vec<f64>), rows, scores: &mut [f64]| {
+                block.load(x, rows.clone(), &self.fill_values);
+                let mut walks = flat.iter();
+                for pair in &self.pairs {
+                    sums.clear();
+                    sums.resize(rows.len(), 0.0);
+                    for (tree, walk) in pair.trees.iter().zip(walks.by_ref()) {
+                        for (&leaf, sum) in block.leaves_in(walk).iter().zip(sums.iter_mut()) {
+                            *sum += tree.leaves[leaf as usize];
+                        }
+                    }
+                    for (row_scores, &sum) in scores.chunks_exact_mut(m).zip(sums.iter()) {
+                        let p = if pair.trees.is_empty() { 0.5 } else { sum / pair.trees.len() as f64 };
+                        vote(row_scores, pair.a as usize, pair.b as usize, p, self.params.voting);
                     }
                 }
-                for (row_scores, &sum) in scores.chunks_exact_mut(m).zip(sums.iter()) {
-                    let p = if pair.trees.is_empty() { 0.5 } else { sum / pair.trees.len() as f64 };
-                    vote(row_scores, pair.a as usize, pair.b as usize, p, self.params.voting);
-                }
-            }
-        });
+            });
         let ranks = scores.chunks_exact(self.n_labels.max(1)).flat_map(ranking_from_scores).collect();
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
     }
@@ -209,6 +226,7 @@ impl Learner for PairwiseModel {
         })?;
         merged.params.n_estimators += n_estimators;
         merged.fill_values = fill_values;
+        merged.flat = FlatTrees::default(); // the first model's, if it had predicted
         Ok(merged)
     }
 
