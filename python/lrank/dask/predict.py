@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from lrank.arrow import _ranks_in_core
 from lrank.dask import _partitions
 from lrank.dask.cluster import DaskError
 from lrank.dask.forest import _client
@@ -34,29 +35,39 @@ def _predict_part(part: Any, estimator: Any, feature_columns: list[str] | None, 
     import polars as pl
 
     if isinstance(part, tuple):
-        x = part[0]
-        frame = pl.DataFrame()
+        x, frame = part[0], pl.DataFrame()
+        result = _single_threaded(estimator).predict_frame(x)
     else:
         frame = _partitions._frame(part)
         columns = feature_columns
         if columns is None:
             fitted = getattr(estimator, "feature_names_in_", None)
             columns = list(fitted) if fitted is not None else [c for c in frame.columns if c not in keep]
-        x = frame.select(columns)
-        if getattr(estimator, "feature_names_in_", None) is None:
-            # Fitted on an array: the columns were chosen by name here, so hand over the values
-            # alone rather than have the estimator warn about names it never saw.
-            x = x.to_numpy()
-    if "n_jobs" in estimator.get_params(deep=False):
-        # One partition per worker thread, as the forests are fitted: a shallow copy (the fitted
-        # model shared) so that the estimator other threads of this worker use is left as it is.
-        estimator = copy.copy(estimator)
-        estimator.n_jobs = 1
-    result = estimator.predict_frame(x)
+        if _ranks_in_core(estimator):
+            # The columns go to the core as Arrow (no copy into numpy), the rankings come back
+            # as Arrow columns (no formatting in Python).
+            ranked = estimator.model_.predict_arrow(frame, estimator._label_names(), columns, n_jobs=1)
+            result = pl.DataFrame(ranked)
+        else:
+            x = frame.select(columns)
+            if getattr(estimator, "feature_names_in_", None) is None:
+                # Fitted on an array: the columns were chosen by name here, so hand over the
+                # values alone rather than have the estimator warn about names it never saw.
+                x = x.to_numpy()
+            result = _single_threaded(estimator).predict_frame(x)
     if keep:
         result = pl.concat([frame.select(keep), result], how="horizontal")
     result.write_parquet(out)
     return result.height
+
+
+def _single_threaded(estimator: Any) -> Any:
+    """One partition per worker thread, as the forests are fitted: a shallow copy (the fitted
+    model shared) so that the estimator other threads of this worker use is left as it is."""
+    if "n_jobs" in estimator.get_params(deep=False):
+        estimator = copy.copy(estimator)
+        estimator.n_jobs = 1
+    return estimator
 
 
 def predict(
