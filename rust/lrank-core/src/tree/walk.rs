@@ -1,9 +1,9 @@
 //! Routing many rows through a tree at once, for prediction. A [`FlatTree`] is a tree's nodes
-//! as steps without branches: a split's row goes to `children[goes_right]`, a leaf leads to
-//! itself, so every row takes exactly `depth` steps. Rows are walked [`LANES`] at a time, one
-//! level per step for all of them: their paths are independent, so the processor overlaps their
-//! node loads and comparisons, and no comparison is a branch to mispredict. Same leaves as
-//! [`Tree::leaf_index_for`].
+//! in breadth-first order, a split's children side by side, as 16-byte steps without branches:
+//! a row goes to `left + goes_right`; a leaf leads back to itself, so every row takes exactly
+//! `depth` steps. Rows are walked [`LANES`] at a time, one level per step for all of them: their
+//! paths are independent, so the processor overlaps their node loads and comparisons, and no
+//! comparison is a branch to mispredict. Same leaves as [`Tree::leaf_index_for`].
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -14,43 +14,77 @@ use crate::data::features::FeatureMatrixView;
 /// Rows walked together.
 pub const LANES: usize = 8;
 
+/// The most nodes a forest's flat trees are kept for (256 MB of steps); a larger forest is
+/// walked node by node, as it was grown, rather than held twice in memory.
+pub const MAX_FLAT_NODES: usize = 1 << 24;
+
+/// In `Step::feature`: a nominal split (`x == threshold` goes left) or a leaf.
+const NOMINAL: u32 = 1 << 31;
+/// A leaf's threshold: a quiet NaN whose low bits hold the leaf's index. A leaf compares as
+/// nominal, and nothing equals NaN, so its rows go "right", to `left + 1`: itself.
+const LEAF_NAN: u64 = 0x7FF8_0000_0000_0000;
+
 #[derive(Clone, Copy, Debug)]
 struct Step {
     threshold: f64,
     feature: u32,
-    /// 1: a nominal split (`x == threshold` goes left); 0: numeric (`x <= threshold`).
-    nominal: u32,
-    children: [u32; 2],
+    /// The left child; the right child is the next step. A leaf's own index minus one.
+    left: u32,
 }
 
 /// A tree laid out for [`FlatTree::leaf_indices`].
 #[derive(Clone, Debug)]
 pub struct FlatTree {
     steps: Vec<Step>,
-    /// For each node, the leaf it is (unused for splits).
-    leaf_of: Vec<u32>,
     depth: usize,
 }
 
 impl FlatTree {
-    pub fn new<L>(tree: &Tree<L>) -> FlatTree {
-        let mut steps = Vec::with_capacity(tree.nodes.len());
-        let mut leaf_of = vec![0u32; tree.nodes.len()];
-        for (i, node) in tree.nodes.iter().enumerate() {
-            steps.push(match *node {
+    /// The flat tree of `tree`, or `None` for a tree whose nodes are shared by several parents
+    /// (only a forged model file has one; laying it out could take exponentially many steps).
+    pub fn new<L>(tree: &Tree<L>) -> Option<FlatTree> {
+        let n = tree.nodes.len();
+        // Breadth-first: `order[k]` is the node at step k; a split's children are queued
+        // together, so they get consecutive steps.
+        let mut order: Vec<u32> = Vec::with_capacity(n);
+        let mut depth_of: Vec<u32> = Vec::with_capacity(n);
+        let mut steps = Vec::with_capacity(n);
+        if n > 0 {
+            order.push(0);
+            depth_of.push(0);
+        }
+        let mut k = 0;
+        while k < order.len() {
+            let me = k as u32;
+            let depth = depth_of[k];
+            steps.push(match tree.nodes[order[k] as usize] {
                 Node::Leaf { leaf } => {
-                    leaf_of[i] = leaf;
-                    Step { threshold: f64::INFINITY, feature: 0, nominal: 0, children: [i as u32; 2] }
+                    Step { threshold: f64::from_bits(LEAF_NAN | u64::from(leaf)), feature: NOMINAL, left: me.wrapping_sub(1) }
                 }
-                Node::Split { feature, threshold, left, right } => {
-                    Step { threshold, feature, nominal: 0, children: [left, right] }
-                }
-                Node::Category { feature, value, left, right } => {
-                    Step { threshold: value, feature, nominal: 1, children: [left, right] }
+                Node::Split { feature, threshold, left, right } | Node::Category { feature, value: threshold, left, right } => {
+                    if order.len() + 2 > n {
+                        return None; // more steps than nodes: some node has two parents
+                    }
+                    let nominal = if matches!(tree.nodes[order[k] as usize], Node::Category { .. }) { NOMINAL } else { 0 };
+                    let first = order.len() as u32;
+                    order.extend([left, right]);
+                    depth_of.extend([depth + 1, depth + 1]);
+                    Step { threshold, feature: feature | nominal, left: first }
                 }
             });
+            k += 1;
         }
-        FlatTree { steps, leaf_of, depth: tree.depth() }
+        let depth = depth_of.iter().max().map_or(0, |&d| d as usize);
+        Some(FlatTree { steps, depth })
+    }
+
+    /// Number of steps (the nodes reachable from the root).
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
     }
 
     /// The leaf index of each row of `block` (row-major, `d` values a row, no missing value:
@@ -66,13 +100,13 @@ impl FlatTree {
                 // results are dropped): a fixed count lets the loop unroll.
                 for l in 0..LANES {
                     let step = &self.steps[at[l] as usize];
-                    let v = rows[base[l] + step.feature as usize];
-                    let left = if step.nominal == 1 { v == step.threshold } else { v <= step.threshold };
-                    at[l] = step.children[usize::from(!left)];
+                    let v = rows[base[l] + (step.feature & !NOMINAL) as usize];
+                    let left = if step.feature & NOMINAL != 0 { v == step.threshold } else { v <= step.threshold };
+                    at[l] = step.left.wrapping_add(u32::from(!left));
                 }
             }
-            for (leaf, &node) in leaves.iter_mut().zip(&at) {
-                *leaf = self.leaf_of[node as usize];
+            for (leaf, &step) in leaves.iter_mut().zip(&at) {
+                *leaf = self.steps[step as usize].threshold.to_bits() as u32;
             }
         }
     }
@@ -92,6 +126,7 @@ pub fn filled_rows(x: &FeatureMatrixView<'_>, rows: std::ops::Range<usize>, fill
 pub struct BlockRows {
     features: Vec<f64>,
     n_features: usize,
+    fill: Vec<f64>,
     leaves: Vec<u32>,
 }
 
@@ -100,32 +135,59 @@ impl BlockRows {
     pub fn load(&mut self, x: &FeatureMatrixView<'_>, rows: std::ops::Range<usize>, fill: &[f64]) {
         self.n_features = x.n_features();
         self.leaves.resize(rows.len(), 0);
+        self.fill.clear();
+        self.fill.extend_from_slice(fill);
         filled_rows(x, rows, fill, &mut self.features);
     }
 
-    /// Each row's leaf (its index in the tree's leaves) in `tree`.
-    pub fn leaves_in(&mut self, tree: &FlatTree) -> &[u32] {
-        tree.leaf_indices(&self.features, self.n_features, &mut self.leaves);
+    /// Each row's leaf (its index in the tree's leaves) in `tree`, through its flat tree when
+    /// it has one.
+    pub fn leaves_in<L>(&mut self, tree: &Tree<L>, flat: Option<&FlatTree>) -> &[u32] {
+        match flat {
+            Some(flat) => flat.leaf_indices(&self.features, self.n_features, &mut self.leaves),
+            None => {
+                let rows = self.features.chunks_exact(self.n_features.max(1));
+                for (leaf, row) in self.leaves.iter_mut().zip(rows) {
+                    *leaf = tree.leaf_index_for(row, &self.fill) as u32;
+                }
+            }
+        }
         &self.leaves
     }
 }
 
 /// A forest's flat trees, made on its first prediction and kept with the model (not saved: a
 /// model file holds the trees alone). Made anew when the trees no longer match (a merge adds
-/// trees), so it never routes by trees the model does not have.
+/// trees), so it never routes by trees the model does not have; none for a forest of more than
+/// [`MAX_FLAT_NODES`] nodes.
 #[derive(Default)]
-pub struct FlatTrees(OnceLock<(Vec<usize>, Vec<FlatTree>)>);
+pub struct FlatTrees(OnceLock<(Vec<usize>, Vec<Option<FlatTree>>)>);
 
 impl FlatTrees {
-    /// The flat trees of `trees`: the kept ones when they were made from trees of the same
-    /// sizes, else made now.
-    pub fn of<'a, 't, L: 't>(&'a self, trees: impl Iterator<Item = &'t Tree<L>> + Clone) -> Cow<'a, [FlatTree]> {
+    /// The flat tree of each of `trees` (`None`: walk that tree node by node): the kept ones
+    /// when they were made from trees of the same sizes, else made now.
+    pub fn of<'a, 't, L: 't>(&'a self, trees: impl Iterator<Item = &'t Tree<L>> + Clone) -> Cow<'a, [Option<FlatTree>]> {
+        self.of_at_most(trees, MAX_FLAT_NODES)
+    }
+
+    fn of_at_most<'a, 't, L: 't>(
+        &'a self,
+        trees: impl Iterator<Item = &'t Tree<L>> + Clone,
+        max_nodes: usize,
+    ) -> Cow<'a, [Option<FlatTree>]> {
         let sizes = || trees.clone().map(|t| t.nodes.len()).collect::<Vec<_>>();
-        let (kept_sizes, flat) = self.0.get_or_init(|| (sizes(), trees.clone().map(FlatTree::new).collect()));
+        let make = || {
+            if trees.clone().map(|t| t.nodes.len()).sum::<usize>() > max_nodes {
+                trees.clone().map(|_| None).collect()
+            } else {
+                trees.clone().map(FlatTree::new).collect()
+            }
+        };
+        let (kept_sizes, flat) = self.0.get_or_init(|| (sizes(), make()));
         if *kept_sizes == sizes() {
             Cow::Borrowed(flat)
         } else {
-            Cow::Owned(trees.clone().map(FlatTree::new).collect())
+            Cow::Owned(make())
         }
     }
 }
@@ -202,10 +264,16 @@ mod tests {
             let mut block = Vec::new();
             filled_rows(&view, start..n, &fill, &mut block);
             let mut leaves = vec![u32::MAX; n - start];
-            FlatTree::new(&tree).leaf_indices(&block, d, &mut leaves);
+            let flat = FlatTree::new(&tree).expect("a tree");
+            assert_eq!(flat.len(), tree.nodes.len());
+            flat.leaf_indices(&block, d, &mut leaves);
             for (k, &leaf) in leaves.iter().enumerate() {
                 assert_eq!(leaf as usize, tree.leaf_index_for(view.row(start + k), &fill), "case {case}, row {}", start + k);
             }
+            // The node-by-node way of a block (a forest too large to keep flat trees for).
+            let mut rows = BlockRows::default();
+            rows.load(&view, start..n, &fill);
+            assert_eq!(rows.leaves_in(&tree, None), &leaves[..], "case {case}");
         }
     }
 
@@ -219,5 +287,26 @@ mod tests {
         assert!(matches!(kept.of(trees.iter()), Cow::Owned(f) if f.len() == 4));
         assert!(matches!(kept.clone().of(trees.iter()), Cow::Borrowed(f) if f.len() == 4));
         assert_eq!(kept, FlatTrees::default());
+        // Past the node budget, no flat trees: the forest is walked node by node.
+        let total: usize = trees.iter().map(|t| t.nodes.len()).sum();
+        assert!(FlatTrees::default().of_at_most(trees.iter(), total).iter().all(Option::is_some));
+        assert!(FlatTrees::default().of_at_most(trees.iter(), total - 1).iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn a_node_with_two_parents_is_walked_node_by_node() {
+        // A forged file's tree: both children of the root are node 1, both of node 1 node 2, ...
+        // Laid out breadth first it would take 2^depth steps.
+        let mut nodes: Vec<Node> =
+            (0..40u32).map(|i| Node::Split { feature: 0, threshold: 0.5, left: i + 1, right: i + 1 }).collect();
+        nodes.push(Node::Leaf { leaf: 0 });
+        let tree = Tree { nodes, leaves: vec![()] };
+        assert!(FlatTree::new(&tree).is_none());
+        let kept = FlatTrees::default();
+        assert!(kept.of(std::iter::once(&tree))[0].is_none());
+        let x = [0.2, 0.9];
+        let mut rows = BlockRows::default();
+        rows.load(&FeatureMatrixView::new(&x, 2, 1).unwrap(), 0..2, &[0.0]);
+        assert_eq!(rows.leaves_in(&tree, None), &[0, 0]);
     }
 }

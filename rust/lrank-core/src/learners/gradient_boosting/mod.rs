@@ -299,7 +299,7 @@ impl GradientBoostingModel {
             dst.chunks_exact_mut(m.max(1)).for_each(|row| row.copy_from_slice(&self.init_scores));
             block.load(x, rows, &self.fill_values);
             for (tree, walk) in self.trees.iter().zip(flat.iter()) {
-                for (&leaf, row) in block.leaves_in(walk).iter().zip(dst.chunks_exact_mut(m.max(1))) {
+                for (&leaf, row) in block.leaves_in(tree, walk.as_ref()).iter().zip(dst.chunks_exact_mut(m.max(1))) {
                     row.iter_mut().zip(&tree.leaves[leaf as usize].scores).for_each(|(d, s)| *d += s);
                 }
             }

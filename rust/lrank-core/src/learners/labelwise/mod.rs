@@ -247,8 +247,8 @@ impl LabelwiseModel {
         let flat = self.flat.of(self.trees.iter());
         fill_row_blocks_upto(x, m, usize::MAX, BlockRows::default, |block, rows, dst: &mut [f64]| {
             block.load(x, rows, &self.fill_values);
-            for (walk, &start) in flat.iter().zip(starts) {
-                for (&leaf, d) in block.leaves_in(walk).iter().zip(dst.chunks_exact_mut(m)) {
+            for ((tree, walk), &start) in self.trees.iter().zip(flat.iter()).zip(starts) {
+                for (&leaf, d) in block.leaves_in(tree, walk.as_ref()).iter().zip(dst.chunks_exact_mut(m)) {
                     let at = start + leaf as usize * m;
                     for (d, s) in d.iter_mut().zip(&table[at..at + m]) {
                         *d += s;

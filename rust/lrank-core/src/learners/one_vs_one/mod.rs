@@ -190,7 +190,7 @@ impl Learner for PairwiseModel {
                     sums.clear();
                     sums.resize(rows.len(), 0.0);
                     for (tree, walk) in pair.trees.iter().zip(walks.by_ref()) {
-                        for (&leaf, sum) in block.leaves_in(walk).iter().zip(sums.iter_mut()) {
+                        for (&leaf, sum) in block.leaves_in(tree, walk.as_ref()).iter().zip(sums.iter_mut()) {
                             *sum += tree.leaves[leaf as usize];
                         }
                     }

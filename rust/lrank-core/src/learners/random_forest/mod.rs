@@ -291,7 +291,7 @@ impl Learner for RandomForestModel {
             votes.resize(dst.len(), 0.0);
             block.load(x, rows, &self.fill_values);
             for (tree, walk) in self.trees.iter().zip(flat.iter()) {
-                for (&leaf, row_votes) in block.leaves_in(walk).iter().zip(votes.chunks_exact_mut(m)) {
+                for (&leaf, row_votes) in block.leaves_in(tree, walk.as_ref()).iter().zip(votes.chunks_exact_mut(m)) {
                     for (v, &r) in row_votes.iter_mut().zip(&tree.leaves[leaf as usize].ranking) {
                         *v += m1 - r as f64;
                     }
