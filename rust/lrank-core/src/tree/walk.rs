@@ -6,6 +6,7 @@
 //! comparison is a branch to mispredict. Same leaves as [`Tree::leaf_index_for`].
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use super::model::{Node, Tree};
@@ -156,39 +157,51 @@ impl BlockRows {
     }
 }
 
-/// A forest's flat trees, made on its first prediction and kept with the model (not saved: a
-/// model file holds the trees alone). Made anew when the trees no longer match (a merge adds
-/// trees), so it never routes by trees the model does not have; none for a forest of more than
-/// [`MAX_FLAT_NODES`] nodes.
+/// A forest's flat trees, made once the forest has predicted enough rows to repay them and kept
+/// with the model (not saved: a model file holds the trees alone). Made anew when the trees no
+/// longer match (a merge adds trees), so it never routes by trees the model does not have; none
+/// for a forest of more than [`MAX_FLAT_NODES`] nodes.
 #[derive(Default)]
-pub struct FlatTrees(OnceLock<(Vec<usize>, Vec<Option<FlatTree>>)>);
+pub struct FlatTrees {
+    kept: OnceLock<(Vec<usize>, Vec<Option<FlatTree>>)>,
+    /// Rows predicted node by node so far.
+    rows_seen: AtomicUsize,
+}
 
 impl FlatTrees {
-    /// The flat tree of each of `trees` (`None`: walk that tree node by node): the kept ones
-    /// when they were made from trees of the same sizes, else made now.
-    pub fn of<'a, 't, L: 't>(&'a self, trees: impl Iterator<Item = &'t Tree<L>> + Clone) -> Cow<'a, [Option<FlatTree>]> {
-        self.of_at_most(trees, MAX_FLAT_NODES)
+    /// The flat tree of each of `trees` for a prediction of `n_rows` rows (`None`: walk that
+    /// tree node by node): the kept ones when they were made from trees of the same sizes. They
+    /// are made (and kept) once the rows predicted reach half the average tree's nodes: making a
+    /// tree's steps costs what walking 0.6 rows a node through it saves (LWRF on calhousing), so
+    /// a fully grown forest predicting one small test fold walks its nodes, while LR-RF's shallow
+    /// trees are laid out from the first 256 rows.
+    pub fn of<'a, 't, L: 't>(
+        &'a self,
+        trees: impl Iterator<Item = &'t Tree<L>> + Clone,
+        n_rows: usize,
+    ) -> Cow<'a, [Option<FlatTree>]> {
+        self.of_at_most(trees, n_rows, MAX_FLAT_NODES)
     }
 
     fn of_at_most<'a, 't, L: 't>(
         &'a self,
         trees: impl Iterator<Item = &'t Tree<L>> + Clone,
+        n_rows: usize,
         max_nodes: usize,
     ) -> Cow<'a, [Option<FlatTree>]> {
         let sizes = || trees.clone().map(|t| t.nodes.len()).collect::<Vec<_>>();
-        let make = || {
-            if trees.clone().map(|t| t.nodes.len()).sum::<usize>() > max_nodes {
-                trees.clone().map(|_| None).collect()
-            } else {
-                trees.clone().map(FlatTree::new).collect()
-            }
-        };
-        let (kept_sizes, flat) = self.0.get_or_init(|| (sizes(), make()));
-        if *kept_sizes == sizes() {
-            Cow::Borrowed(flat)
-        } else {
-            Cow::Owned(make())
+        let none = || Cow::Owned(trees.clone().map(|_| None).collect());
+        if let Some((kept_sizes, flat)) = self.kept.get() {
+            return if *kept_sizes == sizes() { Cow::Borrowed(flat) } else { none() };
         }
+        let sizes = sizes();
+        let total: usize = sizes.iter().sum();
+        let seen = self.rows_seen.fetch_add(n_rows, Ordering::Relaxed).saturating_add(n_rows);
+        if total > max_nodes || seen.saturating_mul(2) < total / sizes.len().max(1) {
+            return none();
+        }
+        let (_, flat) = self.kept.get_or_init(|| (sizes, trees.clone().map(FlatTree::new).collect()));
+        Cow::Borrowed(flat)
     }
 }
 
@@ -278,19 +291,29 @@ mod tests {
     }
 
     #[test]
-    fn kept_flat_trees_are_made_anew_when_the_trees_change() {
+    fn kept_flat_trees_are_made_when_they_repay_and_never_for_other_trees() {
         let mut rng = Rng::new(3);
-        let mut trees: Vec<Tree<()>> = (0..3).map(|_| random_tree(&mut rng, 2, 4)).collect();
+        let mut trees: Vec<Tree<()>> = (0..3).map(|_| random_tree(&mut rng, 2, 6)).collect();
+        let average = trees.iter().map(|t| t.nodes.len()).sum::<usize>() / 3;
         let kept = FlatTrees::default();
-        assert!(matches!(kept.of(trees.iter()), Cow::Borrowed(f) if f.len() == 3));
+        // Too few rows so far: node by node, nothing kept.
+        let few = average / 8;
+        assert!(kept.of(trees.iter(), few).iter().all(Option::is_none));
+        assert!(kept.kept.get().is_none());
+        // The rows add up: half the average tree's nodes makes and keeps them.
+        assert!(
+            matches!(kept.of(trees.iter(), average.div_ceil(2) - few), Cow::Borrowed(f) if f.len() == 3 && f.iter().all(Option::is_some))
+        );
+        assert!(matches!(kept.of(trees.iter(), 1), Cow::Borrowed(_)));
+        // Other trees (a merge added one): not the kept ones.
         trees.push(random_tree(&mut rng, 2, 4));
-        assert!(matches!(kept.of(trees.iter()), Cow::Owned(f) if f.len() == 4));
-        assert!(matches!(kept.clone().of(trees.iter()), Cow::Borrowed(f) if f.len() == 4));
+        assert!(matches!(kept.of(trees.iter(), 1_000_000), Cow::Owned(f) if f.len() == 4 && f.iter().all(Option::is_none)));
+        assert!(matches!(kept.clone().of(trees.iter(), 1_000_000), Cow::Borrowed(f) if f.len() == 4));
         assert_eq!(kept, FlatTrees::default());
         // Past the node budget, no flat trees: the forest is walked node by node.
         let total: usize = trees.iter().map(|t| t.nodes.len()).sum();
-        assert!(FlatTrees::default().of_at_most(trees.iter(), total).iter().all(Option::is_some));
-        assert!(FlatTrees::default().of_at_most(trees.iter(), total - 1).iter().all(Option::is_none));
+        assert!(FlatTrees::default().of_at_most(trees.iter(), 1_000_000, total).iter().all(Option::is_some));
+        assert!(FlatTrees::default().of_at_most(trees.iter(), 1_000_000, total - 1).iter().all(Option::is_none));
     }
 
     #[test]
@@ -303,7 +326,7 @@ mod tests {
         let tree = Tree { nodes, leaves: vec![()] };
         assert!(FlatTree::new(&tree).is_none());
         let kept = FlatTrees::default();
-        assert!(kept.of(std::iter::once(&tree))[0].is_none());
+        assert!(kept.of(std::iter::once(&tree), 1_000_000)[0].is_none());
         let x = [0.2, 0.9];
         let mut rows = BlockRows::default();
         rows.load(&FeatureMatrixView::new(&x, 2, 1).unwrap(), 0..2, &[0.0]);

@@ -292,7 +292,7 @@ impl Learner for GradientBoostingModel {
 impl GradientBoostingModel {
     /// Each row's label scores (n x m): the initial scores plus every tree's leaf values.
     fn scores(&self, x: &FeatureMatrixView<'_>) -> Vec<f64> {
-        let flat = self.flat.of(self.trees.iter());
+        let flat = self.flat.of(self.trees.iter(), x.n_rows());
         let m = self.n_labels;
         // Tree after tree over a block of rows; each row still adds its trees in order.
         fill_row_blocks(x, m, BlockRows::default, |block, rows, dst: &mut [f64]| {

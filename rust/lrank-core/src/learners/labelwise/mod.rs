@@ -244,7 +244,7 @@ impl LabelwiseModel {
         // Blocks as large as the threads allow (no scratch per row): tree by tree over all of
         // fried's rows was 5x faster than every tree for each row in turn, and 1.15x faster than
         // blocks of 16384 rows.
-        let flat = self.flat.of(self.trees.iter());
+        let flat = self.flat.of(self.trees.iter(), x.n_rows());
         fill_row_blocks_upto(x, m, usize::MAX, BlockRows::default, |block, rows, dst: &mut [f64]| {
             block.load(x, rows, &self.fill_values);
             for ((tree, walk), &start) in self.trees.iter().zip(flat.iter()).zip(starts) {

@@ -181,7 +181,7 @@ impl Learner for PairwiseModel {
         let m = self.n_labels;
         // Pair after pair and tree after tree over a block of rows (each tree's nodes stay in
         // cache); each row still sums its trees in tree order and votes pair after pair.
-        let flat = self.flat.of(self.pairs.iter().flat_map(|p| &p.trees));
+        let flat = self.flat.of(self.pairs.iter().flat_map(|p| &p.trees), x.n_rows());
         let scores =
             fill_row_blocks(x, m, Default::default, |(block, sums): &mut (BlockRows, Vec<f64>), rows, scores: &mut [f64]| {
                 block.load(x, rows.clone(), &self.fill_values);

@@ -285,7 +285,7 @@ impl Learner for RandomForestModel {
         let m1 = m as f64 + 1.0;
         // Tree after tree over a block of rows (each tree's nodes stay in cache); Borda votes are
         // whole numbers, so their sums do not depend on the order.
-        let flat = self.flat.of(self.trees.iter());
+        let flat = self.flat.of(self.trees.iter(), x.n_rows());
         let ranks = fill_row_blocks(x, m, Default::default, |(block, votes): &mut (BlockRows, Vec<f64>), rows, dst| {
             votes.clear();
             votes.resize(dst.len(), 0.0);
