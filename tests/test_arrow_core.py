@@ -9,6 +9,7 @@ import time
 
 import numpy as np
 import pytest
+from arrow_c_structs import ArrowArray, ArrowSchema, new_capsule
 from conftest import make_problem, make_tied_problem
 from lrank import InvalidInputError, LabelRankingRandomForest, PartialLabelRankingTree
 from lrank import arrow as lrank_arrow
@@ -234,36 +235,7 @@ class _HandMadeBatch:
     def __init__(self, length, n_columns=5, *, array_children=None, offset=0):
         import ctypes as c
 
-        class Schema(c.Structure):
-            pass
-
-        Schema._fields_ = [
-            ("format", c.c_char_p),
-            ("name", c.c_char_p),
-            ("metadata", c.c_char_p),
-            ("flags", c.c_int64),
-            ("n_children", c.c_int64),
-            ("children", c.POINTER(c.POINTER(Schema))),
-            ("dictionary", c.c_void_p),
-            ("release", c.c_void_p),
-            ("private_data", c.c_void_p),
-        ]
-
-        class Array(c.Structure):
-            pass
-
-        Array._fields_ = [
-            ("length", c.c_int64),
-            ("null_count", c.c_int64),
-            ("offset", c.c_int64),
-            ("n_buffers", c.c_int64),
-            ("n_children", c.c_int64),
-            ("buffers", c.POINTER(c.c_void_p)),
-            ("children", c.POINTER(c.POINTER(Array))),
-            ("dictionary", c.c_void_p),
-            ("release", c.c_void_p),
-            ("private_data", c.c_void_p),
-        ]
+        Schema, Array = ArrowSchema, ArrowArray
         release_type = c.CFUNCTYPE(None, c.c_void_p)
         self._release = release_type(lambda _: None)  # nothing to free: Python owns it all
         release = c.cast(self._release, c.c_void_p)
@@ -277,8 +249,6 @@ class _HandMadeBatch:
         self._columns = [Array(length, 0, 0, 2, 0, self._buffers, None, None, release, None) for _ in range(kids)]
         self._column_ptrs = (c.POINTER(Array) * max(kids, 1))(*[c.pointer(a) for a in self._columns])
         self._array = Array(length, 0, offset, 1, kids, (c.c_void_p * 1)(None), self._column_ptrs, None, release, None)
-        new_capsule = c.pythonapi.PyCapsule_New
-        new_capsule.restype, new_capsule.argtypes = c.py_object, [c.c_void_p, c.c_char_p, c.c_void_p]
         self._capsules = (
             new_capsule(c.addressof(self._schema), b"arrow_schema", None),
             new_capsule(c.addressof(self._array), b"arrow_array", None),

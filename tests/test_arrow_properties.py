@@ -9,7 +9,6 @@ properties found (fixed)."""
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from arrow_c_structs import ArrowArray, capsule_pointer
 from conftest import make_problem, make_tied_problem
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -385,27 +385,6 @@ def test_infinite_values_are_refused_as_numpy_refuses_them(data):
 # C structs as another producer may hand them over
 
 
-class _ArrowArray(ctypes.Structure):
-    pass
-
-
-_ArrowArray._fields_ = [
-    ("length", ctypes.c_int64),
-    ("null_count", ctypes.c_int64),
-    ("offset", ctypes.c_int64),
-    ("n_buffers", ctypes.c_int64),
-    ("n_children", ctypes.c_int64),
-    ("buffers", ctypes.POINTER(ctypes.c_void_p)),
-    ("children", ctypes.POINTER(ctypes.POINTER(_ArrowArray))),
-    ("dictionary", ctypes.c_void_p),
-    ("release", ctypes.c_void_p),
-    ("private_data", ctypes.c_void_p),
-]
-_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
-_capsule_pointer.restype = ctypes.c_void_p
-_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
 class _Edited:
     """A producer handing over pyarrow's export of ``batch`` after ``edit`` rewrote scalar fields
     of its C struct (lengths, offsets, null counts; never pointers, which pyarrow frees)."""
@@ -415,7 +394,7 @@ class _Edited:
 
     def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
         schema, array = self.batch.__arrow_c_array__()
-        self.edit(_ArrowArray.from_address(_capsule_pointer(array, b"arrow_array")))
+        self.edit(ArrowArray.from_address(capsule_pointer(array, b"arrow_array")))
         return schema, array
 
 
@@ -454,7 +433,7 @@ def test_rewritten_lengths_offsets_and_null_counts_are_read_or_refused(data):
         "later start": matrix[k:],
     }
 
-    def edit(a: _ArrowArray) -> None:
+    def edit(a: ArrowArray) -> None:
         assert (a.length, a.offset, a.n_children) == (n, 0, len(columns))
         child = a.children[j].contents
         if edit_kind == "unknown column null counts":

@@ -5,7 +5,7 @@
 use std::ffi::{c_void, CString};
 use std::sync::Arc;
 
-use super::ffi::{ArrowArray, ArrowSchema};
+use super::ffi::{ArrowArray, ArrowSchema, Release};
 
 /// The columns of predicted rankings.
 pub struct RankColumns {
@@ -91,12 +91,7 @@ unsafe extern "C" fn release_schema(schema: *mut ArrowSchema) {
     // SAFETY: called by the holder of a schema made by `node`, once.
     let schema = unsafe { &mut *schema };
     let private = unsafe { Box::from_raw(schema.private_data as *mut SchemaPrivate) };
-    for &child in &private.children {
-        let mut child = unsafe { Box::from_raw(child) };
-        if let Some(release) = child.release {
-            unsafe { release(&mut *child) };
-        }
-    }
+    unsafe { free_children(&private.children) };
     schema.release = None;
 }
 
@@ -144,11 +139,17 @@ unsafe extern "C" fn release_array(array: *mut ArrowArray) {
     // SAFETY: called by the holder of an array made by `array_node`, once.
     let array = unsafe { &mut *array };
     let private = unsafe { Box::from_raw(array.private_data as *mut ArrayPrivate) };
-    for &child in &private.children {
-        let mut child = unsafe { Box::from_raw(child) };
-        if let Some(release) = child.release {
-            unsafe { release(&mut *child) };
-        }
-    }
+    unsafe { free_children(&private.children) };
     array.release = None;
+}
+
+/// Frees the children a node made, releasing each one a consumer has not moved out.
+///
+/// # Safety
+/// Each pointer came from `Box::into_raw` in this module and is freed once, by its parent.
+unsafe fn free_children<T: Release>(children: &[*mut T]) {
+    for &child in children {
+        let mut child = unsafe { Box::from_raw(child) };
+        child.release();
+    }
 }
