@@ -16,15 +16,19 @@
 //! 5. Recursion on the left and right parts; the result is the left part's buckets, the central
 //!    bucket, the right part's buckets.
 
-use super::{ranks_of_buckets, PairOrderMatrix};
+#[cfg(test)]
+use super::ranks_of_buckets;
+use super::PairOrderMatrix;
 
 /// The bucket order BPA-LIA-MP2 finds for C with threshold `beta` (dense rank vector).
 pub fn bpa(c: &PairOrderMatrix, beta: f64) -> Vec<i32> {
     let m = c.n_labels();
-    let items: Vec<usize> = (0..m).collect();
-    let mut buckets = Vec::new();
-    buckets_of(c, beta, &items, &mut buckets);
-    ranks_of_buckets(&buckets, m)
+    let mut items: Vec<usize> = (0..m).collect();
+    let mut ranks = vec![0; m];
+    let mut scratch = Vec::with_capacity(5 * m);
+    let mut next_bucket = 1;
+    buckets_into(c, beta, &mut items, &mut scratch, &mut ranks, &mut next_bucket);
+    ranks
 }
 
 /// The utopian value of an entry.
@@ -58,6 +62,89 @@ fn side(c: &PairOrderMatrix, centre: &[usize], x: usize, beta: f64) -> Side {
     }
 }
 
+/// The buckets of `items` (left part, central bucket, right part, recursively) numbered from
+/// `next_bucket` into `ranks`. Allocation-free: the call's lists live in `scratch` (five regions
+/// of `items.len()`: centre, left and right of stage 1, left and right of stage 2) and are laid
+/// out in `items` (left, centre, right) before the recursion reuses `scratch`.
+fn buckets_into(
+    c: &PairOrderMatrix,
+    beta: f64,
+    items: &mut [usize],
+    scratch: &mut Vec<usize>,
+    ranks: &mut [i32],
+    next_bucket: &mut i32,
+) {
+    let k = items.len();
+    match k {
+        0 => return,
+        1 => {
+            ranks[items[0]] = *next_bucket;
+            *next_bucket += 1;
+            return;
+        }
+        _ => {}
+    }
+    let dani = |i: usize| {
+        items.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j))).abs()).sum::<f64>() / (k - 1) as f64
+    };
+    let mut pivot = items[0];
+    let mut best = dani(pivot);
+    for &i in &items[1..] {
+        let d = dani(i);
+        if d < best {
+            (pivot, best) = (i, d);
+        }
+    }
+    scratch.clear();
+    scratch.resize(5 * k, 0);
+    let (centre, rest) = scratch.split_at_mut(k);
+    let (left, rest) = rest.split_at_mut(k);
+    let (right, rest) = rest.split_at_mut(k);
+    let (left2, right2) = rest.split_at_mut(k);
+    // Stage 1: against the growing central bucket.
+    centre[0] = pivot;
+    let (mut nc, mut nl, mut nr) = (1, 0, 0);
+    for &x in items.iter().filter(|&&x| x != pivot) {
+        match side(c, &centre[..nc], x, beta) {
+            Side::Left => (left[nl], nl) = (x, nl + 1),
+            Side::Centre => (centre[nc], nc) = (x, nc + 1),
+            Side::Right => (right[nr], nr) = (x, nr + 1),
+        }
+    }
+    // Stage 2: the left then the right part against the bucket stage 1 left; joiners after it.
+    let fixed = nc;
+    let (mut nl2, mut nr2) = (0, 0);
+    for &x in left[..nl].iter().chain(&right[..nr]) {
+        match side(c, &centre[..fixed], x, beta) {
+            Side::Left => (left2[nl2], nl2) = (x, nl2 + 1),
+            Side::Centre => (centre[nc], nc) = (x, nc + 1),
+            Side::Right => (right2[nr2], nr2) = (x, nr2 + 1),
+        }
+    }
+    items[..nl2].copy_from_slice(&left2[..nl2]);
+    items[nl2..nl2 + nc].copy_from_slice(&centre[..nc]);
+    items[nl2 + nc..].copy_from_slice(&right2[..nr2]);
+    let (left_part, rest) = items.split_at_mut(nl2);
+    let (central, right_part) = rest.split_at_mut(nc);
+    buckets_into(c, beta, left_part, scratch, ranks, next_bucket);
+    for &x in central.iter() {
+        ranks[x] = *next_bucket;
+    }
+    *next_bucket += 1;
+    buckets_into(c, beta, right_part, scratch, ranks, next_bucket);
+}
+
+/// The algorithm as first written, with a list per part (the reference of the tests).
+#[cfg(test)]
+pub(super) fn bpa_reference(c: &PairOrderMatrix, beta: f64) -> Vec<i32> {
+    let m = c.n_labels();
+    let items: Vec<usize> = (0..m).collect();
+    let mut buckets = Vec::new();
+    buckets_of(c, beta, &items, &mut buckets);
+    ranks_of_buckets(&buckets, m)
+}
+
+#[cfg(test)]
 fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], out: &mut Vec<Vec<usize>>) {
     match items.len() {
         0 => return,

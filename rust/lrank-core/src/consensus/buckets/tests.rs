@@ -244,3 +244,28 @@ fn consensus_checks_beta_and_weights() {
     assert_eq!(BucketConsensus::BPA.aggregate(&v, Some(&[3.0, 1.0])).unwrap(), vec![1, 1, 1], "C = 3/4 is within beta of 1/2");
     assert_eq!(BucketConsensus::BPA.aggregate(&v, Some(&[4.0, 1.0])).unwrap(), vec![1, 2, 2]);
 }
+
+#[test]
+fn bpa_without_allocations_equals_the_reference() {
+    let mut rng = Rng::new(11);
+    for case in 0..3000 {
+        let m = 1 + rng.below(12);
+        let mut counts = PairOrderCounts::new(m);
+        for _ in 0..1 + rng.below(8) {
+            // Random bucket orders with missing labels: C takes every kind of value.
+            let row: Vec<i32> = (0..m).map(|_| rng.below(m.min(4) + 1) as i32).collect();
+            let mut dense = row.clone();
+            let mut levels: Vec<i32> = row.iter().copied().filter(|&r| r > 0).collect();
+            levels.sort_unstable();
+            levels.dedup();
+            for r in dense.iter_mut().filter(|r| **r > 0) {
+                *r = levels.iter().position(|&l| l == *r).unwrap() as i32 + 1;
+            }
+            counts.add(&dense, 1.0 + rng.below(3) as f64);
+        }
+        let c = counts.matrix();
+        for beta in [0.0, 0.1, 0.25, 0.4] {
+            assert_eq!(bpa::bpa(&c, beta), bpa::bpa_reference(&c, beta), "case {case}, m {m}, beta {beta}");
+        }
+    }
+}
