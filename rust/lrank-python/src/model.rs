@@ -129,16 +129,16 @@ impl Model {
             // Checked here too, so that a batch without rows is refused as one with rows is.
             let width = FeatureMatrixView::new(&[], 0, picked.len())?;
             lrank_core::data::features::check_n_features(&width, self.inner.header().n_features)?;
-            let mut parts = Vec::with_capacity(input.batches.len());
+            let mut out = RankColumns::new(labels);
             for batch in &input.batches {
                 let batch = Columns::of_array(&batch.0, &input.fields, &picked)?;
                 let x = batch.row_major()?;
                 let view = FeatureMatrixView::new(&x, batch.n_rows, picked.len())?;
                 let ranks =
                     if batch.n_rows == 0 { Vec::new() } else { predict_checked(&self.inner, &view, Outputs::RANKS)?.ranks };
-                parts.push(RankColumns::new(&ranks, labels.clone()));
+                out.push_rows(&ranks);
             }
-            Ok(RankColumns::concat(parts, labels))
+            Ok(out)
         })?;
         Ok(ArrowBatch { columns: Arc::new(columns) })
     }

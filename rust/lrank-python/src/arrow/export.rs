@@ -18,38 +18,26 @@ pub struct RankColumns {
 }
 
 impl RankColumns {
-    /// From a row-major rank matrix (n_rows x labels) and the label names.
-    pub fn new(ranks: &[i32], labels: Vec<String>) -> RankColumns {
-        let m = labels.len();
-        let n_rows = ranks.len().checked_div(m).unwrap_or(0);
-        let names: Vec<&str> = labels.iter().map(String::as_str).collect();
-        let (mut text, mut line, mut order) = (Vec::new(), String::new(), Vec::new());
-        let mut text_offsets = Vec::with_capacity(n_rows + 1);
-        text_offsets.push(0);
-        for row in ranks.chunks_exact(m.max(1)).take(n_rows) {
-            line.clear();
-            lrank_core::data::ranking::write_ranking_text(row, &names, &mut order, &mut line);
-            text.extend_from_slice(line.as_bytes());
-            text_offsets.push(text.len() as i64);
-        }
-        let positions = (0..m).map(|j| (0..n_rows).map(|i| ranks[i * m + j]).collect()).collect();
-        RankColumns { labels, n_rows, text_offsets, text, positions }
+    /// No rows yet, for the labels named `labels`.
+    pub fn new(labels: Vec<String>) -> RankColumns {
+        RankColumns { positions: vec![Vec::new(); labels.len()], labels, n_rows: 0, text_offsets: vec![0], text: Vec::new() }
     }
 
-    /// Concatenates batches' columns (same labels), in order.
-    pub fn concat(parts: Vec<RankColumns>, labels: Vec<String>) -> RankColumns {
-        let mut out =
-            RankColumns { positions: vec![Vec::new(); labels.len()], labels, n_rows: 0, text_offsets: vec![0], text: Vec::new() };
-        for part in parts {
-            let base = out.text.len() as i64;
-            out.text_offsets.extend(part.text_offsets[1..].iter().map(|o| o + base));
-            out.text.extend_from_slice(&part.text);
-            for (all, mine) in out.positions.iter_mut().zip(part.positions) {
-                all.extend(mine);
+    /// Appends the rows of a row-major rank matrix (rows x labels): each one's text and positions.
+    pub fn push_rows(&mut self, ranks: &[i32]) {
+        let m = self.labels.len();
+        let names: Vec<&str> = self.labels.iter().map(String::as_str).collect();
+        let (mut line, mut order) = (String::new(), Vec::new());
+        for row in ranks.chunks_exact(m.max(1)) {
+            line.clear();
+            lrank_core::data::ranking::write_ranking_text(row, &names, &mut order, &mut line);
+            self.text.extend_from_slice(line.as_bytes());
+            self.text_offsets.push(self.text.len() as i64);
+            for (column, &r) in self.positions.iter_mut().zip(row) {
+                column.push(r);
             }
-            out.n_rows += part.n_rows;
+            self.n_rows += 1;
         }
-        out
     }
 }
 
