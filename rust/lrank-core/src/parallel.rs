@@ -25,9 +25,12 @@ pub fn with_threads<T: Send>(n_jobs: Option<usize>, f: impl FnOnce() -> T + Send
     }
 }
 
-/// The cores this process may use (at least 1).
+/// The cores this process may use (at least 1), found once: the standard library reads the
+/// cgroup quota files on every call (eight system calls, tens of microseconds), and every fit and
+/// predict asks.
 pub fn available_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The thread count of an `n_jobs` argument: `None` or -1 for all cores, k > 0 for k threads
