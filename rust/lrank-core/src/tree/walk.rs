@@ -38,6 +38,8 @@ struct Step {
 pub struct FlatTree {
     steps: Vec<Step>,
     depth: usize,
+    /// Stop a chunk's walk once all its rows are in leaves (see [`FlatTree::new`]).
+    early_exit: bool,
 }
 
 impl FlatTree {
@@ -76,7 +78,17 @@ impl FlatTree {
             k += 1;
         }
         let depth = depth_of.iter().max().map_or(0, |&d| d as usize);
-        Some(FlatTree { steps, depth })
+        // A fully grown tree is unbalanced: most rows reach a leaf long before the deepest one,
+        // and checking after each level whether all of a chunk's rows have pays (LWRF on
+        // calhousing 1.27x faster); a depth-limited tree's leaves lie near its depth, and the
+        // check only costs (LR-RF of depth 8, GBLR: 10% slower with it).
+        let (leaf_depths, n_leaves) = order
+            .iter()
+            .zip(&depth_of)
+            .filter(|(&node, _)| matches!(tree.nodes[node as usize], Node::Leaf { .. }))
+            .fold((0usize, 0usize), |(sum, count), (_, &d)| (sum + d as usize, count + 1));
+        let early_exit = 4 * leaf_depths < 3 * depth * n_leaves.max(1);
+        Some(FlatTree { steps, depth, early_exit })
     }
 
     /// Number of steps (the nodes reachable from the root).
@@ -91,6 +103,15 @@ impl FlatTree {
     /// The leaf index of each row of `block` (row-major, `d` values a row, no missing value:
     /// see [`filled_rows`]) into `out`.
     pub fn leaf_indices(&self, block: &[f64], d: usize, out: &mut [u32]) {
+        if self.early_exit {
+            self.walk::<true>(block, d, out)
+        } else {
+            self.walk::<false>(block, d, out)
+        }
+    }
+
+    /// [`Self::leaf_indices`], stopping a chunk once its rows are all in leaves when `EARLY`.
+    fn walk<const EARLY: bool>(&self, block: &[f64], d: usize, out: &mut [u32]) {
         debug_assert_eq!(block.len(), out.len() * d);
         for (rows, leaves) in block.chunks(LANES * d).zip(out.chunks_mut(LANES)) {
             let k = leaves.len();
@@ -99,11 +120,18 @@ impl FlatTree {
             for _ in 0..self.depth {
                 // All lanes, also past a short chunk's end (they repeat its last row; their
                 // results are dropped): a fixed count lets the loop unroll.
+                let mut moved = false;
                 for l in 0..LANES {
                     let step = &self.steps[at[l] as usize];
                     let v = rows[base[l] + (step.feature & !NOMINAL) as usize];
                     let left = if step.feature & NOMINAL != 0 { v == step.threshold } else { v <= step.threshold };
-                    at[l] = step.left.wrapping_add(u32::from(!left));
+                    let next = step.left.wrapping_add(u32::from(!left));
+                    moved |= next != at[l];
+                    at[l] = next;
+                }
+                // A leaf leads to itself and a split never does: no lane moved, all in leaves.
+                if EARLY && !moved {
+                    break;
                 }
             }
             for (leaf, &step) in leaves.iter_mut().zip(&at) {
@@ -283,11 +311,44 @@ mod tests {
             for (k, &leaf) in leaves.iter().enumerate() {
                 assert_eq!(leaf as usize, tree.leaf_index_for(view.row(start + k), &fill), "case {case}, row {}", start + k);
             }
+            // Both walks, whichever the tree chose: the same leaves.
+            let (mut full, mut early) = (vec![u32::MAX; n - start], vec![u32::MAX; n - start]);
+            flat.walk::<false>(&block, d, &mut full);
+            flat.walk::<true>(&block, d, &mut early);
+            assert_eq!((&full, &early), (&leaves, &leaves), "case {case}");
             // The node-by-node way of a block (a forest too large to keep flat trees for).
             let mut rows = BlockRows::default();
             rows.load(&view, start..n, &fill);
             assert_eq!(rows.leaves_in(&tree, None), &leaves[..], "case {case}");
         }
+    }
+
+    #[test]
+    fn only_unbalanced_trees_stop_walking_early() {
+        // A complete tree of depth 3 (leaves at its depth) and a chain (one leaf per level).
+        let complete = |depth: u32| {
+            let mut nodes = Vec::new();
+            let inner = (1u32 << depth) - 1;
+            for k in 0..inner {
+                nodes.push(Node::Split { feature: 0, threshold: k as f64, left: 2 * k + 1, right: 2 * k + 2 });
+            }
+            (0..=inner).for_each(|leaf| nodes.push(Node::Leaf { leaf }));
+            Tree { nodes, leaves: vec![(); 1 << depth] }
+        };
+        assert!(!FlatTree::new(&complete(3)).unwrap().early_exit);
+        let mut nodes = Vec::new();
+        for k in 0..10u32 {
+            nodes.push(Node::Split { feature: 0, threshold: k as f64, left: 2 * k + 1, right: 2 * k + 2 });
+            nodes.push(Node::Leaf { leaf: k });
+        }
+        nodes.push(Node::Leaf { leaf: 10 });
+        let chain = Tree { nodes, leaves: vec![(); 11] };
+        let flat = FlatTree::new(&chain).unwrap();
+        assert!(flat.early_exit && flat.depth == 10);
+        // A row leaving at the first split ends in leaf 0; one passing every split in leaf 10.
+        let mut leaves = [0u32; 2];
+        flat.leaf_indices(&[-1.0, 100.0], 1, &mut leaves);
+        assert_eq!(leaves, [0, 10]);
     }
 
     #[test]
