@@ -26,10 +26,10 @@ use crate::data::features::{FeatureMatrixView, Filled};
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_rows, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
-    all_rows, check_max_bins, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, Targets, ThresholdRule,
-    TrainingFeatures, Tree,
+    all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
+    Targets, ThresholdRule, TrainingFeatures, Tree,
 };
 use serde::{Deserialize, Serialize};
 
@@ -111,6 +111,16 @@ pub struct LabelwisePlrModel {
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
     pub trees: Vec<Tree<ScoreLeaf>>,
+    /// The trees laid out for prediction (made once enough rows were predicted, kept; not saved).
+    #[serde(skip)]
+    pub(crate) flat: FlatTrees,
+}
+
+/// A prediction block's rows and, tree after tree, each row's leaf (trees x rows).
+#[derive(Default)]
+struct ForestBlock {
+    rows: BlockRows,
+    leaves: Vec<u32>,
 }
 
 impl Learner for LabelwisePlrModel {
@@ -160,7 +170,8 @@ impl Learner for LabelwisePlrModel {
             &fitter,
             &grow,
         );
-        Ok(LabelwisePlrModel { params, n_features: x.n_features(), n_labels: m, fill_values: filled.fill, trees })
+        let n_features = x.n_features();
+        Ok(LabelwisePlrModel { params, n_features, n_labels: m, fill_values: filled.fill, trees, flat: FlatTrees::default() })
     }
 
     fn header(&self) -> Header {
@@ -174,30 +185,37 @@ impl Learner for LabelwisePlrModel {
     /// The tie layer's bucket order of each row's mean predicted positions (the scores).
     fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
         let m = self.n_labels;
-        // Per row: m means, then m standard deviations.
-        let moments = fill_rows(
-            x,
-            2 * m,
-            || (),
-            |_, row, dst: &mut [f64]| {
+        // Per row: m means, then m standard deviations. Tree after tree over a block of rows,
+        // through flat trees once the forest has predicted rows enough; each row still sums its
+        // trees in tree order.
+        let flat = self.flat.of(self.trees.iter(), x.n_rows());
+        let moments = fill_row_blocks(x, 2 * m, ForestBlock::default, |block, rows, dst: &mut [f64]| {
+            let n = rows.len();
+            let ForestBlock { rows: walk, leaves } = block;
+            walk.load(x, rows, &self.fill_values);
+            leaves.clear();
+            for (tree, flat) in self.trees.iter().zip(flat.iter()) {
+                leaves.extend_from_slice(walk.leaves_in(tree, flat.as_ref()));
+            }
+            let t = self.trees.len() as f64;
+            for (i, dst) in dst.chunks_exact_mut(2 * m).enumerate() {
                 let (mean, sd) = dst.split_at_mut(m);
-                for tree in &self.trees {
-                    let leaf = tree.leaf_for(row, &self.fill_values);
-                    mean.iter_mut().zip(&leaf.scores).for_each(|(a, s)| *a += s);
+                let leaf = |k: usize| &self.trees[k].leaves[leaves[k * n + i] as usize];
+                for k in 0..self.trees.len() {
+                    mean.iter_mut().zip(&leaf(k).scores).for_each(|(a, s)| *a += s);
                 }
-                let t = self.trees.len() as f64;
                 mean.iter_mut().for_each(|a| *a /= t);
                 if self.trees.len() > 1 {
-                    for tree in &self.trees {
-                        let leaf = tree.leaf_for(row, &self.fill_values);
+                    for k in 0..self.trees.len() {
+                        let scores = &leaf(k).scores;
                         for j in 0..m {
-                            sd[j] += (leaf.scores[j] - mean[j]).powi(2);
+                            sd[j] += (scores[j] - mean[j]).powi(2);
                         }
                     }
                     sd.iter_mut().for_each(|v| *v = (*v / (t - 1.0)).sqrt());
                 }
-            },
-        );
+            }
+        });
         let mut ranks = Vec::with_capacity(x.n_rows() * m);
         let mut scores = Vec::new();
         for row in moments.chunks_exact(2 * m.max(1)) {
@@ -226,6 +244,7 @@ impl Learner for LabelwisePlrModel {
         let mut merged = merge_forests(models, &fill_values, same, |into, m| into.trees.extend(m.trees))?;
         merged.params.n_estimators = merged.trees.len();
         merged.fill_values = fill_values;
+        merged.flat = FlatTrees::default();
         Ok(merged)
     }
 

@@ -79,3 +79,50 @@ fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
     assert_ne!(a, fit(LabelwisePlrParams { max_bins: Some(3), ..exact }));
     assert!(LabelwisePlrParams { max_bins: Some(0), ..LabelwisePlrParams::default() }.validate().is_err());
 }
+
+#[test]
+fn predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
+    use crate::learners::plr_tree::{few_valued_plr_problem, plr_query_rows};
+    let (x, y) = few_valued_plr_problem(300, 8);
+    let (xv, yv) = (FeatureMatrixView::new(&x, 300, 3).unwrap(), RankMatrixView::new(&y, 300, 4).unwrap());
+    let (q, n) = plr_query_rows(9);
+    let qv = FeatureMatrixView::new(&q, n, 3).unwrap();
+    // Each row's trees walked node by node: the mean positions, their spread, the tie layer.
+    let reference = |model: &LabelwisePlrModel, rows: usize| -> (Vec<i32>, Vec<f64>) {
+        let (mut ranks, mut scores) = (Vec::new(), Vec::new());
+        let t = model.trees.len() as f64;
+        for i in 0..rows {
+            let leaves: Vec<&[f64]> =
+                model.trees.iter().map(|tree| tree.leaf_for(qv.row(i), &model.fill_values).scores.as_slice()).collect();
+            let mut mean = vec![0.0; 4];
+            leaves.iter().for_each(|s| mean.iter_mut().zip(*s).for_each(|(a, v)| *a += v));
+            mean.iter_mut().for_each(|a| *a /= t);
+            let mut sd = vec![0.0; 4];
+            if leaves.len() > 1 {
+                leaves.iter().for_each(|s| (0..4).for_each(|j| sd[j] += (s[j] - mean[j]).powi(2)));
+                sd.iter_mut().for_each(|v| *v = (*v / (t - 1.0)).sqrt());
+            }
+            ranks.extend(tie_layer(&mean, &sd, leaves.len(), model.params.tie_layer));
+            scores.extend(mean);
+        }
+        (ranks, scores)
+    };
+    let forest = LabelwisePlrParams { n_estimators: 6, seed: 3, ..Default::default() };
+    let interval = LabelwisePlrParams { tie_layer: TieLayer::Interval { q: 1.0 }, ..forest.clone() };
+    for params in [LabelwisePlrParams { n_estimators: 1, ..forest.clone() }, forest.clone(), interval] {
+        let model = fit_checked::<LabelwisePlrModel>(params, xv, yv, None).unwrap();
+        let one_row = FeatureMatrixView::new(&q[..3], 1, 3).unwrap();
+        let (ranks, scores) = reference(&model, 1);
+        assert_eq!((model.predict_ranks(&one_row).unwrap(), model.predict_scores(&one_row).unwrap()), (ranks, scores));
+        let (ranks, scores) = reference(&model, n);
+        for threads in [1, 2, 3] {
+            assert_eq!(with_threads(Some(threads), || model.predict_ranks(&qv).unwrap()).unwrap(), ranks, "{threads}");
+        }
+        assert_eq!(model.predict_scores(&qv).unwrap(), scores);
+    }
+    let a = fit_checked::<LabelwisePlrModel>(forest.clone(), xv, yv, None).unwrap();
+    a.predict_ranks(&qv).unwrap();
+    let b = fit_checked::<LabelwisePlrModel>(LabelwisePlrParams { seed: 4, ..forest }, xv, yv, None).unwrap();
+    let merged = LabelwisePlrModel::merge(vec![a, b], vec![0.0; 3]).unwrap();
+    assert_eq!(merged.predict_ranks(&qv).unwrap(), reference(&merged, n).0);
+}

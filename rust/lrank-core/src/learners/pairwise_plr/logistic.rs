@@ -195,12 +195,12 @@ impl Learner for PairwisePlrLogisticModel {
     fn predict(&self, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
         let weighting = self.params.tie_weighting;
         let m = self.n_labels;
-        Ok(predict_matrices(x, m, &self.consensus, outputs, |rows, block| {
-            let (mut scratch, mut z) = ([0.0; 3], Vec::new());
+        Ok(predict_matrices(x, m, &self.consensus, outputs, Vec::new, |z, rows, block| {
+            let mut scratch = [0.0; 3];
             for (i, c) in rows.zip(block.chunks_exact_mut(m * m)) {
-                encode_into(&self.encoding, &self.fill_values, x.row(i), &mut z);
+                encode_into(&self.encoding, &self.fill_values, x.row(i), z);
                 for pair in &self.pairs {
-                    set_pair(c, m, pair.a, pair.b, pair.probabilities(&z, &mut scratch), weighting);
+                    set_pair(c, m, pair.a, pair.b, pair.probabilities(z, &mut scratch), weighting);
                 }
             }
         }))

@@ -24,13 +24,13 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
 use crate::tree::{
-    check_max_bins, forest_sample_counts, ClassEntropy, ForestSampling, GrowParams, Growth, LeafFitter, MaxFeatures,
-    ThresholdRule, Tree, TreeInputs,
+    check_max_bins, forest_sample_counts, BlockRows, ClassEntropy, FlatTrees, ForestSampling, GrowParams, Growth, LeafFitter,
+    MaxFeatures, ThresholdRule, Tree, TreeInputs,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -178,6 +178,10 @@ pub struct PairwisePlrModel {
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
     pub pairs: Vec<RelationClassifier>,
+    /// The pairs' trees laid out for prediction (made once enough rows were predicted, kept;
+    /// not saved).
+    #[serde(skip)]
+    pub(crate) flat: FlatTrees,
 }
 
 impl Learner for PairwisePlrModel {
@@ -221,6 +225,7 @@ impl Learner for PairwisePlrModel {
             n_labels: y.n_labels(),
             fill_values,
             pairs,
+            flat: FlatTrees::default(),
         };
         if tune {
             model.tune_beta(y, &oob);
@@ -242,16 +247,20 @@ impl Learner for PairwisePlrModel {
         let (m, weighting) = (self.n_labels, self.params.tie_weighting);
         // Pair after pair and tree after tree over a block of rows (each tree's nodes stay in
         // cache); each row still sums its trees in tree order.
-        Ok(predict_matrices(x, m, &self.consensus, outputs, |rows, block| {
+        let flat = self.flat.of(self.pairs.iter().flat_map(|p| p.trees.iter()), x.n_rows());
+        Ok(predict_matrices(x, m, &self.consensus, outputs, BlockRows::default, |walk, rows, block| {
+            walk.load(x, rows.clone(), &self.fill_values);
             let mut sums = vec![[0.0; 3]; rows.len()];
+            let mut flat = flat.iter();
             for pair in &self.pairs {
                 if pair.trees.is_empty() {
                     continue; // C stays 1/2
                 }
                 sums.iter_mut().for_each(|p| *p = [0.0; 3]);
                 for tree in &pair.trees {
-                    for (i, p) in rows.clone().zip(sums.iter_mut()) {
-                        let leaf = tree.leaf_for(x.row(i), &self.fill_values);
+                    let leaves = walk.leaves_in(tree, flat.next().and_then(|f| f.as_ref()));
+                    for (&leaf, p) in leaves.iter().zip(sums.iter_mut()) {
+                        let leaf = &tree.leaves[leaf as usize];
                         (0..3).for_each(|k| p[k] += leaf[k]);
                     }
                 }
@@ -294,6 +303,7 @@ impl Learner for PairwisePlrModel {
         })?;
         merged.params.n_estimators = merged.pairs.iter().map(|p| p.trees.len()).max().unwrap_or(0).max(1);
         merged.fill_values = fill_values;
+        merged.flat = FlatTrees::default();
         Ok(merged)
     }
 
@@ -379,35 +389,43 @@ fn set_pair(c: &mut [f64], m: usize, a: u32, b: u32, probabilities: Option<[f64;
     c[b * m + a] = 1.0 - value;
 }
 
+/// Rows per block of [`predict_matrices`]: a block holds a pair-order matrix per row (m = 20:
+/// 3 MB).
+const MATRIX_BLOCK_ROWS: usize = 1024;
+
 /// The consensus bucket order of each row's pair-order matrix, as `fill_matrices` writes them for
-/// a block of rows (their matrices one after the other, entries starting at 1/2); the scores are
-/// the matrix's Borda scores (Σ_b C_ab).
-fn predict_matrices(
+/// a block of rows (their matrices one after the other, entries starting at 1/2, with a scratch
+/// of each thread's made by `init`); the scores are the matrix's Borda scores (Σ_b C_ab). Each
+/// block's consensus is taken where its matrices were filled (in parallel, in bounded memory).
+fn predict_matrices<S>(
     x: &FeatureMatrixView<'_>,
     m: usize,
     consensus: &BucketConsensus,
     outputs: Outputs,
-    fill_matrices: impl Fn(std::ops::Range<usize>, &mut [f64]) + Sync,
+    init: impl Fn() -> S + Send + Sync,
+    fill_matrices: impl Fn(&mut S, std::ops::Range<usize>, &mut [f64]) + Sync,
 ) -> Prediction {
-    let matrices = fill_row_blocks(
+    let ranked = fill_row_blocks_upto(
         x,
-        m * m,
-        || (),
-        |_, rows, block: &mut [f64]| {
-            block.iter_mut().for_each(|v| *v = 0.5);
-            fill_matrices(rows, block);
+        m,
+        MATRIX_BLOCK_ROWS,
+        || (init(), Vec::new()),
+        |(scratch, matrices): &mut (S, Vec<f64>), rows, out: &mut [(i32, f64)]| {
+            matrices.clear();
+            matrices.resize(rows.len() * m * m, 0.5);
+            fill_matrices(scratch, rows, matrices);
+            for (c, out) in matrices.chunks_exact(m * m).zip(out.chunks_exact_mut(m)) {
+                let ranks = consensus.of_matrix(&PairOrderMatrix::from_entries(m, c.to_vec()));
+                for (i, (o, r)) in out.iter_mut().zip(ranks).enumerate() {
+                    let score = if outputs.scores { (0..m).filter(|&j| j != i).map(|j| c[i * m + j]).sum() } else { 0.0 };
+                    *o = (r, score);
+                }
+            }
         },
     );
-    let mut ranks = Vec::with_capacity(x.n_rows() * m);
-    let mut scores = Vec::new();
-    for c in matrices.chunks_exact(m * m) {
-        let matrix = PairOrderMatrix::from_entries(m, c.to_vec());
-        ranks.extend(consensus.of_matrix(&matrix));
-        if outputs.scores {
-            scores.extend((0..m).map(|i| (0..m).filter(|&j| j != i).map(|j| c[i * m + j]).sum::<f64>()));
-        }
-    }
-    Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) }
+    let ranks = ranked.iter().map(|&(r, _)| r).collect();
+    let scores = outputs.scores.then(|| ranked.iter().map(|&(_, s)| s).collect());
+    Prediction { ranks, confidence: None, scores }
 }
 
 /// Mean tau_x of each BPA beta of [`BETA_CANDIDATES`] over the training rows some pair has an

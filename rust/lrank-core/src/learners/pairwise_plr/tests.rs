@@ -192,3 +192,43 @@ fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
     assert_ne!(a.pairs, fit(&x, &y, 3, 4, PairwisePlrParams { max_bins: Some(3), ..exact }).pairs);
     assert!(PairwisePlrParams { max_bins: Some(300), ..PairwisePlrParams::tree() }.validate().is_err());
 }
+
+#[test]
+fn predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
+    use crate::learners::plr_tree::{few_valued_plr_problem, plr_query_rows};
+    let (x, y) = few_valued_plr_problem(300, 8);
+    let (q, n) = plr_query_rows(9);
+    let qv = FeatureMatrixView::new(&q, n, 3).unwrap();
+    // Each row's matrix from every pair's forest walked node by node; its consensus and scores.
+    let reference = |model: &PairwisePlrModel, rows: usize| -> (Vec<i32>, Vec<f64>) {
+        let (mut ranks, mut scores) = (Vec::new(), Vec::new());
+        for i in 0..rows {
+            let mut c = vec![0.5; 16];
+            for pair in &model.pairs {
+                if let Some(p) = pair.probabilities(qv.row(i), &model.fill_values) {
+                    set_pair(&mut c, 4, pair.a, pair.b, Some(p), model.params.tie_weighting);
+                }
+            }
+            scores.extend((0..4).map(|a| (0..4).filter(|&b| b != a).map(|b| c[a * 4 + b]).sum::<f64>()));
+            ranks.extend(model.consensus.of_matrix(&PairOrderMatrix::from_entries(4, c)));
+        }
+        (ranks, scores)
+    };
+    let forest = PairwisePlrParams { n_estimators: 5, seed: 3, ..PairwisePlrParams::forest() };
+    for params in [PairwisePlrParams::tree(), forest.clone(), PairwisePlrParams { max_bins: Some(16), ..forest.clone() }] {
+        let model = fit(&x, &y, 3, 4, params);
+        let one_row = FeatureMatrixView::new(&q[..3], 1, 3).unwrap();
+        let (ranks, scores) = reference(&model, 1);
+        assert_eq!((model.predict_ranks(&one_row).unwrap(), model.predict_scores(&one_row).unwrap()), (ranks, scores));
+        let (ranks, scores) = reference(&model, n);
+        for threads in [1, 2, 3] {
+            assert_eq!(with_threads(Some(threads), || model.predict_ranks(&qv).unwrap()).unwrap(), ranks, "{threads}");
+        }
+        assert_eq!(model.predict_scores(&qv).unwrap(), scores);
+    }
+    let a = fit(&x, &y, 3, 4, forest.clone());
+    a.predict_ranks(&qv).unwrap();
+    let merged =
+        PairwisePlrModel::merge(vec![a, fit(&x, &y, 3, 4, PairwisePlrParams { seed: 4, ..forest })], vec![0.0; 3]).unwrap();
+    assert_eq!(merged.predict_ranks(&qv).unwrap(), reference(&merged, n).0);
+}

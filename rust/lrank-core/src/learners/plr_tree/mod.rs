@@ -25,8 +25,10 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
-use crate::learner::{bad_param, fill_rows, merge_forests, Header, Learner, Outputs, Params, Prediction};
-use crate::tree::{all_rows, check_max_bins, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs};
+use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::tree::{
+    all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs,
+};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -131,6 +133,17 @@ pub struct PlrTreeModel {
     pub n_labels: usize,
     pub fill_values: Vec<f64>,
     pub trees: Vec<Tree<BucketLeaf>>,
+    /// The trees laid out for prediction (made once enough rows were predicted, kept; not saved).
+    #[serde(skip)]
+    pub(crate) flat: FlatTrees,
+}
+
+/// A prediction block's rows and, tree after tree, each row's leaf (trees x rows).
+#[derive(Default)]
+struct ForestBlock {
+    rows: BlockRows,
+    leaves: Vec<u32>,
+    counts: Option<PairOrderCounts>,
 }
 
 impl Learner for PlrTreeModel {
@@ -154,7 +167,8 @@ impl Learner for PlrTreeModel {
         };
         let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed);
         let trees = growth.grow_additive(&features, &all_rows(x.n_rows()), &data.weights, &criterion, &leaf, &grow);
-        Ok(PlrTreeModel { params, n_features: x.n_features(), n_labels: y.n_labels(), fill_values, trees })
+        let (n_features, n_labels) = (x.n_features(), y.n_labels());
+        Ok(PlrTreeModel { params, n_features, n_labels, fill_values, trees, flat: FlatTrees::default() })
     }
 
     fn header(&self) -> Header {
@@ -165,25 +179,35 @@ impl Learner for PlrTreeModel {
         self.params.clone()
     }
 
-    /// A tree's leaf order, or the consensus of the trees' leaf orders.
+    /// A tree's leaf order, or the consensus of the trees' leaf orders. Tree after tree over a
+    /// block of rows (each tree's upper nodes stay in cache), through flat trees once the forest
+    /// has predicted rows enough; each row still adds its trees' orders in tree order.
     fn predict(&self, x: &FeatureMatrixView<'_>, _outputs: Outputs) -> Result<Prediction> {
         let m = self.n_labels;
-        let ranks = fill_rows(
-            x,
-            m,
-            || PairOrderCounts::new(m),
-            |counts, row, dst: &mut [i32]| {
-                if let [tree] = &self.trees[..] {
-                    dst.copy_from_slice(&tree.leaf_for(row, &self.fill_values).order);
-                    return;
+        let flat = self.flat.of(self.trees.iter(), x.n_rows());
+        let ranks = fill_row_blocks(x, m, ForestBlock::default, |block, rows, dst: &mut [i32]| {
+            let n = rows.len();
+            let ForestBlock { rows: walk, leaves, counts } = block;
+            walk.load(x, rows, &self.fill_values);
+            leaves.clear();
+            for (tree, flat) in self.trees.iter().zip(flat.iter()) {
+                leaves.extend_from_slice(walk.leaves_in(tree, flat.as_ref()));
+            }
+            if let [tree] = &self.trees[..] {
+                for (d, &leaf) in dst.chunks_exact_mut(m).zip(leaves.iter()) {
+                    d.copy_from_slice(&tree.leaves[leaf as usize].order);
                 }
+                return;
+            }
+            let counts = counts.get_or_insert_with(|| PairOrderCounts::new(m));
+            for (i, d) in dst.chunks_exact_mut(m).enumerate() {
                 counts.clear();
-                for tree in &self.trees {
-                    counts.add(&tree.leaf_for(row, &self.fill_values).order, 1.0);
+                for (t, tree) in self.trees.iter().enumerate() {
+                    counts.add(&tree.leaves[leaves[t * n + i] as usize].order, 1.0);
                 }
-                dst.copy_from_slice(&self.params.consensus.of_matrix(&counts.matrix()));
-            },
-        );
+                d.copy_from_slice(&self.params.consensus.of_matrix(&counts.matrix()));
+            }
+        });
         Ok(Prediction::ranks(ranks))
     }
 
@@ -217,6 +241,7 @@ impl Learner for PlrTreeModel {
         let mut merged = merge_forests(models, &fill_values, same, |into, m| into.trees.extend(m.trees))?;
         merged.params.n_estimators = merged.trees.len();
         merged.fill_values = fill_values;
+        merged.flat = FlatTrees::default();
         Ok(merged)
     }
 
@@ -234,4 +259,4 @@ impl Learner for PlrTreeModel {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-pub(crate) use tests::few_valued_plr_problem;
+pub(crate) use tests::{few_valued_plr_problem, plr_query_rows};

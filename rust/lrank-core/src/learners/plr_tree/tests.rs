@@ -237,3 +237,53 @@ fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
     }
     assert!(PlrTreeParams { max_bins: Some(1), ..PlrTreeParams::tree() }.validate().is_err());
 }
+
+/// Rows of [`few_valued_plr_problem`]'s features, more than two blocks of the smallest size (one
+/// and two threads cut them differently), every seventh value missing.
+pub(crate) fn plr_query_rows(seed: u64) -> (Vec<f64>, usize) {
+    let n = 2 * crate::learner::PREDICT_BLOCK_ROWS * 8 + 77;
+    let (mut x, _) = few_valued_plr_problem(n, seed);
+    x.iter_mut().step_by(7).for_each(|v| *v = f64::NAN);
+    (x, n)
+}
+
+#[test]
+fn forest_predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
+    let (x, y) = few_valued_plr_problem(300, 8);
+    let (xv, yv) = (FeatureMatrixView::new(&x, 300, 3).unwrap(), RankMatrixView::new(&y, 300, 4).unwrap());
+    let (q, n) = plr_query_rows(9);
+    let qv = FeatureMatrixView::new(&q, n, 3).unwrap();
+    // Each row's trees walked node by node, their leaf orders counted in tree order.
+    let reference = |model: &PlrTreeModel, rows: usize| -> Vec<i32> {
+        let mut counts = PairOrderCounts::new(4);
+        (0..rows)
+            .flat_map(|i| {
+                if let [tree] = &model.trees[..] {
+                    return tree.leaf_for(qv.row(i), &model.fill_values).order.clone();
+                }
+                counts.clear();
+                model.trees.iter().for_each(|t| counts.add(&t.leaf_for(qv.row(i), &model.fill_values).order, 1.0));
+                model.params.consensus.of_matrix(&counts.matrix())
+            })
+            .collect()
+    };
+    let forest = PlrTreeParams { n_estimators: 7, seed: 3, ..PlrTreeParams::forest() };
+    for params in [PlrTreeParams::tree(), forest.clone(), PlrTreeParams { max_bins: Some(16), ..forest.clone() }] {
+        let model = fit_checked::<PlrTreeModel>(params, xv, yv, None).unwrap();
+        // One row first: too few to lay the trees out; then all of them, through flat trees.
+        let one_row = FeatureMatrixView::new(&q[..3], 1, 3).unwrap();
+        assert_eq!(model.predict_ranks(&one_row).unwrap(), reference(&model, 1));
+        let expected = reference(&model, n);
+        for threads in [1, 2, 3] {
+            assert_eq!(with_threads(Some(threads), || model.predict_ranks(&qv).unwrap()).unwrap(), expected, "{threads}");
+        }
+        assert!(model.flat.of(model.trees.iter(), 0).iter().all(|f| f.is_some()), "laid out");
+    }
+    // A merge adds trees: its predictions route through all of them.
+    let a = fit_checked::<PlrTreeModel>(forest.clone(), xv, yv, None).unwrap();
+    a.predict_ranks(&qv).unwrap();
+    let b = fit_checked::<PlrTreeModel>(PlrTreeParams { seed: 4, ..forest }, xv, yv, None).unwrap();
+    let merged = PlrTreeModel::merge(vec![a, b], vec![0.0; 3]).unwrap();
+    assert_eq!(merged.trees.len(), 14);
+    assert_eq!(merged.predict_ranks(&qv).unwrap(), reference(&merged, n));
+}
