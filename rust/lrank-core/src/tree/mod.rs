@@ -51,7 +51,7 @@ pub use model::{Node, Tree};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
 pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, VarianceSides};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
-pub use walk::{filled_rows, BlockRows, FlatTree, FlatTrees};
+pub use walk::{filled_rows, BlockRows, FlatTree, FlatTrees, ForestLeaves};
 
 #[cfg(test)]
 pub(crate) mod histogram_tests;

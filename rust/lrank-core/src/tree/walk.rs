@@ -185,6 +185,34 @@ impl BlockRows {
     }
 }
 
+/// A prediction block's leaves in every tree of a forest (trees x rows, tree after tree): what an
+/// ensemble keeps per block when it combines its trees row by row (a consensus, a spread).
+#[derive(Default)]
+pub struct ForestLeaves {
+    rows: BlockRows,
+    leaves: Vec<u32>,
+}
+
+impl ForestLeaves {
+    /// Routes rows `rows` of `x` (missing values as `fill`) through `trees`, each through its flat
+    /// tree when `flat` has one; leaf of tree t for the block's row i at `t * rows.len() + i`.
+    pub fn walk<'t, L: 't>(
+        &mut self,
+        x: &FeatureMatrixView<'_>,
+        rows: std::ops::Range<usize>,
+        fill: &[f64],
+        trees: impl Iterator<Item = &'t Tree<L>>,
+        flat: &[Option<FlatTree>],
+    ) -> &[u32] {
+        self.rows.load(x, rows, fill);
+        self.leaves.clear();
+        for (tree, flat) in trees.zip(flat) {
+            self.leaves.extend_from_slice(self.rows.leaves_in(tree, flat.as_ref()));
+        }
+        &self.leaves
+    }
+}
+
 /// A forest's flat trees, made once the forest has predicted enough rows to repay them and kept
 /// with the model (not saved: a model file holds the trees alone). Made anew when the trees no
 /// longer match (a merge adds trees), so it never routes by trees the model does not have; none

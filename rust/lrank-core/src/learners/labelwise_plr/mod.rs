@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
-    all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
+    all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
     Targets, ThresholdRule, TrainingFeatures, Tree,
 };
 use serde::{Deserialize, Serialize};
@@ -116,13 +116,6 @@ pub struct LabelwisePlrModel {
     pub(crate) flat: FlatTrees,
 }
 
-/// A prediction block's rows and, tree after tree, each row's leaf (trees x rows).
-#[derive(Default)]
-struct ForestBlock {
-    rows: BlockRows,
-    leaves: Vec<u32>,
-}
-
 impl Learner for LabelwisePlrModel {
     type Params = LabelwisePlrParams;
 
@@ -189,14 +182,9 @@ impl Learner for LabelwisePlrModel {
         // through flat trees once the forest has predicted rows enough; each row still sums its
         // trees in tree order.
         let flat = self.flat.of(self.trees.iter(), x.n_rows());
-        let moments = fill_row_blocks(x, 2 * m, ForestBlock::default, |block, rows, dst: &mut [f64]| {
+        let moments = fill_row_blocks(x, 2 * m, ForestLeaves::default, |walk, rows, dst: &mut [f64]| {
             let n = rows.len();
-            let ForestBlock { rows: walk, leaves } = block;
-            walk.load(x, rows, &self.fill_values);
-            leaves.clear();
-            for (tree, flat) in self.trees.iter().zip(flat.iter()) {
-                leaves.extend_from_slice(walk.leaves_in(tree, flat.as_ref()));
-            }
+            let leaves = walk.walk(x, rows, &self.fill_values, self.trees.iter(), &flat);
             let t = self.trees.len() as f64;
             for (i, dst) in dst.chunks_exact_mut(2 * m).enumerate() {
                 let (mean, sd) = dst.split_at_mut(m);

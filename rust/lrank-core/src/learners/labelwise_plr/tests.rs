@@ -82,7 +82,7 @@ fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
 
 #[test]
 fn predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
-    use crate::learners::plr_tree::{few_valued_plr_problem, plr_query_rows};
+    use crate::learners::plr_tree::{assert_predicts_as, few_valued_plr_problem, plr_query_rows};
     let (x, y) = few_valued_plr_problem(300, 8);
     let (xv, yv) = (FeatureMatrixView::new(&x, 300, 3).unwrap(), RankMatrixView::new(&y, 300, 4).unwrap());
     let (q, n) = plr_query_rows(9);
@@ -111,14 +111,7 @@ fn predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
     let interval = LabelwisePlrParams { tie_layer: TieLayer::Interval { q: 1.0 }, ..forest.clone() };
     for params in [LabelwisePlrParams { n_estimators: 1, ..forest.clone() }, forest.clone(), interval] {
         let model = fit_checked::<LabelwisePlrModel>(params, xv, yv, None).unwrap();
-        let one_row = FeatureMatrixView::new(&q[..3], 1, 3).unwrap();
-        let (ranks, scores) = reference(&model, 1);
-        assert_eq!((model.predict_ranks(&one_row).unwrap(), model.predict_scores(&one_row).unwrap()), (ranks, scores));
-        let (ranks, scores) = reference(&model, n);
-        for threads in [1, 2, 3] {
-            assert_eq!(with_threads(Some(threads), || model.predict_ranks(&qv).unwrap()).unwrap(), ranks, "{threads}");
-        }
-        assert_eq!(model.predict_scores(&qv).unwrap(), scores);
+        assert_predicts_as(&model, &q, n, reference);
     }
     let a = fit_checked::<LabelwisePlrModel>(forest.clone(), xv, yv, None).unwrap();
     a.predict_ranks(&qv).unwrap();

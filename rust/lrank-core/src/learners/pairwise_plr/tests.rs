@@ -195,7 +195,7 @@ fn a_forest_with_a_bin_per_value_is_the_exact_forest() {
 
 #[test]
 fn predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
-    use crate::learners::plr_tree::{few_valued_plr_problem, plr_query_rows};
+    use crate::learners::plr_tree::{assert_predicts_as, few_valued_plr_problem, plr_query_rows};
     let (x, y) = few_valued_plr_problem(300, 8);
     let (q, n) = plr_query_rows(9);
     let qv = FeatureMatrixView::new(&q, n, 3).unwrap();
@@ -217,14 +217,7 @@ fn predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
     let forest = PairwisePlrParams { n_estimators: 5, seed: 3, ..PairwisePlrParams::forest() };
     for params in [PairwisePlrParams::tree(), forest.clone(), PairwisePlrParams { max_bins: Some(16), ..forest.clone() }] {
         let model = fit(&x, &y, 3, 4, params);
-        let one_row = FeatureMatrixView::new(&q[..3], 1, 3).unwrap();
-        let (ranks, scores) = reference(&model, 1);
-        assert_eq!((model.predict_ranks(&one_row).unwrap(), model.predict_scores(&one_row).unwrap()), (ranks, scores));
-        let (ranks, scores) = reference(&model, n);
-        for threads in [1, 2, 3] {
-            assert_eq!(with_threads(Some(threads), || model.predict_ranks(&qv).unwrap()).unwrap(), ranks, "{threads}");
-        }
-        assert_eq!(model.predict_scores(&qv).unwrap(), scores);
+        assert_predicts_as(&model, &q, n, reference);
     }
     let a = fit(&x, &y, 3, 4, forest.clone());
     a.predict_ranks(&qv).unwrap();

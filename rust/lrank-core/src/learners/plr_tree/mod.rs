@@ -27,7 +27,8 @@ use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
-    all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs,
+    all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree,
+    TreeInputs,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -138,14 +139,6 @@ pub struct PlrTreeModel {
     pub(crate) flat: FlatTrees,
 }
 
-/// A prediction block's rows and, tree after tree, each row's leaf (trees x rows).
-#[derive(Default)]
-struct ForestBlock {
-    rows: BlockRows,
-    leaves: Vec<u32>,
-    counts: Option<PairOrderCounts>,
-}
-
 impl Learner for PlrTreeModel {
     type Params = PlrTreeParams;
 
@@ -185,21 +178,16 @@ impl Learner for PlrTreeModel {
     fn predict(&self, x: &FeatureMatrixView<'_>, _outputs: Outputs) -> Result<Prediction> {
         let m = self.n_labels;
         let flat = self.flat.of(self.trees.iter(), x.n_rows());
-        let ranks = fill_row_blocks(x, m, ForestBlock::default, |block, rows, dst: &mut [i32]| {
+        let init = || (ForestLeaves::default(), PairOrderCounts::new(m));
+        let ranks = fill_row_blocks(x, m, init, |(walk, counts), rows, dst: &mut [i32]| {
             let n = rows.len();
-            let ForestBlock { rows: walk, leaves, counts } = block;
-            walk.load(x, rows, &self.fill_values);
-            leaves.clear();
-            for (tree, flat) in self.trees.iter().zip(flat.iter()) {
-                leaves.extend_from_slice(walk.leaves_in(tree, flat.as_ref()));
-            }
+            let leaves = walk.walk(x, rows, &self.fill_values, self.trees.iter(), &flat);
             if let [tree] = &self.trees[..] {
                 for (d, &leaf) in dst.chunks_exact_mut(m).zip(leaves.iter()) {
                     d.copy_from_slice(&tree.leaves[leaf as usize].order);
                 }
                 return;
             }
-            let counts = counts.get_or_insert_with(|| PairOrderCounts::new(m));
             for (i, d) in dst.chunks_exact_mut(m).enumerate() {
                 counts.clear();
                 for (t, tree) in self.trees.iter().enumerate() {
@@ -259,4 +247,4 @@ impl Learner for PlrTreeModel {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-pub(crate) use tests::{few_valued_plr_problem, plr_query_rows};
+pub(crate) use tests::{assert_predicts_as, few_valued_plr_problem, plr_query_rows};

@@ -247,6 +247,26 @@ pub(crate) fn plr_query_rows(seed: u64) -> (Vec<f64>, usize) {
     (x, n)
 }
 
+/// Asserts that `model` predicts `reference(model, rows)` (ranks and scores of the first `rows`
+/// rows of `q`, 3 features): for one row alone (too few to lay its trees out), then for all `n` at
+/// 1 to 3 threads (through flat trees).
+pub(crate) fn assert_predicts_as<L: Learner>(
+    model: &L,
+    q: &[f64],
+    n: usize,
+    reference: impl Fn(&L, usize) -> (Vec<i32>, Vec<f64>),
+) {
+    let one_row = FeatureMatrixView::new(&q[..3], 1, 3).unwrap();
+    let (ranks, scores) = reference(model, 1);
+    assert_eq!((model.predict_ranks(&one_row).unwrap(), model.predict_scores(&one_row).unwrap()), (ranks, scores));
+    let qv = FeatureMatrixView::new(q, n, 3).unwrap();
+    let (ranks, scores) = reference(model, n);
+    for threads in [1, 2, 3] {
+        assert_eq!(with_threads(Some(threads), || model.predict_ranks(&qv).unwrap()).unwrap(), ranks, "{threads}");
+    }
+    assert_eq!(model.predict_scores(&qv).unwrap(), scores);
+}
+
 #[test]
 fn forest_predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
     let (x, y) = few_valued_plr_problem(300, 8);
