@@ -62,7 +62,8 @@ def run(extra: list[str]) -> int:
     facts = harness.machine_facts()
     print(f"machine: {harness.describe_machine(facts)}", flush=True)
     status = lrank_cli("experiment", "run", "--config", str(CONFIG), *extra)
-    if status == 0 and store.exists():
+    asked_for_help = any(a in ("--help", "-h") for a in extra)
+    if status == 0 and store.exists() and not asked_for_help:
         command = harness.command_line("bench.kebi", ["run", *extra])
         sidecar = store.with_name(store.stem + ".machine.json")
         harness.write_json(sidecar, {"suite": "bench.kebi", "command": command, "machine": facts})

@@ -183,3 +183,12 @@ def test_the_synthetic_plr_set_has_ties_and_dense_positions():
     assert (y.max(axis=1) < y.shape[1]).mean() > 0.5  # most rows tie some labels
     for row in y:
         assert sorted(set(row.tolist())) == list(range(1, row.max() + 1))
+
+
+def test_asking_the_kebi_run_for_help_records_no_machine_facts(tmp_path):
+    store = tmp_path / "store.parquet"
+    store.write_bytes(b"")  # an existing store: a finished run writes its facts beside it
+    proc = bench("bench.kebi", "run", "data.csv", "-o", str(store), "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "Usage: lrank experiment run" in proc.stdout
+    assert not (tmp_path / "store.machine.json").exists()
