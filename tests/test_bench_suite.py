@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi", "plr", "plr_bins"]
+SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi", "plr", "plr_bins", "cli_process"]
 
 
 def bench(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -54,6 +54,7 @@ def test_every_suite_answers_help(suite):
         ["bench.speed_sklearn", "--datasets", "iris"],
         ["bench.tau_sklr", "--datasets", "iris"],
         ["bench.kebi", "run", "--dry-run"],
+        ["bench.cli_process", "--datasets", "iris"],
     ],
 )
 def test_every_suite_skips_cleanly_without_the_data(args, tmp_path):
@@ -118,6 +119,21 @@ def test_speed_suite_without_the_peer_runs_lrank_alone(kebi_dir):
     assert "lrt_lrank_j1" in proc.stdout
     if importlib.util.find_spec("sklr") is None:
         assert "skipping lrt_sklr: scikit-lr is not installed" in proc.stderr
+
+
+def test_the_cli_process_suite_times_whole_lrank_train_runs_on_the_folds(kebi_dir, tmp_path):
+    out = tmp_path / "cli.json"
+    proc = bench(
+        "bench.cli_process",
+        *("--datasets", "iris", "--folds", "3", "--max-folds", "2", "--trees", "3", "--out", str(out)),
+        env={"LRANK_BENCH_KEBI": str(kebi_dir)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    runs = json.loads(out.read_text())["datasets"]["iris"]["runs"]
+    assert [r["fold"] for r in runs["lrank_process"]] == [0, 1]
+    # A whole process takes at least the interpreter's start; the tau is the report's, of a real fit.
+    assert all(r["total_s"] > 0.05 and 0.5 < r["tau"] <= 1 for r in runs["lrank_process"])
+    assert "iris: lrank train process" in proc.stdout
 
 
 def test_a_saved_speed_run_reprints_with_its_ratios():
