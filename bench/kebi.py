@@ -3,7 +3,7 @@
     python -m bench.kebi run [LRANK-EXPERIMENT-RUN OPTIONS]   # lrank experiment run --config bench/kebi_experiment.toml
     python -m bench.kebi report [STORE] [--out-dir DIR]       # report, CD diagrams, p-curve into bench/results/
     python -m bench.kebi compare [STORE] [--learners L,...] [--p 0,0.6]   # tables next to the published tau
-    python -m bench.kebi frontier [STORE]                      # lrank's best learner against the best known
+    python -m bench.kebi frontier [STORE] [--also STORE]       # lrank's best learner against the best known
 
 ``bench/kebi_experiment.toml`` holds the protocol (12 learners; the 16 KEBI CSV files; 5 x
 10-fold CV stratified by top label; p = 0, 0.3, 0.6; seed 1; 2 worker processes); ``run`` passes
@@ -133,14 +133,28 @@ def compare(store: Path, learners: str | None, ps: str | None) -> int:
     return 0
 
 
-def frontier(store: Path) -> int:
+def frontier(store: Path, also: list[Path] | None = None) -> int:
     """Markdown: per data set at p = 0, lrank's best learner (complete folds only) against the best
-    known value (bench/published.py BEST_KNOWN), and how many sets it reaches."""
-    if not store.exists():
-        harness.skip(f"no store at {store}: `python -m bench.kebi run` makes it")
+    known value (bench/published.py BEST_KNOWN), and how many sets it reaches. ``also``: more
+    stores run with the same folds (other learners or options), whose learners count too."""
     import polars as pl
 
-    df = pl.read_parquet(store).filter(pl.col("missing") == 0.0)
+    frames = []
+    for path in [store, *(also or [])]:
+        if not path.exists():
+            harness.skip(f"no store at {path}: `python -m bench.kebi run` makes it")
+        frame = pl.read_parquet(path).filter(pl.col("missing") == 0.0)
+        frames.append(frame.select("dataset", "learner", "kendall_tau", "folds", "repeats", "seed"))
+    protocols = {tuple(int(f[c][0]) for c in ("folds", "repeats", "seed")) for f in frames if f.height}
+    if len(protocols) > 1:
+        raise SystemExit(f"the stores were run with other folds, repeats or seeds: {sorted(protocols)}")
+    labels = [set(f["learner"].unique().to_list()) for f in frames]
+    shared = set.intersection(*labels) if len(labels) > 1 else set()
+    if shared:
+        raise SystemExit(f"learner labels in more than one store: {sorted(shared)}")
+    df = pl.concat(frames)
+    if df.is_empty():
+        harness.skip(f"no cells at p = 0 in {store}")
     folds = int(df["folds"][0]) * int(df["repeats"][0])
     means = (
         df.group_by("dataset", "learner")
@@ -183,9 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     cmp_.add_argument("--p", default=None, help="comma-separated missing-label probabilities (default: all)")
     fro = sub.add_parser("frontier", help="lrank's best learner per set against the best known value (p = 0)")
     fro.add_argument("store", nargs="?", type=Path, default=STORE)
+    fro.add_argument(
+        "--also", type=Path, action="append", default=[], help="another store with the same folds (repeatable)"
+    )
     args = ap.parse_args(argv)
     if args.command == "frontier":
-        return frontier(args.store)
+        return frontier(args.store, args.also)
     if args.command == "report":
         return report(args.store, args.out_dir)
     return compare(args.store, args.learners, args.p)

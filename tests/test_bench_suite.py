@@ -208,3 +208,29 @@ def test_asking_the_kebi_run_for_help_records_no_machine_facts(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Usage: lrank experiment run" in proc.stdout
     assert not (tmp_path / "store.machine.json").exists()
+
+
+def _store(path, learner, tau, seed=1):
+    """A store of one learner's 2 x 1 folds on iris (best known .978) at p = 0."""
+    import polars as pl
+
+    rows = {"dataset": ["iris", "iris"], "learner": [learner] * 2, "kendall_tau": [tau, tau], "missing": [0.0, 0.0]}
+    pl.DataFrame({**rows, "folds": [2, 2], "repeats": [1, 1], "seed": [seed, seed]}).write_parquet(path)
+    return str(path)
+
+
+def test_the_frontier_counts_the_learners_of_every_store_run_on_the_same_folds(tmp_path):
+    pytest.importorskip("polars")
+    main, tuned = _store(tmp_path / "a.parquet", "LWRF", 0.970), _store(tmp_path / "b.parquet", "GBLR-tune", 0.980)
+    alone = bench("bench.kebi", "frontier", main)
+    assert alone.returncode == 0, alone.stderr
+    assert "| iris | 0.978 | 0.970 (LWRF) | -0.008 |" in alone.stdout
+    both = bench("bench.kebi", "frontier", main, "--also", tuned)
+    assert both.returncode == 0, both.stderr
+    assert "| iris | 0.978 | 0.980 (GBLR-tune) | **+0.002** | 0.970 (LWRF) |" in both.stdout
+    assert "on 1 of 16 sets" in both.stdout
+    # Other folds, or one label in two stores, would mix cells that do not belong together.
+    other = bench("bench.kebi", "frontier", main, "--also", _store(tmp_path / "c.parquet", "X", 0.99, seed=2))
+    assert other.returncode != 0 and "other folds, repeats or seeds" in other.stderr
+    twice = bench("bench.kebi", "frontier", main, "--also", _store(tmp_path / "d.parquet", "LWRF", 0.99))
+    assert twice.returncode != 0 and "in more than one store: ['LWRF']" in twice.stderr
