@@ -245,12 +245,13 @@ impl FlatTrees {
         n_rows: usize,
         max_nodes: usize,
     ) -> Cow<'a, [Option<FlatTree>]> {
-        let sizes = || trees.clone().map(|t| t.nodes.len()).collect::<Vec<_>>();
         let none = || Cow::Owned(trees.clone().map(|_| None).collect());
         if let Some((kept_sizes, flat)) = self.kept.get() {
-            return if *kept_sizes == sizes() { Cow::Borrowed(flat) } else { none() };
+            // Compared in place: every predict asks, a forest may have thousands of trees.
+            let same = trees.clone().map(|t| t.nodes.len()).eq(kept_sizes.iter().copied());
+            return if same { Cow::Borrowed(flat) } else { none() };
         }
-        let sizes = sizes();
+        let sizes: Vec<usize> = trees.clone().map(|t| t.nodes.len()).collect();
         let total: usize = sizes.iter().sum();
         let seen = self.rows_seen.fetch_add(n_rows, Ordering::Relaxed).saturating_add(n_rows);
         if total > max_nodes || seen.saturating_mul(2) < total / sizes.len().max(1) {
