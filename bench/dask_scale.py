@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.dask_scale experiment [--datasets segment,pendigits,calhousing,elevators] [--folds 10]
     .venv/bin/python -m bench.dask_scale train [--rows 10000000] [--partitions 40] [--memory-limit 1GB]
     .venv/bin/python -m bench.dask_scale predict [--rows 10000000] [--partitions 40]
+    .venv/bin/python -m bench.dask_scale exact [--rows 1000000] [--partitions 8] [--trees 50] [--class-mode auto]
     ... [--work-dir DIR] [--out bench/results/NAME.json]
 
 - experiment: 4 KEBI sets x 3 learners (LRRF, IBLR, LWRF) x 10 folds, once with ``--workers 1``
@@ -14,6 +15,10 @@
   resident memory of each worker; Kendall tau on held-out rows against a forest fitted on one
   machine on a 1-million-row sample.
 - predict: the same partitions ranked by ``lrank.dask.predict`` on 1 and on 2 workers.
+- exact: the same kind of synthetic set; LR-RF (depth 8) grown by ``lrank.dask.fit(...,
+  exact=True)`` on 2 workers and by ``LabelRankingRandomForest(node_seeds=True)`` on one machine
+  from all the rows (both on the machine's cores): wall times, rounds, peak worker memory, and
+  whether the two models are identical.
 
 Needs ``pip install 'lrank[dask]'`` (and the KEBI data for ``experiment``).
 """
@@ -201,27 +206,74 @@ def run_predict_suite(args: argparse.Namespace) -> dict:
     return {"rows": args.rows, "seconds": times, "speedup": speedup}
 
 
+def run_exact_suite(args: argparse.Namespace) -> dict:
+    import lrank
+    import lrank.dask
+    import polars as pl
+
+    folder = Path(args.work_dir) / f"exact-{args.rows}-{args.partitions}"
+    files = sorted(folder.glob("*.parquet")) or write_partitions(folder, args.rows, args.partitions, seed=3)
+    params = {"n_estimators": args.trees, "random_state": 0, "class_mode": args.class_mode}
+    cluster, client = _client(2, None)
+    try:
+        client.run(lambda: None)  # workers up before the clock starts
+        start = time.perf_counter()
+        forest = lrank.dask.fit(lrank.LabelRankingRandomForest(**params), folder, client=client, exact=True)
+        exact_seconds = time.perf_counter() - start
+        peaks = client.run(_peak_rss_mib)
+    finally:
+        client.close()
+        cluster.close()
+    frame = pl.concat([pl.read_parquet(f) for f in files])
+    labels = [f"L{j + 1}" for j in range(N_LABELS)]
+    start = time.perf_counter()
+    single = lrank.LabelRankingRandomForest(node_seeds=True, **params).fit(frame.drop(labels), frame.select(labels))
+    single_seconds = time.perf_counter() - start
+    identical = forest.model_ == single.model_
+    print(
+        f"exact: {args.rows:,} rows in {len(files)} partitions, {args.trees} trees ({forest.class_mode_} classes): "
+        f"2 workers {exact_seconds:.1f} s, one machine {single_seconds:.1f} s; peak per worker "
+        f"{', '.join(f'{p:.0f}' for p in sorted(peaks.values()))} MiB; identical models: {identical}"
+    )
+    return {
+        "rows": args.rows,
+        "partitions": len(files),
+        "trees": args.trees,
+        "class_mode": forest.class_mode_,
+        "exact_seconds": exact_seconds,
+        "single_machine_seconds": single_seconds,
+        "worker_peak_mib": sorted(peaks.values()),
+        "identical": identical,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.dask_scale", description=__doc__.splitlines()[0])
-    ap.add_argument("suite", choices=["experiment", "train", "predict"])
+    ap.add_argument("suite", choices=["experiment", "train", "predict", "exact"])
     # Sets with work to share: on iris, glass, vehicle and stock a grid is 2 s in one process,
     # less than starting the cluster.
     ap.add_argument("--datasets", default="segment,pendigits,calhousing,elevators")
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--partitions", type=int, default=40)
+    ap.add_argument("--rows", type=int, default=None, help="default 10,000,000 (exact: 1,000,000)")
+    ap.add_argument("--partitions", type=int, default=None, help="default 40 (exact: 8)")
     ap.add_argument("--memory-limit", default="1GB")
     ap.add_argument("--test-rows", type=int, default=100_000)
     ap.add_argument("--sample-rows", type=int, default=1_000_000)
     ap.add_argument("--work-dir", default=str(Path(tempfile.gettempdir()) / "lrank-dask-bench"))
+    ap.add_argument("--trees", type=int, default=50, help="exact: trees of the forest")
+    ap.add_argument("--class-mode", default="auto", help="exact: LR-RF's class mode")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
+    exact = args.suite == "exact"
+    args.rows = args.rows or (1_000_000 if exact else 10_000_000)
+    args.partitions = args.partitions or (8 if exact else 40)
     try:
         import distributed  # noqa: F401
     except ImportError:
         harness.skip("Dask is not installed: pip install 'lrank[dask]'")
-    run = {"experiment": run_experiment_suite, "train": run_train_suite, "predict": run_predict_suite}[args.suite]
+    suites = {"experiment": run_experiment_suite, "train": run_train_suite, "predict": run_predict_suite}
+    run = {**suites, "exact": run_exact_suite}[args.suite]
     result = run(args)
     if args.out:
         harness.write_json(

@@ -23,6 +23,7 @@ from lrank import (
 )
 from lrank.cli import main
 from lrank.datasets import load_wine
+from lrank.errors import InvalidInputError
 from lrank.model_file import load_model, save_model
 
 distributed = pytest.importorskip("distributed")
@@ -179,3 +180,58 @@ def test_a_model_fitted_on_arrays_predicts_named_columns_without_a_warning(wine,
     assert rows == data.n_rows and est.n_jobs is None  # predicted on one thread by a copy
     got = pl.read_parquet(tmp_path / "p.parquet").select(["L1", "L2", "L3"]).to_numpy()
     np.testing.assert_array_equal(got, est.predict(frame.select(data.features.columns).to_numpy()))
+
+
+def _wine_arrays(frame):
+    x = frame.drop(["L1", "L2", "L3"]).to_numpy()
+    return x, frame.select(["L1", "L2", "L3"]).to_numpy().astype(np.int32)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_the_exact_forest_is_the_one_grown_on_all_rows(client, wine, npartitions):
+    data, frame = wine
+    params = {"n_estimators": 8, "random_state": 7}
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    est = lrank.dask.fit(LabelRankingRandomForest(**params), ddf, client=client, exact=True)
+    x, y = _wine_arrays(frame)
+    single = LabelRankingRandomForest(node_seeds=True, **params).fit(x, y)
+    assert est.node_seeds and est.model_ == single.model_
+    np.testing.assert_array_equal(est.predict(frame.drop(["L1", "L2", "L3"])), single.predict(x))
+    assert est.labels_ == ["L1", "L2", "L3"] and list(est.feature_names_in_) == list(data.features.columns)
+    # The same forest by the command line's switch, and an ordinary model: pickles.
+    back = pickle.loads(pickle.dumps(est))
+    assert back.model_ == est.model_
+
+
+def test_the_exact_forest_from_parquet_files_with_incomplete_rankings_and_other_options(client, wine, tmp_path):
+    _, frame = wine
+    rng = np.random.default_rng(3)
+    y = frame.select(["L1", "L2", "L3"]).to_numpy().astype(np.int32)
+    for i in rng.choice(len(y), 60, replace=False):
+        worst = int(np.argmax(y[i]))
+        y[i, worst] = 0  # the last label missing: still a ranking
+    frame = frame.with_columns([pl.Series(f"L{j + 1}", y[:, j]) for j in range(3)])
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i, (a, b) in enumerate([(0, 50), (50, 51), (51, 178)]):
+        frame[a:b].write_parquet(parts / f"{i}.parquet")
+    params = {"n_estimators": 5, "max_depth": None, "max_features": "all", "max_bins": 16, "random_state": 2}
+    est = lrank.dask.fit(LabelRankingRandomForest(**params), parts, client=client, exact=True)
+    x, _ = _wine_arrays(frame)
+    single = LabelRankingRandomForest(node_seeds=True, **params).fit(x, y)
+    assert est.class_mode_ == "pairwise" and est.model_ == single.model_
+
+
+def test_what_the_exact_forest_cannot_grow_is_refused(client, wine):
+    _, frame = wine
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
+    with pytest.raises(lrank.dask.DaskError, match="LabelRankingRandomForest only"):
+        lrank.dask.fit(LabelwiseRandomForest(), ddf, client=client, exact=True)
+    with pytest.raises(lrank.dask.DaskError, match="set max_bins"):
+        lrank.dask.fit(LabelRankingRandomForest(max_bins=None), ddf, client=client, exact=True)
+    with pytest.raises(InvalidInputError, match="leaf_missing"):
+        lrank.dask.fit(LabelRankingRandomForest(leaf_missing=0.5), ddf, client=client, exact=True)
+    holes = frame.to_pandas()
+    holes.iloc[5, 2] = np.nan
+    with pytest.raises(InvalidInputError, match="feature 2 has missing values"):
+        lrank.dask.fit(LabelRankingRandomForest(), dd.from_pandas(holes, npartitions=2), client=client, exact=True)

@@ -49,6 +49,7 @@ def test_params_follow_sklearn_conventions():
         "bootstrap",
         "max_bins",
         "leaf_missing",
+        "node_seeds",
         "random_state",
         "n_jobs",
         "categorical_features",
@@ -230,3 +231,15 @@ def test_leaf_missing_thins_leaf_neighbours_deterministically(problem):
     assert np.all(gone == np.arange(1, y.shape[1] + 1))
     again = pickle.loads(pickle.dumps(thinned))
     np.testing.assert_array_equal(again.predict(x), thinned.predict(x))
+
+
+def test_node_seeds_grow_another_forest_as_good_and_the_same_for_any_thread_count():
+    from lrank.datasets import load_iris
+
+    data = load_iris()
+    x, y = data.feature_matrix(), data.rankings
+    streams = LabelRankingRandomForest(n_estimators=10, random_state=4).fit(x, y)
+    per_node = {"n_estimators": 10, "random_state": 4, "node_seeds": True}
+    nodes = [LabelRankingRandomForest(**per_node, n_jobs=j).fit(x, y) for j in (1, 2)]
+    assert nodes[0].model_ == nodes[1].model_ and nodes[0].model_ != streams.model_
+    assert nodes[0].score(x, y) > streams.score(x, y) - 0.03

@@ -125,15 +125,26 @@ def fit(
     label_columns: list[str] | None = None,
     feature_columns: list[str] | None = None,
     client: Any = None,
+    exact: bool = False,
 ) -> Any:
     """Fits ``estimator`` (a forest, unfitted: its parameters are used) on ``data`` spread over a
     Dask cluster and returns it fitted with the merged model (see the module docs; data as in
     :mod:`lrank.dask._partitions`). The features are ``feature_columns``, or every column that
-    is not a label column."""
+    is not a label column.
+
+    ``exact=True`` (LR-RF only) grows instead, level by level from sums over the partitions, the
+    very forest ``LabelRankingRandomForest(node_seeds=True)`` would grow on all the rows at once
+    (:mod:`lrank.dask.exact`)."""
     import dask
 
     from lrank import _core
 
+    if exact:
+        from lrank.dask.exact import fit_exact
+
+        return fit_exact(
+            estimator, data, label_columns=label_columns, feature_columns=feature_columns, client=_client(client)
+        )
     _distributable(estimator)
     client = _client(client)
     parts = _partitions.partitions(data)

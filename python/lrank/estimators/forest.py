@@ -58,6 +58,10 @@ class LabelRankingRandomForest(CoreLearnerRanker):
     Missing feature values (NaN) are replaced by the training lower median of the feature.
     Categorical features (``categorical_features``) are split one value against the rest.
 
+    ``node_seeds=True`` draws each node's features from a seed of its own (derived from its
+    parent's) instead of one random stream per tree: an equally good forest, and the one
+    ``lrank.dask.fit(..., exact=True)`` grows on a cluster, bit for bit.
+
     Parameters
     ----------
     n_estimators : number of trees (paper: 50).
@@ -69,6 +73,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         255); None: exact search.
     leaf_missing : probability in [0, 1] that a leaf neighbour's label is deleted at prediction
         (default 0: the leaf's consensus).
+    node_seeds : a random seed per node rather than a stream per tree (default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads for fit and predict (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features (coded
@@ -84,6 +89,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         bootstrap: bool = True,
         max_bins: int | None = 255,
         leaf_missing: float = 0.0,
+        node_seeds: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -95,12 +101,13 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         self.bootstrap = bootstrap
         self.max_bins = max_bins
         self.leaf_missing = leaf_missing
+        self.node_seeds = node_seeds
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
     # Pickled before the histogram search (and the missing-label protocol): exact search.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "leaf_missing": 0.0}
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "leaf_missing": 0.0, "node_seeds": False}
     _core_kind = "RandomForest"
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
@@ -116,6 +123,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
                 "entropy_epsilon": 1e-6,
                 "max_bins": _convert.max_bins(self.max_bins),
                 "leaf_missing": _convert.finite("leaf_missing", self.leaf_missing),
+                "node_seeds": _convert.flag("node_seeds", self.node_seeds),
             }
         }
 
@@ -173,6 +181,14 @@ LEARNER_SPECS = (
                 None,
                 "",
                 switch_value=False,
+            ),
+            LearnerOption(
+                "-node-seeds",
+                "node_seeds",
+                "a random seed per node, not a stream per tree (the forest lrank.dask grows exactly)",
+                None,
+                "",
+                switch_value=True,
             ),
         ),
     ),

@@ -189,6 +189,11 @@ pub mod file_version {
     pub fn added_in_5<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
         added_in(5, d)
     }
+
+    /// A field added in model format version 6.
+    pub fn added_in_6<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(6, d)
+    }
 }
 
 #[cfg(test)]

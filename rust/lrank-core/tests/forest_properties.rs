@@ -56,9 +56,21 @@ fn params() -> impl Strategy<Value = RandomForestParams> {
         // Exact search, coarse histograms, or a bin per value.
         prop_oneof![Just(None), (2usize..6).prop_map(Some), Just(Some(255))],
         prop_oneof![2 => Just(0.0), 1 => 0.0f64..=1.0],
+        any::<bool>(),
     )
         .prop_map(
-            |(n_estimators, max_depth, max_features, class_mode, bootstrap, seed, entropy_epsilon, max_bins, leaf_missing)| {
+            |(
+                n_estimators,
+                max_depth,
+                max_features,
+                class_mode,
+                bootstrap,
+                seed,
+                entropy_epsilon,
+                max_bins,
+                leaf_missing,
+                node_seeds,
+            )| {
                 RandomForestParams {
                     n_estimators,
                     max_depth,
@@ -69,6 +81,7 @@ fn params() -> impl Strategy<Value = RandomForestParams> {
                     entropy_epsilon,
                     max_bins,
                     leaf_missing,
+                    node_seeds,
                 }
             },
         )

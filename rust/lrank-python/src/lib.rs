@@ -1,6 +1,7 @@
 //! `lrank._core`: the Python bindings of lrank-core. This crate only converts: numpy arrays to
 //! core views ([`arrays`]), Arrow record batches in and out ([`arrow`]), core errors and panics to Python exceptions with the GIL released
-//! around core work ([`errors`]), one `Model` class for every learner ([`model`]), and the
+//! around core work ([`errors`]), one `Model` class for every learner ([`model`]), the exact distributed forest's driver and part
+//! steps ([`exact_forest`]), and the
 //! consensus and evaluation functions ([`functions`]). Behaviour lives in the core.
 
 // PyO3 signatures return tuples of bound arrays; naming each would not make them clearer.
@@ -9,6 +10,7 @@
 mod arrays;
 mod arrow;
 mod errors;
+mod exact_forest;
 mod functions;
 mod model;
 
@@ -31,6 +33,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PAIRWISE_TABLE_MAX_LABELS", lrank_core::metrics::evaluation::PAIRWISE_TABLE_MAX_LABELS)?;
     m.add_class::<model::Model>()?;
     m.add_class::<arrow::ArrowBatch>()?;
+    m.add_class::<exact_forest::ExactForest>()?;
+    m.add_function(wrap_pyfunction!(exact_forest::exact_part_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_forest::exact_part_codes, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_forest::exact_part_bin_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_forest::exact_part_values_in_bins, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_forest::exact_part_sums, m)?)?;
     m.add_function(wrap_pyfunction!(model::save_model, m)?)?;
     m.add_function(wrap_pyfunction!(model::load_model, m)?)?;
     m.add_function(wrap_pyfunction!(model::_model_from_bytes, m)?)?;

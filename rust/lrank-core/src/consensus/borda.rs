@@ -89,6 +89,12 @@ impl BordaAccumulator {
         add_scaled_votes(row, weight, self.scale, &mut self.sums);
     }
 
+    /// Adds the scaled votes [`add`](Self::add) would to `sums` (sums kept elsewhere, as a
+    /// levelwise forest's parts keep them).
+    pub fn add_into(&self, row: &[i32], weight: f64, sums: &mut [f64]) {
+        add_scaled_votes(row, weight, self.scale, sums);
+    }
+
     /// [`add`](Self::add) for a row known to rank every label (bit for bit the same sums,
     /// without counting the labels present).
     pub fn add_complete(&mut self, row: &[i32], weight: f64) {

@@ -23,8 +23,9 @@ use serde::{Deserialize, Serialize};
 /// Version history: 1, the first; 2, tree nodes that split a nominal feature one value
 /// against the rest, LRT threshold rules (W-LRT, F-LRT), IBLR's nominal features; 3, the
 /// histogram search's `max_bins` of the tree learners, LR-RF's `leaf_missing` and `Auto` class
-/// mode; 4, IB-PLR's feature scaling.
-pub const FORMAT_VERSION: u32 = 5;
+/// mode; 4, IB-PLR's feature scaling; 5, the partial-label-ranking learners' added options; 6,
+/// LR-RF's `node_seeds`.
+pub const FORMAT_VERSION: u32 = 6;
 /// The oldest version the current types read directly: from it on, a layout only gains fields,
 /// which older files lack and which take their defaults
 /// ([`crate::numeric::file_version`]).

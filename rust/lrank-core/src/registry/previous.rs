@@ -39,6 +39,7 @@ impl From<RandomForestParamsV2> for RandomForestParams {
             entropy_epsilon: p.entropy_epsilon,
             max_bins: None,
             leaf_missing: 0.0,
+            node_seeds: false,
         }
     }
 }

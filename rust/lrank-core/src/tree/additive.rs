@@ -61,6 +61,13 @@ pub trait AdditiveCriterion: SplitCriterion {
         false
     }
 
+    /// A node's statistics from its samples' total weight (`whole`: every weight a whole number)
+    /// and summed statistics, the same as [`SplitCriterion::node_stats`] of those samples;
+    /// `None` for criteria that cannot (trees grown level by level, `levelwise`, need it).
+    fn node_stats_from_sums(&self, _weight: f64, _whole: bool, _sums: &[f64]) -> Option<Self::NodeStats> {
+        None
+    }
+
     /// Sets up the sides of a split of `node`, all of it on the right (its statistics, summed
     /// once by [`SplitCriterion::node_stats`]), and runs `task` on them.
     fn with_sides<T: SidesTask>(&self, node: &Self::NodeStats, task: T) -> T::Output;
@@ -159,7 +166,12 @@ impl FixedXlnx {
     /// Whether every sum of these weights (which add up to `total`) is a whole number in the
     /// table, so that [`Self::whole`] serves a node whose samples have them.
     pub fn holds_whole(&self, weights: &[f64], total: f64) -> bool {
-        total < self.table.len() as f64 && weights.iter().all(|&w| (w as u32) as f64 == w)
+        self.holds_total(total) && weights.iter().all(|&w| (w as u32) as f64 == w)
+    }
+
+    /// Whether whole-number weights adding up to `total` are all in the table.
+    pub fn holds_total(&self, total: f64) -> bool {
+        total < self.table.len() as f64
     }
 
     /// The value of a number of units.

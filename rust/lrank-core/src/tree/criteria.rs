@@ -21,7 +21,20 @@ pub struct ClassEntropy<'a> {
 impl<'a> ClassEntropy<'a> {
     /// `classes[sample]` in `0..n_classes`; nodes whose class entropy is below `epsilon` are leaves.
     pub fn new(classes: &'a [u32], n_classes: usize, epsilon: f64) -> Self {
-        ClassEntropy { classes, n_classes, epsilon, fixed: FixedXlnx::new(classes.len()) }
+        Self::for_rows(classes, n_classes, epsilon, classes.len())
+    }
+
+    /// [`ClassEntropy::new`] for samples of a training set of `n_rows` rows (its table's size),
+    /// of which `classes` are some (none on a levelwise driver, a part's on a worker).
+    pub fn for_rows(classes: &'a [u32], n_classes: usize, epsilon: f64, n_rows: usize) -> Self {
+        ClassEntropy { classes, n_classes, epsilon, fixed: FixedXlnx::new(n_rows) }
+    }
+
+    /// A node's statistics from its classes' weights (each once, in any order).
+    fn node_of(&self, counts: Vec<(u32, f64)>, total: f64, whole: bool) -> ClassNode {
+        let spread = self.fixed.get(total) - counts.iter().map(|&(_, w)| self.fixed.get(w)).sum::<i128>();
+        let entropy = if total > 0.0 { (self.fixed.to_f64(spread) / total).max(0.0) } else { 0.0 };
+        ClassNode { entropy, counts, total, spread, whole: whole && self.fixed.holds_total(total) }
     }
 }
 
@@ -113,9 +126,7 @@ impl SplitCriterion for ClassEntropy<'_> {
                 total += w;
             }
             let counts: Vec<(u32, f64)> = touched.iter().map(|&c| (c, std::mem::take(&mut right[c as usize]))).collect();
-            let spread = self.fixed.get(total) - counts.iter().map(|&(_, w)| self.fixed.get(w)).sum::<i128>();
-            let entropy = if total > 0.0 { (self.fixed.to_f64(spread) / total).max(0.0) } else { 0.0 };
-            ClassNode { entropy, counts, total, spread, whole: self.fixed.holds_whole(weights, total) }
+            self.node_of(counts, total, self.fixed.holds_whole(weights, total))
         })
     }
 
@@ -138,6 +149,11 @@ impl AdditiveCriterion for ClassEntropy<'_> {
     /// A weight per class.
     fn n_stats(&self) -> usize {
         self.n_classes
+    }
+
+    fn node_stats_from_sums(&self, weight: f64, whole: bool, sums: &[f64]) -> Option<ClassNode> {
+        let counts = sums.iter().enumerate().filter(|&(_, &w)| w > 0.0).map(|(c, &w)| (c as u32, w)).collect();
+        Some(self.node_of(counts, weight, whole))
     }
 
     #[inline]
@@ -319,6 +335,12 @@ impl PairwiseEntropy {
     /// Refused when the pairs of the rows, or a node's counts per pair, would not fit in
     /// memory (they grow with the square of the label count).
     pub fn new(y: &crate::data::ranking::RankMatrixView<'_>, epsilon: f64) -> crate::Result<Self> {
+        Self::for_rows(y, epsilon, y.n_rows())
+    }
+
+    /// [`PairwiseEntropy::new`] for samples of a training set of `n_rows` rows (its table's
+    /// size), of which `y` are some (none on a levelwise driver, a part's on a worker).
+    pub fn for_rows(y: &crate::data::ranking::RankMatrixView<'_>, epsilon: f64, n_rows: usize) -> crate::Result<Self> {
         let m = y.n_labels();
         let present: usize = y.rows().map(|r| pair_count(r.iter().filter(|&&p| p > 0).count())).sum();
         crate::memory::check::<u32>("the label pairs of the training rankings", &[present])?;
@@ -340,7 +362,7 @@ impl PairwiseEntropy {
                 out
             })
             .collect();
-        Ok(PairwiseEntropy { pairs, n_pairs: pair_count(m), epsilon, fixed: FixedXlnx::new(y.n_rows()) })
+        Ok(PairwiseEntropy { pairs, n_pairs: pair_count(m), epsilon, fixed: FixedXlnx::new(n_rows) })
     }
 
     /// One pair's (weight x entropy), in fixed point (`whole`: see [`FixedXlnx::whole`]).
@@ -353,6 +375,15 @@ impl PairwiseEntropy {
         } else {
             t.get(a + b) - t.get(a) - t.get(b)
         }
+    }
+}
+
+impl PairwiseEntropy {
+    /// A node's statistics from its direction weights per pair.
+    fn node_of(&self, counts: Vec<f64>, total: f64, whole: bool) -> PairNode {
+        let spread = (0..self.n_pairs).map(|p| self.term(&counts, p, false)).sum();
+        let entropy = if total <= 0.0 { 0.0 } else { self.fixed.to_f64(spread) / total };
+        PairNode { entropy, counts, total, spread, whole: whole && self.fixed.holds_total(total) }
     }
 }
 
@@ -380,9 +411,7 @@ impl SplitCriterion for PairwiseEntropy {
             }
         }
         let total: f64 = weights.iter().sum();
-        let spread = (0..self.n_pairs).map(|p| self.term(&counts, p, false)).sum();
-        let entropy = if total <= 0.0 { 0.0 } else { self.fixed.to_f64(spread) / total };
-        PairNode { entropy, counts, total, spread, whole: self.fixed.holds_whole(weights, total) }
+        self.node_of(counts, total, self.fixed.holds_whole(weights, total))
     }
 
     fn is_terminal(&self, node: &PairNode) -> bool {
@@ -404,6 +433,10 @@ impl AdditiveCriterion for PairwiseEntropy {
     /// Two direction weights per label pair.
     fn n_stats(&self) -> usize {
         2 * self.n_pairs
+    }
+
+    fn node_stats_from_sums(&self, weight: f64, whole: bool, sums: &[f64]) -> Option<PairNode> {
+        Some(self.node_of(sums.to_vec(), weight, whole))
     }
 
     #[inline]

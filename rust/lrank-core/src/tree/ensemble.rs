@@ -15,12 +15,26 @@ use crate::rng::{child_seed, Rng};
 use rayon::prelude::*;
 
 /// How a forest draws each tree's training sample.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ForestSampling {
     pub n_trees: usize,
     pub seed: u64,
     /// A bootstrap sample of size n per tree (else every row once).
     pub bootstrap: bool,
+    /// Each node draws from a stream of its own, derived from its parent's seed
+    /// ([`TreeRandomness::PerNode`]), instead of one stream per tree: a tree then grows level by
+    /// level to the same result, which the exact distributed forest does (`tree::levelwise`).
+    pub node_seeds: bool,
+}
+
+impl ForestSampling {
+    pub fn randomness(&self) -> TreeRandomness {
+        if self.node_seeds {
+            TreeRandomness::PerNode
+        } else {
+            TreeRandomness::Stream
+        }
+    }
 }
 
 /// Grows the trees of a forest in parallel on the training rows `rows` (with weights
@@ -89,7 +103,7 @@ fn forest_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
                     weights.push(w);
                 }
             }
-            grow_tree_searching(x, samples, weights, criterion, leaf_fitter, params, &mut rng, TreeRandomness::Stream, search)
+            grow_tree_searching(x, samples, weights, criterion, leaf_fitter, params, &mut rng, sampling.randomness(), search)
         })
         .collect()
 }
@@ -97,13 +111,35 @@ fn forest_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
 /// How often each of `n` rows is drawn: a bootstrap sample of size n from `rng`, or every row
 /// once. Tree `t` of [`grow_forest`] draws its sample with this first from its stream.
 fn draw_counts(rng: &mut Rng, n: usize, bootstrap: bool) -> Vec<f64> {
-    let mut counts = vec![if bootstrap { 0.0 } else { 1.0 }; n];
+    draw_counts_in(rng, n, bootstrap, 0, n)
+}
+
+/// [`draw_counts`] of rows `start..end` only (the same draws).
+fn draw_counts_in(rng: &mut Rng, n: usize, bootstrap: bool, start: usize, end: usize) -> Vec<f64> {
+    let mut counts = vec![if bootstrap { 0.0 } else { 1.0 }; end - start];
     if bootstrap {
         for _ in 0..n {
-            counts[rng.below(n)] += 1.0;
+            let i = rng.below(n);
+            if (start..end).contains(&i) {
+                counts[i - start] += 1.0;
+            }
         }
     }
     counts
+}
+
+/// [`forest_sample_counts`] of rows `start..end` of the `n` (a part of the rows; the same
+/// counts, without holding all of them).
+pub fn forest_sample_counts_in(sampling: ForestSampling, t: usize, n: usize, start: usize, end: usize) -> Vec<f64> {
+    draw_counts_in(&mut Rng::new(child_seed(sampling.seed, t as u64)), n, sampling.bootstrap, start, end)
+}
+
+/// The seed of tree `t`'s root in per-node mode ([`ForestSampling::node_seeds`]): its stream's
+/// next number once its sample is drawn.
+pub fn forest_root_seed(sampling: ForestSampling, t: usize, n: usize) -> u64 {
+    let mut rng = Rng::new(child_seed(sampling.seed, t as u64));
+    draw_counts_in(&mut rng, n, sampling.bootstrap, 0, 0);
+    rng.next_u64()
 }
 
 /// The bootstrap counts tree `t` of a [`grow_forest`] with `sampling` drew for its `n` rows
@@ -133,7 +169,7 @@ impl Growth {
         if n_trees == 1 && !bootstrap {
             Growth::SingleTree { seed }
         } else {
-            Growth::Forest(ForestSampling { n_trees, seed, bootstrap })
+            Growth::Forest(ForestSampling { n_trees, seed, bootstrap, node_seeds: false })
         }
     }
 

@@ -16,7 +16,7 @@
 //! equal-frequency threshold rules have no histogram search: those trees search exactly.
 
 use super::additive::{AdditiveCriterion, SidesTask, SplitSides, MARGIN};
-use super::bins::Bins;
+use super::bins::{BinLayout, Bins};
 use super::layout::TrainingFeatures;
 use super::params::GrowParams;
 use super::split::{draw_and_score, score_feature, Key, NodeView, Scratch, Search, SplitChoice};
@@ -114,7 +114,7 @@ impl Histograms {
     }
 
     /// Feature `f`'s bins in a node's histograms.
-    fn feature<'h>(&self, bins: &Bins, hist: &'h [f64], f: usize) -> &'h [f64] {
+    fn feature<'h>(&self, bins: &BinLayout, hist: &'h [f64], f: usize) -> &'h [f64] {
         let start = bins.offset(f) * self.stride;
         &hist[start..start + bins.n_bins(f) * self.stride]
     }
@@ -147,29 +147,7 @@ impl<C: AdditiveCriterion> Search<C> for Histograms {
             if bins.n_bins(f) == 0 {
                 return score_feature(x, samples, weights, None, criterion, stats, params, f, Key::Rank, floor, scratch);
             }
-            let hist = self.feature(bins, hist, f);
-            let filled: Vec<usize> = (0..bins.n_bins(f)).filter(|&b| hist[b * self.stride] > 0.0).collect();
-            if filled.len() < 2 {
-                return None; // one bin in this node
-            }
-            let cell = |b: usize| &hist[b * self.stride..(b + 1) * self.stride];
-            if x.kinds[f] == FeatureKind::Nominal {
-                // Each category against the rest, in code order (with two, the first only).
-                let tried = if filled.len() == 2 { &filled[..1] } else { &filled[..] };
-                let mut best: Option<(f64, SplitChoice)> = None;
-                for &b in tried {
-                    if let Some(score) = criterion.with_sides(stats, OneBin(cell(b))) {
-                        if best.is_none_or(|(g, _)| score > g) {
-                            best = Some((score, SplitChoice::Category { feature: f, value: bins.category(f, b) }));
-                        }
-                    }
-                }
-                return Some(best);
-            }
-            let best = criterion.with_sides(stats, BinSweep { hist, filled: &filled, stride: self.stride });
-            Some(best.map(|(a, b, score)| {
-                (score, SplitChoice::Bins { feature: f, threshold: bins.threshold(f, a, b), last_left: a as u8 })
-            }))
+            score_binned_feature(bins, x.kinds[f], self.feature(bins, hist, f), self.stride, f, criterion, stats)
         })
     }
 
@@ -216,6 +194,44 @@ impl<C: AdditiveCriterion> Search<C> for Histograms {
             scratch.spare_histograms.push(hist);
         }
     }
+}
+
+/// The best split on binned feature `f` from its bins in a node's histograms (`stride` numbers
+/// per bin): `None` when the node holds one bin of it, else the best (score, split) if any is
+/// valid. A nominal feature tries each category against the rest, in code order (with two, the
+/// first only); a numeric one every boundary between bins the node holds.
+pub(super) fn score_binned_feature<C: AdditiveCriterion>(
+    bins: &BinLayout,
+    kind: FeatureKind,
+    hist: &[f64],
+    stride: usize,
+    f: usize,
+    criterion: &C,
+    stats: &C::NodeStats,
+) -> Option<Option<(f64, SplitChoice)>> {
+    let filled: Vec<usize> = (0..bins.n_bins(f)).filter(|&b| hist[b * stride] > 0.0).collect();
+    if filled.len() < 2 {
+        return None; // one bin in this node
+    }
+    let cell = |b: usize| &hist[b * stride..(b + 1) * stride];
+    if kind == FeatureKind::Nominal {
+        let tried = if filled.len() == 2 { &filled[..1] } else { &filled[..] };
+        let mut best: Option<(f64, SplitChoice)> = None;
+        for &b in tried {
+            if let Some(score) = criterion.with_sides(stats, OneBin(cell(b))) {
+                if best.is_none_or(|(g, _)| score > g) {
+                    best = Some((score, SplitChoice::Category { feature: f, value: bins.category(f, b) }));
+                }
+            }
+        }
+        return Some(best);
+    }
+    let best = criterion.with_sides(stats, BinSweep { hist, filled: &filled, stride });
+    Some(
+        best.map(|(a, b, score)| {
+            (score, SplitChoice::Bins { feature: f, threshold: bins.threshold(f, a, b), last_left: a as u8 })
+        }),
+    )
 }
 
 /// The sweep over one feature's bins: bins move left in order, and each boundary between two

@@ -23,6 +23,8 @@
 //! features as the search reads them), [`sweep`](mod@sweep) (the boundary sweep and the criterion
 //! interface), [`criteria`] (criteria shared by learners), `split` (a node's split search),
 //! `grow` (one tree), [`ensemble`] (forests, and the choice between a forest and one tree),
+//! [`levelwise`] (a forest grown level by level from sums over parts of the rows: the exact
+//! distributed forest),
 //! [`regression`] (multi-output regression of per-label targets), [`walk`] (many rows routed at
 //! once, for prediction).
 
@@ -33,6 +35,7 @@ pub mod ensemble;
 mod grow;
 mod histogram;
 pub mod layout;
+pub mod levelwise;
 pub mod model;
 pub mod params;
 pub mod regression;
@@ -42,11 +45,12 @@ pub mod walk;
 
 pub use crate::data::features::FeatureKind;
 pub use additive::{additive_best_boundary, AdditiveCriterion, FixedXlnx, SidesTask, SplitSides};
-pub use bins::{check_max_bins, Bins, MAX_BINS};
+pub use bins::{bin_sample_rows, check_max_bins, feature_edges, BinLayout, Bins, FeatureEdges, BIN_SAMPLE_ROWS, MAX_BINS};
 pub use criteria::{ClassEntropy, PairwiseEntropy, XlnxTable};
 pub use ensemble::{all_rows, forest_sample_counts, grow_forest, grow_forest_additive, ForestSampling, Growth};
 pub use grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
 pub use layout::{TrainingFeatures, TreeInputs};
+pub use levelwise::{part_sums, LevelGrower, LevelPlan, SummedLeaf};
 pub use model::{Node, Tree};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
 pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, VarianceSides};

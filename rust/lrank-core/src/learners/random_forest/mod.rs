@@ -87,6 +87,11 @@ pub struct RandomForestParams {
     /// before the leaf's Borda count (0: the leaf's consensus, no deletion).
     #[serde(default)]
     pub leaf_missing: f64,
+    /// Each node draws its features from a seed of its own (derived from its parent's) instead of
+    /// one stream per tree: the forest the exact distributed variant grows (`lrank.dask.fit(...,
+    /// exact=True)`) is this one.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_6")]
+    pub node_seeds: bool,
 }
 
 fn default_max_bins() -> Option<usize> {
@@ -105,6 +110,7 @@ impl Default for RandomForestParams {
             entropy_epsilon: 1e-6,
             max_bins: default_max_bins(),
             leaf_missing: 0.0,
+            node_seeds: false,
         }
     }
 }
@@ -233,7 +239,12 @@ fn grow_trees<C: AdditiveCriterion>(
         min_weight_split: 0.0,
         threshold_rule: ThresholdRule::Best,
     };
-    let sampling = ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap };
+    let sampling = ForestSampling {
+        n_trees: params.n_estimators,
+        seed: params.seed,
+        bootstrap: params.bootstrap,
+        node_seeds: params.node_seeds,
+    };
     let fitter = BordaLeafFitter { y, row_weights: (params.leaf_missing > 0.0).then_some(sample_weight) };
     grow_forest_additive(x, &all_rows(sample_weight.len()), sample_weight, sampling, criterion, &fitter, &grow)
 }
@@ -375,6 +386,7 @@ impl RandomForestModel {
     }
 }
 
+pub mod distributed;
 mod leaf_missing;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,144 @@
+"""The exact distributed LR-RF: bit for bit the forest ``LabelRankingRandomForest(node_seeds=True)``
+grows on all the rows at once, grown level by level from sums the partitions compute where they
+are.
+
+This process (the driver) holds the trees as far as they are grown. Each round it sends the
+partitions the plan of the open nodes; each partition routes its rows through the trees, replays
+their bootstrap counts, and returns per open node its rows' weight, Borda votes and per-bin class
+counts (its histograms); the sums are added on the cluster and the driver decides the nodes as
+the histogram search would. A round per level and batch of trees; only sums travel, never rows.
+Before the first round the partitions report what the bins are cut from (distinct values, or those
+of evenly spaced rows) and the medians that fill missing values at prediction.
+
+Refused: missing feature values in the training data, ``leaf_missing``, ``max_bins=None``,
+other learners (their criteria or leaves are not sums; the partition forest, ``exact=False``,
+takes them).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from lrank.dask import _partitions
+from lrank.dask.cluster import DaskError
+
+
+def _load(part: Any, label_columns: Any, feature_columns: Any) -> tuple[Any, ...]:
+    """On a worker: a partition's features (float64), rank matrix, and what names its columns."""
+    from lrank.estimators._inputs import features
+
+    x, y, names, labels = _partitions.arrays(part, label_columns, feature_columns)
+    if y is None:
+        raise DaskError("the data has no label columns")
+    feats = features(x) if not isinstance(x, np.ndarray) else None
+    values = feats.values if feats is not None else x
+    categories = feats.categories if feats is not None else [None] * values.shape[1]
+    x = np.ascontiguousarray(values, dtype=np.float64)
+    return x, np.ascontiguousarray(y, dtype=np.int32), names, categories, labels
+
+
+def _head(loaded: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A partition's rows, column names, categories, label names and label count."""
+    x, y, names, categories, labels = loaded
+    return int(x.shape[0]), names, categories, labels, int(y.shape[1])
+
+
+def _summary(loaded: tuple[Any, ...], start: int, n_rows: int, max_bins: int, nominal: list[bool]) -> bytes:
+    from lrank import _core
+
+    return bytes(_core.exact_part_summary(loaded[0], loaded[1], start, n_rows, max_bins, nominal=nominal))
+
+
+def _codes(loaded: tuple[Any, ...], setup: bytes) -> Any:
+    from lrank import _core
+
+    return _core.exact_part_codes(setup, loaded[0])
+
+
+def _bin_counts(codes: Any, setup: bytes) -> Any:
+    from lrank import _core
+
+    return _core.exact_part_bin_counts(setup, codes)
+
+
+def _values(loaded: tuple[Any, ...], codes: Any, bins: list[int]) -> bytes:
+    from lrank import _core
+
+    return bytes(_core.exact_part_values_in_bins(loaded[0], codes, bins))
+
+
+def _sums(setup: bytes, plan: bytes, codes: Any, loaded: tuple[Any, ...], start: int) -> Any:
+    from lrank import _core
+
+    return _core.exact_part_sums(setup, plan, codes, loaded[1], start, n_jobs=1)
+
+
+def _added(client: Any, futures: list[Any]) -> Any:
+    """The elementwise sum of the futures' arrays, added on the cluster (pairs of pairs), fetched."""
+    while len(futures) > 1:
+        pairs = [client.submit(np.add, a, b, pure=False) for a, b in zip(futures[0::2], futures[1::2])]
+        futures = pairs + ([futures[-1]] if len(futures) % 2 else [])
+    return client.gather(futures[0])
+
+
+def fit_exact(estimator: Any, data: Any, *, label_columns: Any, feature_columns: Any, client: Any) -> Any:
+    """:func:`lrank.dask.fit` with ``exact=True`` (see the module docs)."""
+    import dask
+
+    from lrank import LabelRankingRandomForest, _core
+    from lrank.estimators.base import resolve_seed
+
+    if not isinstance(estimator, LabelRankingRandomForest):
+        raise DaskError(
+            f"exact=True grows LabelRankingRandomForest only ({type(estimator).__name__} given): its criteria and "
+            "leaves are sums over rows; fit other forests on partitions (exact=False)"
+        )
+    params = {**estimator.get_params(deep=False), "node_seeds": True}
+    est = type(estimator)(**params)
+    seed = resolve_seed(params["random_state"])
+    params_json = est._params_json(seed)
+    max_bins = json.loads(params_json)["RandomForest"]["max_bins"]
+    if max_bins is None:
+        raise DaskError("exact=True searches histograms: set max_bins (the exact search needs every row at once)")
+    parts = _partitions.partitions(data)
+    loaded = client.compute([dask.delayed(_load)(p, label_columns, feature_columns) for p in parts])
+    heads = client.gather([client.submit(_head, f) for f in loaded])
+    rows = [h[0] for h in heads]
+    starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()
+    n_rows = int(sum(rows))
+    if n_rows == 0:
+        raise DaskError("the data has no rows")
+    _, names, categories, labels, n_labels = heads[0]
+    for k, head in enumerate(heads):
+        if head[2] != categories:
+            raise DaskError(
+                f"partition {k} has other categories than partition 0 in a categorical column: declare them "
+                "(a Polars Enum, a pandas Categorical with known categories)"
+            )
+    est.categories_ = categories
+    nominal = est._nominal_mask(len(categories)) or [False] * len(categories)
+    summaries = client.gather(
+        [client.submit(_summary, f, start, n_rows, max_bins, nominal) for f, start in zip(loaded, starts, strict=True)]
+    )
+    driver = _core.ExactForest(params_json, summaries, n_labels)
+    setup = bytes(driver.setup())
+    codes = [client.submit(_codes, f, setup) for f in loaded]
+    bins = driver.median_bins(_added(client, [client.submit(_bin_counts, c, setup) for c in codes]))
+    driver.set_medians(client.gather([client.submit(_values, f, c, bins) for f, c in zip(loaded, codes, strict=True)]))
+    while (plan := driver.plan()) is not None:
+        plan = bytes(plan)
+        sums = [
+            client.submit(_sums, setup, plan, c, f, start, pure=False)
+            for f, c, start in zip(loaded, codes, starts, strict=True)
+        ]
+        driver.absorb(_added(client, sums))
+    out = type(estimator)(**params)
+    out._set_fitted(driver.finish())
+    if names:
+        out.feature_names_in_ = np.asarray(names, dtype=object)
+    out.categories_ = categories
+    out.labels_ = labels
+    return out

@@ -1,0 +1,175 @@
+//! The exact distributed forest against the forest grown on all rows at once.
+
+use super::*;
+use crate::learner::Learner;
+use crate::rng::Rng;
+
+/// Features of every kind the bins handle (continuous, few values, nominal) and rankings that
+/// depend on them; `missing` labels of some rankings deleted.
+fn data(n: usize, m: usize, seed: u64, missing: bool) -> (Vec<f64>, Vec<FeatureKind>, Vec<i32>) {
+    let mut rng = Rng::new(seed);
+    let d = 4;
+    let mut x = Vec::with_capacity(n * d);
+    let mut y = Vec::with_capacity(n * m);
+    for _ in 0..n {
+        let (a, b) = (rng.uniform(), (rng.below(5) as f64) * 0.5);
+        let (c, e) = (rng.below(3) as f64, rng.uniform() * 1e3);
+        x.extend([a, b, c, e]);
+        let scores: Vec<f64> =
+            (0..m).map(|l| a * l as f64 - b * (l % 2) as f64 + c * (l == 1) as u8 as f64 + rng.uniform()).collect();
+        let mut ranks = crate::data::ranking::ranking_from_scores(&scores);
+        if missing && rng.below(3) == 0 {
+            ranks[rng.below(m)] = 0;
+            let mut order: Vec<usize> = (0..m).filter(|&l| ranks[l] > 0).collect();
+            order.sort_by_key(|&l| ranks[l]);
+            for (k, &l) in order.iter().enumerate() {
+                ranks[l] = k as i32 + 1;
+            }
+        }
+        y.extend(ranks);
+    }
+    let kinds = vec![FeatureKind::Numeric, FeatureKind::Numeric, FeatureKind::Nominal, FeatureKind::Numeric];
+    (x, kinds, y)
+}
+
+/// The forest grown from parts cut at `cuts` (row indices), as a cluster would.
+fn grown_in_parts(
+    x: &[f64],
+    kinds: &[FeatureKind],
+    y: &[i32],
+    m: usize,
+    cuts: &[usize],
+    params: &RandomForestParams,
+    budget: usize,
+) -> Result<RandomForestModel> {
+    let d = kinds.len();
+    let n = y.len() / m;
+    let bounds: Vec<(usize, usize)> =
+        std::iter::once(0).chain(cuts.iter().copied()).zip(cuts.iter().copied().chain(std::iter::once(n))).collect();
+    let views: Vec<(FeatureMatrixView<'_>, RankMatrixView<'_>, usize)> = bounds
+        .iter()
+        .map(|&(a, b)| {
+            let xv = FeatureMatrixView::new(&x[a * d..b * d], b - a, d).unwrap().with_kinds(Some(kinds)).unwrap();
+            (xv, RankMatrixView::new(&y[a * m..b * m], b - a, m).unwrap(), a)
+        })
+        .collect();
+    let max_bins = params.max_bins.unwrap_or(255);
+    let summaries: Vec<PartSummary> =
+        views.iter().map(|(xv, yv, start)| summarise_part(xv, yv, *start, n, max_bins)).collect::<Result<_>>()?;
+    let mut driver = ExactForest::with_budget(params.clone(), &summaries, m, budget)?;
+    let setup = driver.setup().clone();
+    let codes: Vec<Vec<u8>> = views.iter().map(|(xv, _, _)| part_codes(&setup, xv)).collect::<Result<_>>()?;
+    let add = |parts: Vec<Vec<f64>>| {
+        parts.into_iter().reduce(|mut a, b| {
+            a.iter_mut().zip(&b).for_each(|(s, v)| *s += v);
+            a
+        })
+    };
+    let counts = add(codes.iter().map(|c| part_bin_counts(&setup, c)).collect()).unwrap();
+    let bins = driver.median_bins(&counts)?;
+    let values: Vec<_> = views.iter().zip(&codes).map(|((xv, _, _), c)| part_values_in_bins(xv, c, &bins)).collect();
+    driver.set_medians(&values)?;
+    while let Some(plan) = driver.plan() {
+        let sums = views
+            .iter()
+            .zip(&codes)
+            .map(|((_, yv, start), c)| part_sums(&setup, &plan, c, yv, *start))
+            .collect::<Result<Vec<_>>>()?;
+        driver.absorb(&add(sums).unwrap())?;
+    }
+    driver.finish()
+}
+
+fn grown_at_once(x: &[f64], kinds: &[FeatureKind], y: &[i32], m: usize, params: &RandomForestParams) -> RandomForestModel {
+    let n = y.len() / m;
+    let xv = FeatureMatrixView::new(x, n, kinds.len()).unwrap().with_kinds(Some(kinds)).unwrap();
+    let yv = RankMatrixView::new(y, n, m).unwrap();
+    RandomForestModel::fit_views(&xv, &yv, None, RandomForestParams { node_seeds: true, ..params.clone() }).unwrap()
+}
+
+#[test]
+fn parts_grow_the_forest_of_all_rows_in_every_class_mode() {
+    for (k, mode) in [ClassMode::Auto, ClassMode::Ranking, ClassMode::Pairwise, ClassMode::TopLabel].into_iter().enumerate() {
+        for missing in [false, true] {
+            if missing && mode == ClassMode::Ranking {
+                continue;
+            }
+            let (x, kinds, y) = data(260, 4, 10 + k as u64, missing);
+            let params = RandomForestParams { n_estimators: 6, seed: 3 + k as u64, class_mode: mode, ..Default::default() };
+            let at_once = grown_at_once(&x, &kinds, &y, 4, &params);
+            for cuts in [vec![], vec![100], vec![1, 77, 200]] {
+                let parts = grown_in_parts(&x, &kinds, &y, 4, &cuts, &params, 1 << 24)
+                    .unwrap_or_else(|e| panic!("{mode:?}, missing {missing}, cuts {cuts:?}: {e}"));
+                assert_eq!(parts, at_once, "{mode:?}, missing {missing}, cuts {cuts:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn unlimited_depth_every_feature_no_bootstrap_few_bins_and_small_rounds() {
+    let (x, kinds, y) = data(300, 5, 7, true);
+    let params = RandomForestParams {
+        n_estimators: 3,
+        seed: 9,
+        max_depth: None,
+        max_features: crate::tree::MaxFeatures::All,
+        bootstrap: false,
+        max_bins: Some(7),
+        ..Default::default()
+    };
+    let at_once = grown_at_once(&x, &kinds, &y, 5, &params);
+    assert!(at_once.trees.iter().any(|t| t.depth() > 8));
+    // A budget below two nodes' histograms: one node per round.
+    let parts = grown_in_parts(&x, &kinds, &y, 5, &[150], &params, 10).unwrap();
+    assert_eq!(parts, at_once);
+    let bootstrapped = RandomForestParams { bootstrap: true, ..params };
+    assert_eq!(
+        grown_in_parts(&x, &kinds, &y, 5, &[31, 150], &bootstrapped, 1 << 20).unwrap(),
+        grown_at_once(&x, &kinds, &y, 5, &bootstrapped)
+    );
+}
+
+#[test]
+fn more_rows_than_the_bins_sample_still_give_the_same_forest() {
+    let n = crate::tree::BIN_SAMPLE_ROWS + 1234;
+    let (x, kinds, y) = data(n, 3, 5, false);
+    let params = RandomForestParams { n_estimators: 2, seed: 1, max_depth: Some(3), ..Default::default() };
+    let at_once = grown_at_once(&x, &kinds, &y, 3, &params);
+    let parts = grown_in_parts(&x, &kinds, &y, 3, &[n / 3, n / 3 + 1, 2 * n / 3], &params, 1 << 24).unwrap();
+    assert_eq!(parts, at_once);
+}
+
+#[test]
+fn what_cannot_be_grown_in_parts_is_refused() {
+    let (mut x, kinds, y) = data(50, 3, 2, false);
+    let params = RandomForestParams { n_estimators: 2, ..Default::default() };
+    let exact = RandomForestParams { max_bins: None, ..params.clone() };
+    let err = grown_in_parts(&x, &kinds, &y, 3, &[20], &exact, 1 << 20).unwrap_err();
+    assert!(err.to_string().contains("max_bins"), "{err}");
+    let leaf_missing = RandomForestParams { leaf_missing: 0.3, ..params.clone() };
+    assert!(grown_in_parts(&x, &kinds, &y, 3, &[20], &leaf_missing, 1 << 20).unwrap_err().to_string().contains("leaf_missing"));
+    x[4 * 7 + 1] = f64::NAN;
+    let err = grown_in_parts(&x, &kinds, &y, 3, &[20], &params, 1 << 20).unwrap_err();
+    assert!(err.to_string().contains("feature 1 has missing values"), "{err}");
+    // A driver refuses sums of another length, and a model before its medians.
+    let (x, kinds, y) = data(50, 3, 2, false);
+    let xv = FeatureMatrixView::new(&x, 50, 4).unwrap().with_kinds(Some(&kinds)).unwrap();
+    let yv = RankMatrixView::new(&y, 50, 3).unwrap();
+    let summary = summarise_part(&xv, &yv, 0, 50, 255).unwrap();
+    let mut driver = ExactForest::new(params, &[summary], 3).unwrap();
+    let plan = driver.plan().unwrap();
+    assert!(driver.absorb(&vec![0.0; plan.len as usize + 1]).is_err());
+    assert!(driver.finish().unwrap_err().to_string().contains("medians"));
+}
+
+#[test]
+fn the_model_predicts_and_the_params_say_node_seeds() {
+    let (x, kinds, y) = data(120, 3, 4, false);
+    let params = RandomForestParams { n_estimators: 4, ..Default::default() };
+    let model = grown_in_parts(&x, &kinds, &y, 3, &[60], &params, 1 << 20).unwrap();
+    assert!(model.params.node_seeds);
+    assert!(model.check().is_ok());
+    let xv = FeatureMatrixView::new(&x, 120, 4).unwrap();
+    assert_eq!(model.predict_ranks(&xv).unwrap().len(), 360);
+}

@@ -1,0 +1,502 @@
+//! Forests grown level by level from statistics summed over parts of the rows: the exact
+//! distributed forest. The rows are split into parts (a cluster's partitions, each on a worker);
+//! a driver ([`LevelGrower`]) holds the trees as far as they are grown and, each round, plans
+//! which open nodes need what ([`LevelPlan`]); each part sums, for every open node, its rows'
+//! weights, leaf statistics and histograms ([`part_sums`]); the driver adds the parts' sums and
+//! decides the nodes, as the histogram search would.
+//!
+//! The forest is the one [`super::grow_forest_additive`] grows on all rows with per-node seeds
+//! ([`super::ForestSampling::node_seeds`]), bit for bit, when the bins are the same
+//! ([`super::bins`] cuts them from rows each part can find) and the weights whole numbers:
+//! - each part replays its rows' bootstrap counts from the tree's stream (the same draws);
+//! - a node's random stream comes from its parent's seed, so no node waits for another
+//!   subtree, and its features are drawn and scored in the same order;
+//! - sums of whole numbers are exact in any order, and the criteria's scores depend only on
+//!   sums ([`AdditiveCriterion`]), so the same split wins, ties included; leaf models depend on
+//!   sums too ([`SummedLeaf`]);
+//! - the histogram search's small nodes sort their samples by bin, which gives the same split
+//!   as their histograms (the engine's invariant), so the driver always uses histograms.
+//!
+//! Every feature must be binned (a nominal one with more categories than bins is searched
+//! exactly, which needs its rows).
+
+use super::additive::AdditiveCriterion;
+use super::bins::BinLayout;
+use super::ensemble::{forest_root_seed, forest_sample_counts_in, ForestSampling};
+use super::histogram::score_binned_feature;
+use super::model::{Node, Tree};
+use super::params::{GrowParams, MAX_TREE_DEPTH};
+use super::split::{draw_and_score, SplitChoice};
+use crate::data::features::FeatureKind;
+use crate::rng::{child_seed, Rng};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A leaf model fitted from sums over its samples.
+pub trait SummedLeaf: Sync {
+    type Leaf: Send + Sync;
+    /// Numbers the leaf's model sums over its samples.
+    fn n_leaf_stats(&self) -> usize;
+    /// Adds what `weight` copies of `sample` contribute.
+    fn add_leaf_stats(&self, sample: u32, weight: f64, out: &mut [f64]);
+    /// The model of samples of total `weight` whose statistics sum to `sums`.
+    fn leaf_from_sums(&self, weight: f64, sums: &[f64]) -> Self::Leaf;
+}
+
+/// Numbers an open node's sums start with: samples, their weight, and how many of their
+/// weights are not whole numbers.
+const HEAD: usize = 3;
+/// Numbers per bin before a criterion's statistics (as in the histogram search).
+const BIN_HEAD: usize = 2;
+
+/// One node of a tree being grown, as the parts route their rows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PlanNode {
+    /// Rows whose code of `feature` is at most `bin` (equal to it, for a category) go left.
+    Split { feature: u32, bin: u8, category: bool, left: u32, right: u32 },
+    /// A leaf, or a node summed in another round: its rows are not counted.
+    Elsewhere,
+    /// A node summed this round, from `offset` in a part's sums (with histograms or not).
+    Open { offset: u64, histograms: bool },
+}
+
+/// What the parts sum in one round.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelPlan {
+    /// Rows of all parts together.
+    pub n_rows: u64,
+    pub sampling: ForestSampling,
+    /// The trees with open nodes: (tree index, its nodes).
+    pub trees: Vec<(u32, Vec<PlanNode>)>,
+    /// Leaf statistics per node, numbers per histogram bin, bins per histogram.
+    pub leaf_stats: usize,
+    pub stride: usize,
+    pub total_bins: usize,
+    /// Length of a part's sums.
+    pub len: u64,
+}
+
+/// One part's sums for `plan`: its rows `start..start + codes.len() / d` of all rows, with their
+/// bin codes (row-major), weights, and the criterion and leaf statistics of its own rows (as
+/// samples `0..`). Adding every part's sums elementwise gives what [`LevelGrower::absorb`] takes.
+#[allow(clippy::too_many_arguments)]
+pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
+    plan: &LevelPlan,
+    layout: &BinLayout,
+    codes: &[u8],
+    start: usize,
+    row_weights: &[f64],
+    criterion: &C,
+    leaf: &L,
+) -> Vec<f64> {
+    let d = layout.n_features();
+    let n_local = row_weights.len();
+    let binned: Vec<(usize, usize)> = (0..d).map(|f| (f, layout.offset(f) * plan.stride)).collect();
+    let mut out = vec![0.0; plan.len as usize];
+    // Each tree's open nodes' sums are consecutive: the trees fill disjoint slices in parallel.
+    let mut slices = Vec::with_capacity(plan.trees.len());
+    let mut rest: &mut [f64] = &mut out;
+    let mut at = 0;
+    for (t, nodes) in &plan.trees {
+        let (lo, hi) = tree_span(nodes, plan);
+        let (_, tail) = std::mem::take(&mut rest).split_at_mut(lo - at);
+        let (mine, tail) = tail.split_at_mut(hi - lo);
+        slices.push((*t, nodes, lo, mine));
+        rest = tail;
+        at = hi;
+    }
+    slices.into_par_iter().for_each(|(t, nodes, lo, out)| {
+        let counts = forest_sample_counts_in(plan.sampling, t as usize, plan.n_rows as usize, start, start + n_local);
+        let mut stats = Vec::new();
+        for (i, (&c, &rw)) in counts.iter().zip(row_weights).enumerate() {
+            let w = c * rw;
+            if w <= 0.0 {
+                continue;
+            }
+            let row = &codes[i * d..(i + 1) * d];
+            let mut node = 0usize;
+            let (offset, histograms) = loop {
+                match nodes[node] {
+                    PlanNode::Split { feature, bin, category, left, right } => {
+                        let code = row[feature as usize];
+                        let goes_left = if category { code == bin } else { code <= bin };
+                        node = if goes_left { left } else { right } as usize;
+                    }
+                    PlanNode::Elsewhere => break (None, false),
+                    PlanNode::Open { offset, histograms } => break (Some(offset as usize - lo), histograms),
+                }
+            };
+            let Some(at) = offset else { continue };
+            let sums = &mut out[at..];
+            sums[0] += 1.0;
+            sums[1] += w;
+            if (w as u32) as f64 != w {
+                sums[2] += 1.0;
+            }
+            leaf.add_leaf_stats(i as u32, w, &mut sums[HEAD..HEAD + plan.leaf_stats]);
+            if histograms {
+                stats.clear();
+                criterion.sample_stats(i as u32, w, &mut stats);
+                let hist = &mut sums[HEAD + plan.leaf_stats..];
+                for &(f, base) in &binned {
+                    let cell = &mut hist[base + row[f] as usize * plan.stride..][..plan.stride];
+                    cell[0] += 1.0;
+                    cell[1] += w;
+                    stats.iter().for_each(|&(e, a)| cell[BIN_HEAD + e as usize] += a);
+                }
+            }
+        }
+    });
+    out
+}
+
+/// Where a tree's open nodes' sums lie (they are consecutive).
+fn tree_span(nodes: &[PlanNode], plan: &LevelPlan) -> (usize, usize) {
+    let (mut lo, mut hi) = (usize::MAX, 0);
+    for node in nodes {
+        if let PlanNode::Open { offset, histograms } = *node {
+            lo = lo.min(offset as usize);
+            hi = hi.max(offset as usize + node_len(plan.leaf_stats, plan.stride * plan.total_bins, histograms));
+        }
+    }
+    if lo == usize::MAX {
+        (0, 0)
+    } else {
+        (lo, hi)
+    }
+}
+
+fn node_len(leaf_stats: usize, cells: usize, histograms: bool) -> usize {
+    HEAD + leaf_stats + if histograms { cells } else { 0 }
+}
+
+/// A node of a tree being grown on the driver.
+enum Grown<L> {
+    Split {
+        choice: SplitChoice,
+        bin: u8,
+        category: bool,
+        left: u32,
+        right: u32,
+    },
+    Leaf(Option<L>),
+    /// Not decided yet: its depth, its random stream's seed, and how its sums come.
+    Open {
+        depth: usize,
+        seed: u64,
+        sums: Sums,
+    },
+}
+
+/// How an open node's sums come: the parts sum its rows (the root; the smaller child of a split,
+/// whose sibling then comes by subtraction), or they are its parent's minus its sibling's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sums {
+    Measured { sibling: Option<u32>, parent: u32 },
+    Derived,
+}
+
+/// The driver of a levelwise forest: the trees so far, the plan of each round, the decisions.
+pub struct LevelGrower<C: AdditiveCriterion, L: SummedLeaf> {
+    criterion: C,
+    leaf: L,
+    layout: BinLayout,
+    kinds: Vec<FeatureKind>,
+    params: GrowParams,
+    sampling: ForestSampling,
+    n_rows: usize,
+    stride: usize,
+    trees: Vec<Vec<Grown<L::Leaf>>>,
+    /// Histogram numbers one round may ask for (at least one node's are asked).
+    budget: usize,
+    /// The open nodes the last plan asked for: (tree, node, offset, with histograms).
+    asked: Vec<(usize, usize, usize, bool)>,
+    asked_len: usize,
+    /// The sums of split nodes whose larger child comes by subtraction, by (tree, node).
+    kept: std::collections::HashMap<(usize, u32), Vec<f64>>,
+}
+
+/// A node decided in a round: which, what it became, and its sums when it split.
+type Decided<L> = (usize, usize, Grown<L>, Option<Vec<f64>>);
+
+impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
+    /// A forest of `sampling.n_trees` trees on `n_rows` rows. `criterion` and `leaf` need not
+    /// hold rows (only their scores and models from sums are used); `budget` bounds the histogram
+    /// numbers of a round.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        criterion: C,
+        leaf: L,
+        layout: BinLayout,
+        kinds: Vec<FeatureKind>,
+        params: GrowParams,
+        sampling: ForestSampling,
+        n_rows: usize,
+        budget: usize,
+    ) -> crate::Result<Self> {
+        if let Some(f) = (0..layout.n_features()).find(|&f| layout.n_bins(f) == 0) {
+            return Err(crate::LrankError::InvalidInput(format!(
+                "feature {f} is not binned (a nominal feature with more categories than bins): grown level by level, \
+                 every feature must be"
+            )));
+        }
+        if !sampling.node_seeds {
+            return Err(crate::LrankError::InvalidInput("a forest grown level by level draws per-node seeds".into()));
+        }
+        let stride = BIN_HEAD + criterion.n_stats();
+        let root = |t| Grown::Open {
+            depth: 0,
+            seed: forest_root_seed(sampling, t, n_rows),
+            sums: Sums::Measured { sibling: None, parent: 0 },
+        };
+        let trees = (0..sampling.n_trees).map(|t| vec![root(t)]).collect();
+        Ok(LevelGrower {
+            criterion,
+            leaf,
+            layout,
+            kinds,
+            params,
+            sampling,
+            n_rows,
+            stride,
+            trees,
+            budget,
+            asked: Vec::new(),
+            asked_len: 0,
+            kept: Default::default(),
+        })
+    }
+
+    fn at_limit(&self, depth: usize) -> bool {
+        depth >= self.params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH)
+    }
+
+    /// The next round's plan, or `None` when every tree is grown.
+    pub fn plan(&mut self) -> Option<LevelPlan> {
+        let cells = self.stride * self.layout.total_bins();
+        let leaf_stats = self.leaf.n_leaf_stats();
+        self.asked.clear();
+        let (mut len, mut hist_numbers) = (0usize, 0usize);
+        let mut trees = Vec::new();
+        for (t, nodes) in self.trees.iter().enumerate() {
+            let mut plan_nodes = Vec::with_capacity(nodes.len());
+            let mut any = false;
+            for (k, node) in nodes.iter().enumerate() {
+                plan_nodes.push(match *node {
+                    Grown::Split { bin, category, left, right, ref choice } => {
+                        PlanNode::Split { feature: choice_feature(choice) as u32, bin, category, left, right }
+                    }
+                    Grown::Leaf(_) => PlanNode::Elsewhere,
+                    Grown::Open { sums: Sums::Derived, .. } => PlanNode::Elsewhere,
+                    Grown::Open { depth, .. } => {
+                        let histograms = !self.at_limit(depth);
+                        let fits = hist_numbers == 0 || !histograms || hist_numbers + cells <= self.budget;
+                        if !fits {
+                            PlanNode::Elsewhere
+                        } else {
+                            if histograms {
+                                hist_numbers += cells;
+                            }
+                            self.asked.push((t, k, len, histograms));
+                            let at = len;
+                            len += node_len(leaf_stats, cells, histograms);
+                            any = true;
+                            PlanNode::Open { offset: at as u64, histograms }
+                        }
+                    }
+                });
+            }
+            if any {
+                trees.push((t as u32, plan_nodes));
+            }
+        }
+        if trees.is_empty() {
+            return None;
+        }
+        self.asked_len = len;
+        Some(LevelPlan {
+            n_rows: self.n_rows as u64,
+            sampling: self.sampling,
+            trees,
+            leaf_stats,
+            stride: self.stride,
+            total_bins: self.layout.total_bins(),
+            len: len as u64,
+        })
+    }
+
+    /// Decides the nodes the last plan asked for, from every part's sums added together.
+    pub fn absorb(&mut self, sums: &[f64]) -> crate::Result<()> {
+        if sums.len() != self.asked_len {
+            return Err(crate::LrankError::InvalidInput(format!(
+                "the parts' sums have {} numbers, the round asked for {}",
+                sums.len(),
+                self.asked_len
+            )));
+        }
+        let asked = std::mem::take(&mut self.asked);
+        let k = self.leaf.n_leaf_stats();
+        let cells = self.stride * self.layout.total_bins();
+        let decided: Vec<Vec<Decided<L::Leaf>>> = asked
+            .par_iter()
+            .map(|&(t, node, at, histograms)| {
+                let Grown::Open { seed, sums: Sums::Measured { sibling, parent }, .. } = self.trees[t][node] else {
+                    unreachable!("asked nodes are open and measured")
+                };
+                let s = &sums[at..at + node_len(k, cells, histograms)];
+                let mut out = vec![self.decided(t, node, seed, s, histograms)];
+                if let Some(j) = sibling {
+                    // The larger sibling: its parent's sums minus these (whole numbers: exact).
+                    let Grown::Open { seed, .. } = self.trees[t][j as usize] else { unreachable!("a derived node is open") };
+                    let kept = &self.kept[&(t, parent)];
+                    let derived: Vec<f64> = kept.iter().zip(s).map(|(p, c)| p - c).collect();
+                    out.push(self.decided(t, j as usize, seed, &derived, histograms));
+                }
+                out
+            })
+            .collect();
+        for &(t, node, _, _) in &asked {
+            if let Grown::Open { sums: Sums::Measured { sibling: Some(_), parent }, .. } = self.trees[t][node] {
+                self.kept.remove(&(t, parent));
+            }
+        }
+        for (t, node, outcome, sums) in decided.into_iter().flatten() {
+            let Grown::Split { choice, bin, category, .. } = outcome else {
+                self.trees[t][node] = outcome;
+                continue;
+            };
+            let Grown::Open { depth, seed, .. } = self.trees[t][node] else { unreachable!("decided nodes were open") };
+            let sums = sums.expect("a split node's sums");
+            let left = self.trees[t].len() as u32;
+            // The child with fewer samples is measured, the other derived (the left one on a tie).
+            let n_left = self.left_samples(&choice, bin, category, &sums[HEAD + k..]);
+            let left_measured = n_left <= sums[0] - n_left;
+            let (measured, derived) = if left_measured { (left, left + 1) } else { (left + 1, left) };
+            let sums_of = |child: u32| {
+                if child == measured {
+                    Sums::Measured { sibling: Some(derived), parent: node as u32 }
+                } else {
+                    Sums::Derived
+                }
+            };
+            let tree = &mut self.trees[t];
+            tree[node] = Grown::Split { choice, bin, category, left, right: left + 1 };
+            tree.push(Grown::Open { depth: depth + 1, seed: child_seed(seed, 0), sums: sums_of(left) });
+            tree.push(Grown::Open { depth: depth + 1, seed: child_seed(seed, 1), sums: sums_of(left + 1) });
+            self.kept.insert((t, node as u32), sums);
+        }
+        Ok(())
+    }
+
+    /// [`Self::decide`], with the node's sums kept when it splits.
+    fn decided(&self, t: usize, node: usize, seed: u64, s: &[f64], histograms: bool) -> Decided<L::Leaf> {
+        let outcome = self.decide(seed, s, histograms);
+        let kept = matches!(outcome, Grown::Split { .. }).then(|| s.to_vec());
+        (t, node, outcome, kept)
+    }
+
+    /// The samples of a node (its histograms `hist`) that a split sends left.
+    fn left_samples(&self, choice: &SplitChoice, bin: u8, category: bool, hist: &[f64]) -> f64 {
+        let f = choice_feature(choice);
+        let start = self.layout.offset(f) * self.stride;
+        let count = |b: usize| hist[start + b * self.stride];
+        if category {
+            count(bin as usize)
+        } else {
+            (0..=bin as usize).map(count).sum()
+        }
+    }
+
+    /// A node from its sums (histograms unless it is at the depth limit): a leaf, or a split
+    /// (children not yet added: `left`, `right` 0).
+    fn decide(&self, seed: u64, s: &[f64], histograms: bool) -> Grown<L::Leaf> {
+        let k = self.leaf.n_leaf_stats();
+        let (weight, whole) = (s[1], s[2] == 0.0);
+        let leaf = || Grown::Leaf(Some(self.leaf.leaf_from_sums(weight, &s[HEAD..HEAD + k])));
+        if !histograms || weight < self.params.min_weight_split {
+            return leaf();
+        }
+        let hist = &s[HEAD + k..];
+        // The node's statistics: the sums over the bins of any one feature (every row is in one).
+        let mut node_sums = vec![0.0; self.stride - BIN_HEAD];
+        let first = &hist[..self.layout.n_bins(0) * self.stride];
+        for cell in first.chunks_exact(self.stride) {
+            node_sums.iter_mut().zip(&cell[BIN_HEAD..]).for_each(|(n, &c)| *n += c);
+        }
+        let Some(stats) = self.criterion.node_stats_from_sums(weight, whole, &node_sums) else {
+            return leaf();
+        };
+        if self.criterion.is_terminal(&stats) {
+            return leaf();
+        }
+        let d = self.layout.n_features();
+        let mut features: Vec<usize> = (0..d).collect();
+        let mut rng = Rng::new(seed);
+        let max_features = self.params.max_features.min(d);
+        let choice = draw_and_score(&mut features, max_features, &mut rng, |f, _floor| {
+            let start = self.layout.offset(f) * self.stride;
+            let feature_hist = &hist[start..start + self.layout.n_bins(f) * self.stride];
+            score_binned_feature(&self.layout, self.kinds[f], feature_hist, self.stride, f, &self.criterion, &stats)
+        });
+        match choice {
+            None => leaf(),
+            Some(choice) => {
+                let (bin, category) = match choice {
+                    SplitChoice::Bins { last_left, .. } => (last_left, false),
+                    SplitChoice::Category { feature, value } => {
+                        (self.layout.edges(feature).expect("a binned feature").code(value), true)
+                    }
+                    SplitChoice::Threshold { .. } => unreachable!("histograms split between bins"),
+                };
+                Grown::Split { choice, bin, category, left: 0, right: 0 }
+            }
+        }
+    }
+
+    /// The grown trees, their nodes numbered as the per-node search numbers them (a node, its
+    /// left subtree, its right subtree; leaves in that order). Refused before every tree is grown.
+    pub fn finish(self) -> crate::Result<Vec<Tree<L::Leaf>>> {
+        let mut out = Vec::with_capacity(self.trees.len());
+        for mut nodes in self.trees {
+            if nodes.iter().any(|n| matches!(n, Grown::Open { .. })) {
+                return Err(crate::LrankError::InvalidInput("the forest is not fully grown yet".into()));
+            }
+            let mut tree = Tree { nodes: Vec::with_capacity(nodes.len()), leaves: Vec::new() };
+            emit(&mut nodes, 0, &mut tree);
+            out.push(tree);
+        }
+        Ok(out)
+    }
+}
+
+fn choice_feature(choice: &SplitChoice) -> usize {
+    match *choice {
+        SplitChoice::Threshold { feature, .. } | SplitChoice::Category { feature, .. } | SplitChoice::Bins { feature, .. } => {
+            feature
+        }
+    }
+}
+
+/// Appends node `k`'s subtree to `tree` in preorder; returns where it starts.
+fn emit<L>(nodes: &mut [Grown<L>], k: usize, tree: &mut Tree<L>) -> u32 {
+    let at = tree.nodes.len();
+    tree.nodes.push(Node::Leaf { leaf: 0 });
+    match &mut nodes[k] {
+        Grown::Leaf(leaf) => {
+            tree.nodes[at] = Node::Leaf { leaf: tree.leaves.len() as u32 };
+            tree.leaves.push(leaf.take().expect("each leaf is emitted once"));
+        }
+        Grown::Split { choice, left, right, .. } => {
+            let (choice, left, right) = (*choice, *left as usize, *right as usize);
+            let l = emit(nodes, left, tree);
+            let r = emit(nodes, right, tree);
+            let mut node = choice.node(l);
+            if let Node::Split { right, .. } | Node::Category { right, .. } = &mut node {
+                *right = r;
+            }
+            tree.nodes[at] = node;
+        }
+        Grown::Open { .. } => unreachable!("finished trees have no open nodes"),
+    }
+    at as u32
+}

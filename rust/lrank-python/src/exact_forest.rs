@@ -1,0 +1,161 @@
+//! `lrank._core.ExactForest` (the driver) and the part functions of the exact distributed LR-RF
+//! (`lrank_core::learners::random_forest::distributed`): steps' outputs travel as bytes, rows as
+//! arrays.
+
+use lrank_core::learners::random_forest::distributed::{self as core, decode, encode, PartSetup, PartSummary};
+use lrank_core::registry::{LearnerParams, Model as CoreModel};
+use lrank_core::tree::LevelPlan;
+use lrank_core::LrankError as CoreError;
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::arrays::{kinds, matrix, row_major, vec1};
+use crate::errors::{n_jobs_of, run_core, ONE_THREAD};
+use crate::model::Model;
+
+/// The driver: the trees so far; each round's plan for the parts, their sums absorbed.
+#[pyclass(module = "lrank._core")]
+pub struct ExactForest {
+    inner: Option<core::ExactForest>,
+}
+
+fn finished() -> CoreError {
+    CoreError::InvalidInput("the exact forest is finished: its model was taken".into())
+}
+
+#[pymethods]
+impl ExactForest {
+    #[new]
+    fn new(py: Python<'_>, params: &str, summaries: Vec<Vec<u8>>, n_labels: usize) -> PyResult<Self> {
+        let inner = run_core(py, ONE_THREAD, || {
+            let LearnerParams::RandomForest(params) = LearnerParams::from_json(params)? else {
+                return Err(CoreError::InvalidInput("the exact distributed forest is LR-RF's".into()));
+            };
+            let summaries =
+                summaries.iter().map(|s| decode::<PartSummary>(s, "a part's summary")).collect::<Result<Vec<_>, _>>()?;
+            core::ExactForest::new(params, &summaries, n_labels)
+        })?;
+        Ok(ExactForest { inner: Some(inner) })
+    }
+
+    /// What every part needs (bytes).
+    fn setup<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let inner = self.inner.as_ref().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
+        Ok(PyBytes::new(py, &encode(inner.setup())))
+    }
+
+    /// The bin of each feature's lower median, from every part's bin counts added.
+    fn median_bins(&mut self, py: Python<'_>, counts: PyReadonlyArray1<'_, f64>) -> PyResult<Vec<u8>> {
+        let counts = counts.as_array().to_vec();
+        let inner = self.inner.as_mut().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
+        run_core(py, ONE_THREAD, || inner.median_bins(&counts))
+    }
+
+    /// The lower medians from every part's values in those bins (bytes each).
+    fn set_medians(&mut self, py: Python<'_>, parts: Vec<Vec<u8>>) -> PyResult<()> {
+        let inner = self.inner.as_mut().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
+        run_core(py, ONE_THREAD, || {
+            let parts =
+                parts.iter().map(|p| decode::<Vec<Vec<(f64, u64)>>>(p, "a part's values")).collect::<Result<Vec<_>, _>>()?;
+            inner.set_medians(&parts)
+        })
+    }
+
+    /// The next round's plan (bytes), or None when the forest is grown.
+    fn plan<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let inner = self.inner.as_mut().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
+        let plan = run_core(py, ONE_THREAD, || Ok(inner.plan()))?;
+        Ok(plan.map(|p| PyBytes::new(py, &encode(&p))))
+    }
+
+    /// Every part's sums for the last plan, added.
+    #[pyo3(signature = (sums, n_jobs=None))]
+    fn absorb(&mut self, py: Python<'_>, sums: PyReadonlyArray1<'_, f64>, n_jobs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let sums = sums.as_array();
+        let sums = sums.as_slice().map(<[f64]>::to_vec).unwrap_or_else(|| sums.to_vec());
+        let threads = n_jobs_of(n_jobs)?;
+        let inner = self.inner.as_mut().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
+        run_core(py, threads, || inner.absorb(&sums))
+    }
+
+    /// The fitted model (once: the driver is spent).
+    fn finish(&mut self, py: Python<'_>) -> PyResult<Model> {
+        let inner = self.inner.take().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
+        let model = run_core(py, ONE_THREAD, || inner.finish())?;
+        Ok(Model { inner: CoreModel::RandomForest(model) })
+    }
+}
+
+/// A part's summary (bytes): its rows start at `start` of `n_rows`.
+#[pyfunction]
+#[pyo3(signature = (x, y, start, n_rows, max_bins, nominal=None))]
+pub fn exact_part_summary<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    y: PyReadonlyArray2<'py, i32>,
+    start: usize,
+    n_rows: usize,
+    max_bins: usize,
+    nominal: Option<Vec<bool>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (xs, ys, kinds) = (row_major(&x), row_major(&y), kinds(&nominal));
+    let summary = run_core(py, ONE_THREAD, || {
+        core::summarise_part(&xs.features()?.with_kinds(kinds.as_deref())?, &ys.rankings()?, start, n_rows, max_bins)
+    })?;
+    Ok(PyBytes::new(py, &encode(&summary)))
+}
+
+/// A part's bin codes (rows x features, uint8).
+#[pyfunction]
+pub fn exact_part_codes<'py>(py: Python<'py>, setup: &[u8], x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<u8>>> {
+    let xs = row_major(&x);
+    let codes = run_core(py, ONE_THREAD, || core::part_codes(&decode::<PartSetup>(setup, "the setup")?, &xs.features()?))?;
+    Ok(matrix(py, codes, xs.n_rows, xs.n_cols))
+}
+
+/// A part's rows per bin.
+#[pyfunction]
+pub fn exact_part_bin_counts<'py>(
+    py: Python<'py>,
+    setup: &[u8],
+    codes: PyReadonlyArray2<'py, u8>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let codes = row_major(&codes);
+    let counts = run_core(py, ONE_THREAD, || Ok(core::part_bin_counts(&decode::<PartSetup>(setup, "the setup")?, &codes.data)))?;
+    Ok(vec1(py, counts))
+}
+
+/// A part's values in the given bin of each feature (bytes).
+#[pyfunction]
+pub fn exact_part_values_in_bins<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<'py, f64>,
+    codes: PyReadonlyArray2<'py, u8>,
+    bins: Vec<u8>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let (xs, codes) = (row_major(&x), row_major(&codes));
+    let values = run_core(py, ONE_THREAD, || Ok(core::part_values_in_bins(&xs.features()?, &codes.data, &bins)))?;
+    Ok(PyBytes::new(py, &encode(&values)))
+}
+
+/// A part's sums for a round's plan; its rows start at `start`.
+#[pyfunction]
+#[pyo3(signature = (setup, plan, codes, y, start, n_jobs=None))]
+pub fn exact_part_sums<'py>(
+    py: Python<'py>,
+    setup: &[u8],
+    plan: &[u8],
+    codes: PyReadonlyArray2<'py, u8>,
+    y: PyReadonlyArray2<'py, i32>,
+    start: usize,
+    n_jobs: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let (codes, ys) = (row_major(&codes), row_major(&y));
+    let sums = run_core(py, n_jobs_of(n_jobs)?, || {
+        let setup = decode::<PartSetup>(setup, "the setup")?;
+        let plan = decode::<LevelPlan>(plan, "a round's plan")?;
+        core::part_sums(&setup, &plan, &codes.data, &ys.rankings()?, start)
+    })?;
+    Ok(vec1(py, sums))
+}
