@@ -68,6 +68,13 @@ pub trait AdditiveCriterion: SplitCriterion {
         None
     }
 
+    /// Whether every statistic is a sum of non-negative amounts (class weights, pair counts): a
+    /// node's non-zero statistics are then among its parent's, which lets a levelwise forest
+    /// send a node's histograms with those only.
+    fn sums_nonnegative(&self) -> bool {
+        false
+    }
+
     /// Sets up the sides of a split of `node`, all of it on the right (its statistics, summed
     /// once by [`SplitCriterion::node_stats`]), and runs `task` on them.
     fn with_sides<T: SidesTask>(&self, node: &Self::NodeStats, task: T) -> T::Output;

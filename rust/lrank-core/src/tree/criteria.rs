@@ -151,6 +151,10 @@ impl AdditiveCriterion for ClassEntropy<'_> {
         self.n_classes
     }
 
+    fn sums_nonnegative(&self) -> bool {
+        true
+    }
+
     fn node_stats_from_sums(&self, weight: f64, whole: bool, sums: &[f64]) -> Option<ClassNode> {
         let counts = sums.iter().enumerate().filter(|&(_, &w)| w > 0.0).map(|(c, &w)| (c as u32, w)).collect();
         Some(self.node_of(counts, weight, whole))
@@ -433,6 +437,10 @@ impl AdditiveCriterion for PairwiseEntropy {
     /// Two direction weights per label pair.
     fn n_stats(&self) -> usize {
         2 * self.n_pairs
+    }
+
+    fn sums_nonnegative(&self) -> bool {
+        true
     }
 
     fn node_stats_from_sums(&self, weight: f64, whole: bool, sums: &[f64]) -> Option<PairNode> {

@@ -31,6 +31,8 @@ use crate::data::features::FeatureKind;
 use crate::rng::{child_seed, Rng};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// A leaf model fitted from sums over its samples.
 pub trait SummedLeaf: Sync {
@@ -56,8 +58,9 @@ pub enum PlanNode {
     Split { feature: u32, bin: u8, category: bool, left: u32, right: u32 },
     /// A leaf, or a node summed in another round: its rows are not counted.
     Elsewhere,
-    /// A node summed this round, from `offset` in a part's sums (with histograms or not).
-    Open { offset: u64, histograms: bool },
+    /// A node summed this round, from `offset` in a part's sums (with histograms or not), its
+    /// histograms holding the criterion's statistics `entries` only (ascending; `None`: all).
+    Open { offset: u64, histograms: bool, entries: Option<Vec<u32>> },
 }
 
 /// What the parts sum in one round.
@@ -68,9 +71,9 @@ pub struct LevelPlan {
     pub sampling: ForestSampling,
     /// The trees with open nodes: (tree index, its nodes).
     pub trees: Vec<(u32, Vec<PlanNode>)>,
-    /// Leaf statistics per node, numbers per histogram bin, bins per histogram.
+    /// Leaf statistics per node, the criterion's statistics, bins per histogram.
     pub leaf_stats: usize,
-    pub stride: usize,
+    pub n_stats: usize,
     pub total_bins: usize,
     /// Length of a part's sums.
     pub len: u64,
@@ -91,7 +94,7 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
 ) -> Vec<f64> {
     let d = layout.n_features();
     let n_local = row_weights.len();
-    let binned: Vec<(usize, usize)> = (0..d).map(|f| (f, layout.offset(f) * plan.stride)).collect();
+    let offsets: Vec<usize> = (0..d).map(|f| layout.offset(f)).collect();
     let mut out = vec![0.0; plan.len as usize];
     // Each tree's open nodes' sums are consecutive: the trees fill disjoint slices in parallel.
     let mut slices = Vec::with_capacity(plan.trees.len());
@@ -107,7 +110,7 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
     }
     slices.into_par_iter().for_each(|(t, nodes, lo, out)| {
         let counts = forest_sample_counts_in(plan.sampling, t as usize, plan.n_rows as usize, start, start + n_local);
-        let mut stats = Vec::new();
+        let (mut stats, mut local) = (Vec::new(), Vec::new());
         for (i, (&c, &rw)) in counts.iter().zip(row_weights).enumerate() {
             let w = c * rw;
             if w <= 0.0 {
@@ -115,18 +118,20 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
             }
             let row = &codes[i * d..(i + 1) * d];
             let mut node = 0usize;
-            let (offset, histograms) = loop {
-                match nodes[node] {
-                    PlanNode::Split { feature, bin, category, left, right } => {
+            let (at, histograms, entries) = loop {
+                match &nodes[node] {
+                    &PlanNode::Split { feature, bin, category, left, right } => {
                         let code = row[feature as usize];
                         let goes_left = if category { code == bin } else { code <= bin };
                         node = if goes_left { left } else { right } as usize;
                     }
-                    PlanNode::Elsewhere => break (None, false),
-                    PlanNode::Open { offset, histograms } => break (Some(offset as usize - lo), histograms),
+                    PlanNode::Elsewhere => break (None, false, None),
+                    PlanNode::Open { offset, histograms, entries } => {
+                        break (Some(*offset as usize - lo), *histograms, entries.as_deref())
+                    }
                 }
             };
-            let Some(at) = offset else { continue };
+            let Some(at) = at else { continue };
             let sums = &mut out[at..];
             sums[0] += 1.0;
             sums[1] += w;
@@ -137,12 +142,19 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
             if histograms {
                 stats.clear();
                 criterion.sample_stats(i as u32, w, &mut stats);
+                // The node's histograms hold the statistics its parent had (a row's are among them).
+                local.clear();
+                local.extend(stats.iter().filter_map(|&(e, a)| match entries {
+                    None => Some((e as usize, a)),
+                    Some(list) => list.binary_search(&e).ok().map(|k| (k, a)),
+                }));
+                let stride = BIN_HEAD + entries.map_or(plan.n_stats, <[u32]>::len);
                 let hist = &mut sums[HEAD + plan.leaf_stats..];
-                for &(f, base) in &binned {
-                    let cell = &mut hist[base + row[f] as usize * plan.stride..][..plan.stride];
+                for (f, &offset) in offsets.iter().enumerate() {
+                    let cell = &mut hist[(offset + row[f] as usize) * stride..][..stride];
                     cell[0] += 1.0;
                     cell[1] += w;
-                    stats.iter().for_each(|&(e, a)| cell[BIN_HEAD + e as usize] += a);
+                    local.iter().for_each(|&(e, a)| cell[BIN_HEAD + e] += a);
                 }
             }
         }
@@ -154,9 +166,10 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
 fn tree_span(nodes: &[PlanNode], plan: &LevelPlan) -> (usize, usize) {
     let (mut lo, mut hi) = (usize::MAX, 0);
     for node in nodes {
-        if let PlanNode::Open { offset, histograms } = *node {
-            lo = lo.min(offset as usize);
-            hi = hi.max(offset as usize + node_len(plan.leaf_stats, plan.stride * plan.total_bins, histograms));
+        if let PlanNode::Open { offset, histograms, entries } = node {
+            let stats = entries.as_ref().map_or(plan.n_stats, Vec::len);
+            lo = lo.min(*offset as usize);
+            hi = hi.max(*offset as usize + node_len(plan.leaf_stats, (BIN_HEAD + stats) * plan.total_bins, *histograms));
         }
     }
     if lo == usize::MAX {
@@ -180,11 +193,13 @@ enum Grown<L> {
         right: u32,
     },
     Leaf(Option<L>),
-    /// Not decided yet: its depth, its random stream's seed, and how its sums come.
+    /// Not decided yet: its depth, its random stream's seed, how its sums come, and which of
+    /// the criterion's statistics its histograms hold (those its parent had; `None`: all).
     Open {
         depth: usize,
         seed: u64,
         sums: Sums,
+        entries: Option<Arc<Vec<u32>>>,
     },
 }
 
@@ -216,8 +231,9 @@ pub struct LevelGrower<C: AdditiveCriterion, L: SummedLeaf> {
     kept: std::collections::HashMap<(usize, u32), Vec<f64>>,
 }
 
-/// A node decided in a round: which, what it became, and its sums when it split.
-type Decided<L> = (usize, usize, Grown<L>, Option<Vec<f64>>);
+/// A node decided in a round: which, what it became, and when it split, its sums in its
+/// children's layout and that layout's statistics.
+type Decided<L> = (usize, usize, Grown<L>, Option<(Vec<f64>, Option<Arc<Vec<u32>>>)>);
 
 impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
     /// A forest of `sampling.n_trees` trees on `n_rows` rows. `criterion` and `leaf` need not
@@ -248,6 +264,7 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             depth: 0,
             seed: forest_root_seed(sampling, t, n_rows),
             sums: Sums::Measured { sibling: None, parent: 0 },
+            entries: None,
         };
         let trees = (0..sampling.n_trees).map(|t| vec![root(t)]).collect();
         Ok(LevelGrower {
@@ -273,7 +290,6 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
 
     /// The next round's plan, or `None` when every tree is grown.
     pub fn plan(&mut self) -> Option<LevelPlan> {
-        let cells = self.stride * self.layout.total_bins();
         let leaf_stats = self.leaf.n_leaf_stats();
         self.asked.clear();
         let (mut len, mut hist_numbers) = (0usize, 0usize);
@@ -288,7 +304,8 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
                     }
                     Grown::Leaf(_) => PlanNode::Elsewhere,
                     Grown::Open { sums: Sums::Derived, .. } => PlanNode::Elsewhere,
-                    Grown::Open { depth, .. } => {
+                    Grown::Open { depth, ref entries, .. } => {
+                        let cells = self.cells(entries);
                         let histograms = !self.at_limit(depth);
                         let fits = hist_numbers == 0 || !histograms || hist_numbers + cells <= self.budget;
                         if !fits {
@@ -301,7 +318,8 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
                             let at = len;
                             len += node_len(leaf_stats, cells, histograms);
                             any = true;
-                            PlanNode::Open { offset: at as u64, histograms }
+                            let entries = entries.as_ref().map(|e| e.to_vec());
+                            PlanNode::Open { offset: at as u64, histograms, entries }
                         }
                     }
                 });
@@ -319,7 +337,7 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             sampling: self.sampling,
             trees,
             leaf_stats,
-            stride: self.stride,
+            n_stats: self.stride - BIN_HEAD,
             total_bins: self.layout.total_bins(),
             len: len as u64,
         })
@@ -336,21 +354,20 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         }
         let asked = std::mem::take(&mut self.asked);
         let k = self.leaf.n_leaf_stats();
-        let cells = self.stride * self.layout.total_bins();
         let decided: Vec<Vec<Decided<L::Leaf>>> = asked
             .par_iter()
             .map(|&(t, node, at, histograms)| {
-                let Grown::Open { seed, sums: Sums::Measured { sibling, parent }, .. } = self.trees[t][node] else {
+                let Grown::Open { seed, sums: Sums::Measured { sibling, parent }, ref entries, .. } = self.trees[t][node] else {
                     unreachable!("asked nodes are open and measured")
                 };
-                let s = &sums[at..at + node_len(k, cells, histograms)];
-                let mut out = vec![self.decided(t, node, seed, s, histograms)];
+                let s = &sums[at..at + node_len(k, self.cells(entries), histograms)];
+                let mut out = vec![self.decided(t, node, seed, s, histograms, entries.as_deref())];
                 if let Some(j) = sibling {
                     // The larger sibling: its parent's sums minus these (whole numbers: exact).
                     let Grown::Open { seed, .. } = self.trees[t][j as usize] else { unreachable!("a derived node is open") };
                     let kept = &self.kept[&(t, parent)];
                     let derived: Vec<f64> = kept.iter().zip(s).map(|(p, c)| p - c).collect();
-                    out.push(self.decided(t, j as usize, seed, &derived, histograms));
+                    out.push(self.decided(t, j as usize, seed, &derived, histograms, entries.as_deref()));
                 }
                 out
             })
@@ -360,16 +377,17 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
                 self.kept.remove(&(t, parent));
             }
         }
-        for (t, node, outcome, sums) in decided.into_iter().flatten() {
+        for (t, node, outcome, kept) in decided.into_iter().flatten() {
             let Grown::Split { choice, bin, category, .. } = outcome else {
                 self.trees[t][node] = outcome;
                 continue;
             };
             let Grown::Open { depth, seed, .. } = self.trees[t][node] else { unreachable!("decided nodes were open") };
-            let sums = sums.expect("a split node's sums");
+            let (sums, entries) = kept.expect("a split node's sums");
+            let stride = BIN_HEAD + entries.as_ref().map_or(self.stride - BIN_HEAD, |e| e.len());
             let left = self.trees[t].len() as u32;
             // The child with fewer samples is measured, the other derived (the left one on a tie).
-            let n_left = self.left_samples(&choice, bin, category, &sums[HEAD + k..]);
+            let n_left = self.left_samples(&choice, bin, category, &sums[HEAD + k..], stride);
             let left_measured = n_left <= sums[0] - n_left;
             let (measured, derived) = if left_measured { (left, left + 1) } else { (left + 1, left) };
             let sums_of = |child: u32| {
@@ -381,25 +399,73 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             };
             let tree = &mut self.trees[t];
             tree[node] = Grown::Split { choice, bin, category, left, right: left + 1 };
-            tree.push(Grown::Open { depth: depth + 1, seed: child_seed(seed, 0), sums: sums_of(left) });
-            tree.push(Grown::Open { depth: depth + 1, seed: child_seed(seed, 1), sums: sums_of(left + 1) });
+            let open = |seed, sums| Grown::Open { depth: depth + 1, seed, sums, entries: entries.clone() };
+            tree.push(open(child_seed(seed, 0), sums_of(left)));
+            tree.push(open(child_seed(seed, 1), sums_of(left + 1)));
             self.kept.insert((t, node as u32), sums);
         }
         Ok(())
     }
 
-    /// [`Self::decide`], with the node's sums kept when it splits.
-    fn decided(&self, t: usize, node: usize, seed: u64, s: &[f64], histograms: bool) -> Decided<L::Leaf> {
-        let outcome = self.decide(seed, s, histograms);
-        let kept = matches!(outcome, Grown::Split { .. }).then(|| s.to_vec());
-        (t, node, outcome, kept)
+    /// Histogram numbers of a node whose histograms hold `entries` of the statistics.
+    fn cells(&self, entries: &Option<Arc<Vec<u32>>>) -> usize {
+        self.layout.total_bins() * entries.as_ref().map_or(self.stride, |e| BIN_HEAD + e.len())
     }
 
-    /// The samples of a node (its histograms `hist`) that a split sends left.
-    fn left_samples(&self, choice: &SplitChoice, bin: u8, category: bool, hist: &[f64]) -> f64 {
+    /// [`Self::decide`] of a node whose sums `s` hold `entries` of the statistics; when it splits,
+    /// also its sums with only the statistics it has (its children's layout), and those.
+    fn decided(
+        &self,
+        t: usize,
+        node: usize,
+        seed: u64,
+        s: &[f64],
+        histograms: bool,
+        entries: Option<&Vec<u32>>,
+    ) -> Decided<L::Leaf> {
+        let n_stats = self.stride - BIN_HEAD;
+        let head = HEAD + self.leaf.n_leaf_stats();
+        let stride = BIN_HEAD + entries.map_or(n_stats, Vec::len);
+        // The histograms with every statistic, as the criterion reads them.
+        let full: Cow<'_, [f64]> = match entries {
+            Some(list) if histograms => {
+                let mut whole = s[..head].to_vec();
+                whole.resize(head + self.layout.total_bins() * self.stride, 0.0);
+                for (cell, out) in s[head..].chunks_exact(stride).zip(whole[head..].chunks_exact_mut(self.stride)) {
+                    out[..BIN_HEAD].copy_from_slice(&cell[..BIN_HEAD]);
+                    list.iter().zip(&cell[BIN_HEAD..]).for_each(|(&e, &a)| out[BIN_HEAD + e as usize] = a);
+                }
+                Cow::Owned(whole)
+            }
+            _ => Cow::Borrowed(s),
+        };
+        let outcome = self.decide(seed, &full, histograms);
+        if !matches!(outcome, Grown::Split { .. }) {
+            return (t, node, outcome, None);
+        }
+        if !self.criterion.sums_nonnegative() {
+            return (t, node, outcome, Some((s.to_vec(), entries.map(|e| Arc::new(e.clone())))));
+        }
+        // The statistics the node has (its first feature's bins hold every sample).
+        let mut present = vec![false; stride - BIN_HEAD];
+        for cell in s[head..head + self.layout.n_bins(0) * stride].chunks_exact(stride) {
+            cell[BIN_HEAD..].iter().zip(present.iter_mut()).for_each(|(&a, p)| *p |= a != 0.0);
+        }
+        let kept: Vec<usize> = (0..present.len()).filter(|&k| present[k]).collect();
+        let mut compact = s[..head].to_vec();
+        for cell in s[head..].chunks_exact(stride) {
+            compact.extend_from_slice(&cell[..BIN_HEAD]);
+            compact.extend(kept.iter().map(|&k| cell[BIN_HEAD + k]));
+        }
+        let children = Arc::new(kept.iter().map(|&k| entries.map_or(k as u32, |list| list[k])).collect());
+        (t, node, outcome, Some((compact, Some(children))))
+    }
+
+    /// The samples of a node (its histograms `hist`, `stride` numbers per bin) a split sends left.
+    fn left_samples(&self, choice: &SplitChoice, bin: u8, category: bool, hist: &[f64], stride: usize) -> f64 {
         let f = choice_feature(choice);
-        let start = self.layout.offset(f) * self.stride;
-        let count = |b: usize| hist[start + b * self.stride];
+        let start = self.layout.offset(f) * stride;
+        let count = |b: usize| hist[start + b * stride];
         if category {
             count(bin as usize)
         } else {

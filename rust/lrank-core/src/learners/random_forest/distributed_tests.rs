@@ -70,6 +70,7 @@ fn grown_in_parts(
     let values: Vec<_> = views.iter().zip(&codes).map(|((xv, _, _), c)| part_values_in_bins(xv, c, &bins)).collect();
     driver.set_medians(&values)?;
     while let Some(plan) = driver.plan() {
+        check_plan(&plan);
         let sums = views
             .iter()
             .zip(&codes)
@@ -78,6 +79,50 @@ fn grown_in_parts(
         driver.absorb(&add(sums).unwrap())?;
     }
     driver.finish()
+}
+
+/// A plan's nodes below the root send only the statistics their parents had: never more than
+/// the criterion's, and never none.
+fn check_plan(plan: &LevelPlan) {
+    for (_, nodes) in &plan.trees {
+        for node in nodes {
+            if let crate::tree::levelwise::PlanNode::Open { entries: Some(e), .. } = node {
+                assert!(!e.is_empty() && e.len() <= plan.n_stats && e.windows(2).all(|w| w[0] < w[1]));
+            }
+        }
+    }
+}
+
+/// How many of the criterion's statistics the open nodes of a driver's rounds send, at most and
+/// at least, over a whole forest.
+fn entries_range(params: &RandomForestParams, x: &[f64], kinds: &[FeatureKind], y: &[i32], m: usize) -> (usize, usize) {
+    let n = y.len() / m;
+    let xv = FeatureMatrixView::new(x, n, kinds.len()).unwrap().with_kinds(Some(kinds)).unwrap();
+    let yv = RankMatrixView::new(y, n, m).unwrap();
+    let mut driver = ExactForest::new(params.clone(), &[summarise_part(&xv, &yv, 0, n, 255).unwrap()], m).unwrap();
+    let setup = driver.setup().clone();
+    let codes = part_codes(&setup, &xv).unwrap();
+    let (mut most, mut least) = (0, usize::MAX);
+    while let Some(plan) = driver.plan() {
+        for (_, nodes) in &plan.trees {
+            for node in nodes {
+                if let crate::tree::levelwise::PlanNode::Open { entries, .. } = node {
+                    let k = entries.as_ref().map_or(plan.n_stats, Vec::len);
+                    (most, least) = (most.max(k), least.min(k));
+                }
+            }
+        }
+        driver.absorb(&part_sums(&setup, &plan, &codes, &yv, 0).unwrap()).unwrap();
+    }
+    (most, least)
+}
+
+#[test]
+fn deeper_nodes_send_only_the_classes_their_parents_had() {
+    let (x, kinds, y) = data(400, 5, 8, false);
+    let params = RandomForestParams { n_estimators: 2, class_mode: ClassMode::Ranking, ..Default::default() };
+    let (most, least) = entries_range(&params, &x, &kinds, &y, 5);
+    assert!(least < most / 4, "classes sent: {least} to {most}");
 }
 
 fn grown_at_once(x: &[f64], kinds: &[FeatureKind], y: &[i32], m: usize, params: &RandomForestParams) -> RandomForestModel {
