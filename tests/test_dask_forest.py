@@ -227,6 +227,8 @@ def test_what_the_exact_forest_cannot_grow_is_refused(client, wine):
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
     with pytest.raises(lrank.dask.DaskError, match="LabelRankingRandomForest only"):
         lrank.dask.fit(LabelwiseRandomForest(), ddf, client=client, exact=True)
+    with pytest.raises(lrank.dask.DaskError, match="progress= reports the rounds of exact=True"):
+        lrank.dask.fit(LabelRankingRandomForest(), ddf, client=client, progress=print)
     with pytest.raises(lrank.dask.DaskError, match="set max_bins"):
         lrank.dask.fit(LabelRankingRandomForest(max_bins=None), ddf, client=client, exact=True)
     with pytest.raises(InvalidInputError, match="leaf_missing"):
@@ -235,3 +237,31 @@ def test_what_the_exact_forest_cannot_grow_is_refused(client, wine):
     holes.iloc[5, 2] = np.nan
     with pytest.raises(InvalidInputError, match="feature 2 has missing values"):
         lrank.dask.fit(LabelRankingRandomForest(), dd.from_pandas(holes, npartitions=2), client=client, exact=True)
+
+
+def test_the_exact_forest_survives_a_killed_worker_and_reports_progress(wine):
+    import os
+    import signal
+
+    _, frame = wine
+    reports: list[tuple[int, int, int]] = []
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster,
+        distributed.Client(cluster) as c,
+    ):
+
+        def kill_one_worker_once(rounds: int, grown: int, total: int) -> None:
+            reports.append((rounds, grown, total))
+            if rounds == 2:
+                (address, *_) = sorted(c.scheduler_info()["workers"])
+                os.kill(c.run(os.getpid, workers=[address])[address], signal.SIGKILL)
+
+        ddf = dd.from_pandas(frame.to_pandas(), npartitions=4)
+        params = {"n_estimators": 6, "random_state": 5}
+        est = lrank.dask.fit(
+            LabelRankingRandomForest(**params), ddf, client=c, exact=True, progress=kill_one_worker_once
+        )
+    x, y = _wine_arrays(frame)
+    assert est.model_ == LabelRankingRandomForest(node_seeds=True, **params).fit(x, y).model_
+    assert len(reports) > 2 and reports[-1][1:] == (6, 6)
+    assert [r[0] for r in reports] == list(range(1, len(reports) + 1))

@@ -18,6 +18,7 @@ takes them).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -84,8 +85,17 @@ def _added(client: Any, futures: list[Any]) -> Any:
     return client.gather(futures[0])
 
 
-def fit_exact(estimator: Any, data: Any, *, label_columns: Any, feature_columns: Any, client: Any) -> Any:
-    """:func:`lrank.dask.fit` with ``exact=True`` (see the module docs)."""
+def fit_exact(
+    estimator: Any,
+    data: Any,
+    *,
+    label_columns: Any,
+    feature_columns: Any,
+    client: Any,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> Any:
+    """:func:`lrank.dask.fit` with ``exact=True`` (see the module docs). ``progress`` is called
+    after every round with the rounds done, the trees fully grown and the trees in all."""
     import dask
 
     from lrank import LabelRankingRandomForest, _core
@@ -128,6 +138,7 @@ def fit_exact(estimator: Any, data: Any, *, label_columns: Any, feature_columns:
     codes = [client.submit(_codes, f, setup) for f in loaded]
     bins = driver.median_bins(_added(client, [client.submit(_bin_counts, c, setup) for c in codes]))
     driver.set_medians(client.gather([client.submit(_values, f, c, bins) for f, c in zip(loaded, codes, strict=True)]))
+    rounds = 0
     while (plan := driver.plan()) is not None:
         plan = bytes(plan)
         sums = [
@@ -135,6 +146,9 @@ def fit_exact(estimator: Any, data: Any, *, label_columns: Any, feature_columns:
             for f, c, start in zip(loaded, codes, starts, strict=True)
         ]
         driver.absorb(_added(client, sums))
+        rounds += 1
+        if progress is not None:
+            progress(rounds, driver.trees_grown(), int(params["n_estimators"]))
     out = type(estimator)(**params)
     out._set_fitted(driver.finish())
     if names:

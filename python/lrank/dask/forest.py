@@ -126,6 +126,7 @@ def fit(
     feature_columns: list[str] | None = None,
     client: Any = None,
     exact: bool = False,
+    progress: Any = None,
 ) -> Any:
     """Fits ``estimator`` (a forest, unfitted: its parameters are used) on ``data`` spread over a
     Dask cluster and returns it fitted with the merged model (see the module docs; data as in
@@ -134,7 +135,8 @@ def fit(
 
     ``exact=True`` (LR-RF only) grows instead, level by level from sums over the partitions, the
     very forest ``LabelRankingRandomForest(node_seeds=True)`` would grow on all the rows at once
-    (:mod:`lrank.dask.exact`)."""
+    (:mod:`lrank.dask.exact`); ``progress(rounds, trees_grown, n_trees)`` is then called after
+    every round (e.g. to update a progress bar)."""
     import dask
 
     from lrank import _core
@@ -143,8 +145,15 @@ def fit(
         from lrank.dask.exact import fit_exact
 
         return fit_exact(
-            estimator, data, label_columns=label_columns, feature_columns=feature_columns, client=_client(client)
+            estimator,
+            data,
+            label_columns=label_columns,
+            feature_columns=feature_columns,
+            client=_client(client),
+            progress=progress,
         )
+    if progress is not None:
+        raise DaskError("progress= reports the rounds of exact=True; the partition forest has one round")
     _distributable(estimator)
     client = _client(client)
     parts = _partitions.partitions(data)

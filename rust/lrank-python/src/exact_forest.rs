@@ -69,6 +69,11 @@ impl ExactForest {
         Ok(plan.map(|p| PyBytes::new(py, &encode(&p))))
     }
 
+    /// Trees fully grown so far.
+    fn trees_grown(&self) -> usize {
+        self.inner.as_ref().map_or(0, |f| f.trees_grown())
+    }
+
     /// Every part's sums for the last plan, added.
     #[pyo3(signature = (sums, n_jobs=None))]
     fn absorb(&mut self, py: Python<'_>, sums: PyReadonlyArray1<'_, f64>, n_jobs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {

@@ -284,6 +284,11 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         })
     }
 
+    /// Trees with no open node left.
+    pub fn trees_grown(&self) -> usize {
+        self.trees.iter().filter(|nodes| !nodes.iter().any(|n| matches!(n, Grown::Open { .. }))).count()
+    }
+
     fn at_limit(&self, depth: usize) -> bool {
         depth >= self.params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH)
     }

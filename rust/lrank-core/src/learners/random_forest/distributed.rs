@@ -456,6 +456,14 @@ impl ExactForest {
         }
     }
 
+    /// Trees fully grown so far.
+    pub fn trees_grown(&self) -> usize {
+        match &self.grower {
+            Grower::Classes(g) => g.trees_grown(),
+            Grower::Pairs(g) => g.trees_grown(),
+        }
+    }
+
     /// Every part's sums for the last plan, added.
     pub fn absorb(&mut self, sums: &[f64]) -> Result<()> {
         match &mut self.grower {
