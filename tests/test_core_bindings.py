@@ -179,3 +179,40 @@ def test_one_model_class_for_every_learner(problem):
     forest = _forest(x, y, n_estimators=3, seed=2)
     assert forest.predict_members(x).shape == (3, *y.shape)
     assert json.loads(forest.summary_json())["tree_depths"]
+
+
+def test_the_exact_forest_steps_refuse_bytes_and_arrays_they_did_not_write():
+    x = np.random.default_rng(0).random((20, 3))
+    y = np.tile(np.array([[1, 2, 3]], dtype=np.int32), (20, 1))
+    summary = _core.exact_part_summary(x, y, 0, 20, 255)
+    params = json.dumps({"RandomForest": {**json.loads(_forest_params()), "n_estimators": 2}})
+    driver = _core.ExactForest(params, [summary], 3)
+    setup = driver.setup()
+    codes = _core.exact_part_codes(setup, x)
+    plan = driver.plan()
+    with pytest.raises(InvalidInputError, match="a part's summary: not the bytes"):
+        _core.ExactForest(params, [b"\x07" + bytes(summary)[1:-3]], 3)
+    with pytest.raises(InvalidInputError, match="a round's plan: not the bytes"):
+        _core.exact_part_sums(setup, b"\xff" * 7, codes, y, 0)
+    with pytest.raises(InvalidInputError, match="beyond its"):
+        _core.exact_part_sums(setup, plan, np.full_like(codes, 250), y, 0)
+    with pytest.raises(InvalidInputError, match="never negative"):
+        driver.absorb(-np.ones(len(_core.exact_part_sums(setup, plan, codes, y, 0))))
+    with pytest.raises(InvalidInputError, match="medians are not set"):
+        driver.finish()
+    with pytest.raises(InvalidInputError, match="the exact distributed forest is LR-RF's"):
+        _core.ExactForest(json.dumps({"Dummy": {"aggregator": "Borda", "seed": 0}}), [summary], 3)
+
+
+def _forest_params() -> str:
+    return json.dumps(
+        {
+            "n_estimators": 1,
+            "max_depth": 8,
+            "max_features": "Log2PlusOne",
+            "class_mode": "Auto",
+            "bootstrap": True,
+            "seed": 0,
+            "entropy_epsilon": 1e-6,
+        }
+    )

@@ -127,7 +127,7 @@ pub fn exact_part_bin_counts<'py>(
     codes: PyReadonlyArray2<'py, u8>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let codes = row_major(&codes);
-    let counts = run_core(py, ONE_THREAD, || Ok(core::part_bin_counts(&decode::<PartSetup>(setup, "the setup")?, &codes.data)))?;
+    let counts = run_core(py, ONE_THREAD, || core::part_bin_counts(&decode::<PartSetup>(setup, "the setup")?, &codes.data))?;
     Ok(vec1(py, counts))
 }
 
@@ -140,7 +140,7 @@ pub fn exact_part_values_in_bins<'py>(
     bins: Vec<u8>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let (xs, codes) = (row_major(&x), row_major(&codes));
-    let values = run_core(py, ONE_THREAD, || Ok(core::part_values_in_bins(&xs.features()?, &codes.data, &bins)))?;
+    let values = run_core(py, ONE_THREAD, || core::part_values_in_bins(&xs.features()?, &codes.data, &bins))?;
     Ok(PyBytes::new(py, &encode(&values)))
 }
 

@@ -205,16 +205,17 @@ pub fn part_codes(setup: &PartSetup, x: &FeatureMatrixView<'_>) -> Result<Vec<u8
 }
 
 /// A part's rows per bin (all features' bins, as in a histogram): for the medians.
-pub fn part_bin_counts(setup: &PartSetup, codes: &[u8]) -> Vec<f64> {
+pub fn part_bin_counts(setup: &PartSetup, codes: &[u8]) -> Result<Vec<f64>> {
     let layout = &setup.layout;
     let d = layout.n_features();
+    levelwise::check_codes(layout, codes, codes.len() / d.max(1))?;
     let mut counts = vec![0.0; bins_total(layout)];
     for row in codes.chunks_exact(d.max(1)) {
         for (f, &c) in row.iter().enumerate() {
             counts[bin_start(layout, f) + c as usize] += 1.0;
         }
     }
-    counts
+    Ok(counts)
 }
 
 fn bin_start(layout: &BinLayout, f: usize) -> usize {
@@ -226,9 +227,12 @@ fn bins_total(layout: &BinLayout) -> usize {
 }
 
 /// A part's values (with counts) of each feature within the bin given for it.
-pub fn part_values_in_bins(x: &FeatureMatrixView<'_>, codes: &[u8], bins: &[u8]) -> Vec<Vec<(f64, u64)>> {
+pub fn part_values_in_bins(x: &FeatureMatrixView<'_>, codes: &[u8], bins: &[u8]) -> Result<Vec<Vec<(f64, u64)>>> {
     let d = x.n_features();
-    (0..d)
+    if codes.len() != x.n_rows() * d || bins.len() != d {
+        return Err(invalid("the part's codes or the medians' bins do not match its features"));
+    }
+    Ok((0..d)
         .map(|f| {
             let mut counts: BTreeMap<u64, u64> = BTreeMap::new();
             for i in 0..x.n_rows() {
@@ -238,7 +242,7 @@ pub fn part_values_in_bins(x: &FeatureMatrixView<'_>, codes: &[u8], bins: &[u8])
             }
             counts.into_iter().map(|(v, c)| (f64::from_bits(v), c)).collect()
         })
-        .collect()
+        .collect())
 }
 
 /// One part's sums for a round's plan (see [`levelwise::part_sums`]): its rows start at `start`.
@@ -253,12 +257,12 @@ pub fn part_sums(setup: &PartSetup, plan: &LevelPlan, codes: &[u8], y: &RankMatr
     Ok(match setup.class_mode {
         ClassMode::Pairwise => {
             let criterion = PairwiseEntropy::for_rows(y, setup.epsilon, n_rows)?;
-            levelwise::part_sums(plan, &setup.layout, codes, start, &weights, &criterion, &leaf)
+            levelwise::part_sums(plan, &setup.layout, codes, start, &weights, &criterion, &leaf)?
         }
         _ => {
             let classes = setup.classes(y)?;
             let criterion = ClassEntropy::for_rows(&classes, setup.n_classes, setup.epsilon, n_rows);
-            levelwise::part_sums(plan, &setup.layout, codes, start, &weights, &criterion, &leaf)
+            levelwise::part_sums(plan, &setup.layout, codes, start, &weights, &criterion, &leaf)?
         }
     })
 }
@@ -302,8 +306,8 @@ impl ExactForest {
         }
         let first = summaries.first().ok_or_else(|| invalid("no parts"))?;
         let d = first.kinds.len();
-        if summaries.iter().any(|s| s.kinds != first.kinds) {
-            return Err(invalid("the parts' feature kinds differ"));
+        if summaries.iter().any(|s| s.kinds != first.kinds || s.few.len() != d || s.sampled.len() != d) {
+            return Err(invalid("the parts' summaries do not describe the same features"));
         }
         let n_rows: usize = summaries.iter().map(|s| s.rows as usize).sum();
         if n_rows == 0 {

@@ -65,9 +65,10 @@ fn grown_in_parts(
             a
         })
     };
-    let counts = add(codes.iter().map(|c| part_bin_counts(&setup, c)).collect()).unwrap();
+    let counts = add(codes.iter().map(|c| part_bin_counts(&setup, c)).collect::<Result<_>>()?).unwrap();
     let bins = driver.median_bins(&counts)?;
-    let values: Vec<_> = views.iter().zip(&codes).map(|((xv, _, _), c)| part_values_in_bins(xv, c, &bins)).collect();
+    let values: Vec<_> =
+        views.iter().zip(&codes).map(|((xv, _, _), c)| part_values_in_bins(xv, c, &bins)).collect::<Result<_>>()?;
     driver.set_medians(&values)?;
     while let Some(plan) = driver.plan() {
         check_plan(&plan);
@@ -217,4 +218,39 @@ fn the_model_predicts_and_the_params_say_node_seeds() {
     assert!(model.check().is_ok());
     let xv = FeatureMatrixView::new(&x, 120, 4).unwrap();
     assert_eq!(model.predict_ranks(&xv).unwrap().len(), 360);
+}
+
+#[test]
+fn forged_plans_codes_and_sums_are_refused_not_followed() {
+    use crate::tree::levelwise::PlanNode;
+    let (x, kinds, y) = data(60, 3, 6, false);
+    let xv = FeatureMatrixView::new(&x, 60, 4).unwrap().with_kinds(Some(&kinds)).unwrap();
+    let yv = RankMatrixView::new(&y, 60, 3).unwrap();
+    let params = RandomForestParams { n_estimators: 2, ..Default::default() };
+    let mut driver = ExactForest::new(params, &[summarise_part(&xv, &yv, 0, 60, 255).unwrap()], 3).unwrap();
+    let setup = driver.setup().clone();
+    let codes = part_codes(&setup, &xv).unwrap();
+    let plan = driver.plan().unwrap();
+    assert!(part_sums(&setup, &plan, &codes, &yv, 0).is_ok());
+    let forged = |edit: &dyn Fn(&mut LevelPlan)| {
+        let mut p = plan.clone();
+        edit(&mut p);
+        part_sums(&setup, &p, &codes, &yv, 0).unwrap_err().to_string()
+    };
+    // A split whose child is itself (a row would loop), a feature beyond the data, sums beyond the round.
+    let split = PlanNode::Split { feature: 0, bin: 0, category: false, left: 0, right: 0 };
+    assert!(forged(&|p| p.trees[0].1[0] = split.clone()).contains("splits outside"));
+    let far = PlanNode::Split { feature: 9, bin: 0, category: false, left: 1, right: 2 };
+    assert!(forged(&|p| p.trees[0].1 = vec![far.clone(), PlanNode::Elsewhere, PlanNode::Elsewhere]).contains("splits outside"));
+    assert!(forged(&|p| p.len = 10).contains("outside the round"));
+    assert!(forged(&|p| p.trees[0].0 = 7).contains("not one of the forest's"));
+    assert!(forged(&|p| p.n_stats += 1).contains("not the forest's"));
+    let mut bad_codes = codes.clone();
+    bad_codes[5] = 255;
+    assert!(part_sums(&setup, &plan, &bad_codes, &yv, 0).unwrap_err().to_string().contains("beyond its"));
+    assert!(part_sums(&setup, &plan, &codes, &yv, 30).unwrap_err().to_string().contains("beyond the 60 rows"));
+    assert!(part_bin_counts(&setup, &codes[1..]).is_err());
+    let mut sums = part_sums(&setup, &plan, &codes, &yv, 0).unwrap();
+    sums[0] = -1.0;
+    assert!(driver.absorb(&sums).unwrap_err().to_string().contains("never negative"));
 }

@@ -1,187 +1,19 @@
-//! Forests grown level by level from statistics summed over parts of the rows: the exact
-//! distributed forest. The rows are split into parts (a cluster's partitions, each on a worker);
-//! a driver ([`LevelGrower`]) holds the trees as far as they are grown and, each round, plans
-//! which open nodes need what ([`LevelPlan`]); each part sums, for every open node, its rows'
-//! weights, leaf statistics and histograms ([`part_sums`]); the driver adds the parts' sums and
-//! decides the nodes, as the histogram search would.
-//!
-//! The forest is the one [`super::grow_forest_additive`] grows on all rows with per-node seeds
-//! ([`super::ForestSampling::node_seeds`]), bit for bit, when the bins are the same
-//! ([`super::bins`] cuts them from rows each part can find) and the weights whole numbers:
-//! - each part replays its rows' bootstrap counts from the tree's stream (the same draws);
-//! - a node's random stream comes from its parent's seed, so no node waits for another
-//!   subtree, and its features are drawn and scored in the same order;
-//! - sums of whole numbers are exact in any order, and the criteria's scores depend only on
-//!   sums ([`AdditiveCriterion`]), so the same split wins, ties included; leaf models depend on
-//!   sums too ([`SummedLeaf`]);
-//! - the histogram search's small nodes sort their samples by bin, which gives the same split
-//!   as their histograms (the engine's invariant), so the driver always uses histograms.
-//!
-//! Every feature must be binned (a nominal one with more categories than bins is searched
-//! exactly, which needs its rows).
+//! The driver's side: the trees as far as grown, each round's plan, the decisions.
 
-use super::additive::AdditiveCriterion;
-use super::bins::BinLayout;
-use super::ensemble::{forest_root_seed, forest_sample_counts_in, ForestSampling};
-use super::histogram::score_binned_feature;
-use super::model::{Node, Tree};
-use super::params::{GrowParams, MAX_TREE_DEPTH};
-use super::split::{draw_and_score, SplitChoice};
+use super::parts::{node_len, LevelPlan, PlanNode};
+use super::{SummedLeaf, BIN_HEAD, HEAD};
 use crate::data::features::FeatureKind;
 use crate::rng::{child_seed, Rng};
+use crate::tree::additive::AdditiveCriterion;
+use crate::tree::bins::BinLayout;
+use crate::tree::ensemble::{forest_root_seed, ForestSampling};
+use crate::tree::histogram::score_binned_feature;
+use crate::tree::model::{Node, Tree};
+use crate::tree::params::{GrowParams, MAX_TREE_DEPTH};
+use crate::tree::split::{draw_and_score, SplitChoice};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::sync::Arc;
-
-/// A leaf model fitted from sums over its samples.
-pub trait SummedLeaf: Sync {
-    type Leaf: Send + Sync;
-    /// Numbers the leaf's model sums over its samples.
-    fn n_leaf_stats(&self) -> usize;
-    /// Adds what `weight` copies of `sample` contribute.
-    fn add_leaf_stats(&self, sample: u32, weight: f64, out: &mut [f64]);
-    /// The model of samples of total `weight` whose statistics sum to `sums`.
-    fn leaf_from_sums(&self, weight: f64, sums: &[f64]) -> Self::Leaf;
-}
-
-/// Numbers an open node's sums start with: samples, their weight, and how many of their
-/// weights are not whole numbers.
-const HEAD: usize = 3;
-/// Numbers per bin before a criterion's statistics (as in the histogram search).
-const BIN_HEAD: usize = 2;
-
-/// One node of a tree being grown, as the parts route their rows.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum PlanNode {
-    /// Rows whose code of `feature` is at most `bin` (equal to it, for a category) go left.
-    Split { feature: u32, bin: u8, category: bool, left: u32, right: u32 },
-    /// A leaf, or a node summed in another round: its rows are not counted.
-    Elsewhere,
-    /// A node summed this round, from `offset` in a part's sums (with histograms or not), its
-    /// histograms holding the criterion's statistics `entries` only (ascending; `None`: all).
-    Open { offset: u64, histograms: bool, entries: Option<Vec<u32>> },
-}
-
-/// What the parts sum in one round.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LevelPlan {
-    /// Rows of all parts together.
-    pub n_rows: u64,
-    pub sampling: ForestSampling,
-    /// The trees with open nodes: (tree index, its nodes).
-    pub trees: Vec<(u32, Vec<PlanNode>)>,
-    /// Leaf statistics per node, the criterion's statistics, bins per histogram.
-    pub leaf_stats: usize,
-    pub n_stats: usize,
-    pub total_bins: usize,
-    /// Length of a part's sums.
-    pub len: u64,
-}
-
-/// One part's sums for `plan`: its rows `start..start + codes.len() / d` of all rows, with their
-/// bin codes (row-major), weights, and the criterion and leaf statistics of its own rows (as
-/// samples `0..`). Adding every part's sums elementwise gives what [`LevelGrower::absorb`] takes.
-#[allow(clippy::too_many_arguments)]
-pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
-    plan: &LevelPlan,
-    layout: &BinLayout,
-    codes: &[u8],
-    start: usize,
-    row_weights: &[f64],
-    criterion: &C,
-    leaf: &L,
-) -> Vec<f64> {
-    let d = layout.n_features();
-    let n_local = row_weights.len();
-    let offsets: Vec<usize> = (0..d).map(|f| layout.offset(f)).collect();
-    let mut out = vec![0.0; plan.len as usize];
-    // Each tree's open nodes' sums are consecutive: the trees fill disjoint slices in parallel.
-    let mut slices = Vec::with_capacity(plan.trees.len());
-    let mut rest: &mut [f64] = &mut out;
-    let mut at = 0;
-    for (t, nodes) in &plan.trees {
-        let (lo, hi) = tree_span(nodes, plan);
-        let (_, tail) = std::mem::take(&mut rest).split_at_mut(lo - at);
-        let (mine, tail) = tail.split_at_mut(hi - lo);
-        slices.push((*t, nodes, lo, mine));
-        rest = tail;
-        at = hi;
-    }
-    slices.into_par_iter().for_each(|(t, nodes, lo, out)| {
-        let counts = forest_sample_counts_in(plan.sampling, t as usize, plan.n_rows as usize, start, start + n_local);
-        let (mut stats, mut local) = (Vec::new(), Vec::new());
-        for (i, (&c, &rw)) in counts.iter().zip(row_weights).enumerate() {
-            let w = c * rw;
-            if w <= 0.0 {
-                continue;
-            }
-            let row = &codes[i * d..(i + 1) * d];
-            let mut node = 0usize;
-            let (at, histograms, entries) = loop {
-                match &nodes[node] {
-                    &PlanNode::Split { feature, bin, category, left, right } => {
-                        let code = row[feature as usize];
-                        let goes_left = if category { code == bin } else { code <= bin };
-                        node = if goes_left { left } else { right } as usize;
-                    }
-                    PlanNode::Elsewhere => break (None, false, None),
-                    PlanNode::Open { offset, histograms, entries } => {
-                        break (Some(*offset as usize - lo), *histograms, entries.as_deref())
-                    }
-                }
-            };
-            let Some(at) = at else { continue };
-            let sums = &mut out[at..];
-            sums[0] += 1.0;
-            sums[1] += w;
-            if (w as u32) as f64 != w {
-                sums[2] += 1.0;
-            }
-            leaf.add_leaf_stats(i as u32, w, &mut sums[HEAD..HEAD + plan.leaf_stats]);
-            if histograms {
-                stats.clear();
-                criterion.sample_stats(i as u32, w, &mut stats);
-                // The node's histograms hold the statistics its parent had (a row's are among them).
-                local.clear();
-                local.extend(stats.iter().filter_map(|&(e, a)| match entries {
-                    None => Some((e as usize, a)),
-                    Some(list) => list.binary_search(&e).ok().map(|k| (k, a)),
-                }));
-                let stride = BIN_HEAD + entries.map_or(plan.n_stats, <[u32]>::len);
-                let hist = &mut sums[HEAD + plan.leaf_stats..];
-                for (f, &offset) in offsets.iter().enumerate() {
-                    let cell = &mut hist[(offset + row[f] as usize) * stride..][..stride];
-                    cell[0] += 1.0;
-                    cell[1] += w;
-                    local.iter().for_each(|&(e, a)| cell[BIN_HEAD + e] += a);
-                }
-            }
-        }
-    });
-    out
-}
-
-/// Where a tree's open nodes' sums lie (they are consecutive).
-fn tree_span(nodes: &[PlanNode], plan: &LevelPlan) -> (usize, usize) {
-    let (mut lo, mut hi) = (usize::MAX, 0);
-    for node in nodes {
-        if let PlanNode::Open { offset, histograms, entries } = node {
-            let stats = entries.as_ref().map_or(plan.n_stats, Vec::len);
-            lo = lo.min(*offset as usize);
-            hi = hi.max(*offset as usize + node_len(plan.leaf_stats, (BIN_HEAD + stats) * plan.total_bins, *histograms));
-        }
-    }
-    if lo == usize::MAX {
-        (0, 0)
-    } else {
-        (lo, hi)
-    }
-}
-
-fn node_len(leaf_stats: usize, cells: usize, histograms: bool) -> usize {
-    HEAD + leaf_stats + if histograms { cells } else { 0 }
-}
 
 /// A node of a tree being grown on the driver.
 enum Grown<L> {
@@ -355,6 +187,11 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
                 "the parts' sums have {} numbers, the round asked for {}",
                 sums.len(),
                 self.asked_len
+            )));
+        }
+        if let Some(bad) = sums.iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+            return Err(crate::LrankError::InvalidInput(format!(
+                "the parts' sums hold {bad}: counts and votes are finite and never negative"
             )));
         }
         let asked = std::mem::take(&mut self.asked);
