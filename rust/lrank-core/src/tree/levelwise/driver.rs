@@ -12,7 +12,6 @@ use crate::tree::model::{Node, Tree};
 use crate::tree::params::{GrowParams, MAX_TREE_DEPTH};
 use crate::tree::split::{draw_and_score, SplitChoice};
 use rayon::prelude::*;
-use std::borrow::Cow;
 use std::sync::Arc;
 
 /// A node of a tree being grown on the driver.
@@ -268,20 +267,7 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         let n_stats = self.stride - BIN_HEAD;
         let head = HEAD + self.leaf.n_leaf_stats();
         let stride = BIN_HEAD + entries.map_or(n_stats, Vec::len);
-        // The histograms with every statistic, as the criterion reads them.
-        let full: Cow<'_, [f64]> = match entries {
-            Some(list) if histograms => {
-                let mut whole = s[..head].to_vec();
-                whole.resize(head + self.layout.total_bins() * self.stride, 0.0);
-                for (cell, out) in s[head..].chunks_exact(stride).zip(whole[head..].chunks_exact_mut(self.stride)) {
-                    out[..BIN_HEAD].copy_from_slice(&cell[..BIN_HEAD]);
-                    list.iter().zip(&cell[BIN_HEAD..]).for_each(|(&e, &a)| out[BIN_HEAD + e as usize] = a);
-                }
-                Cow::Owned(whole)
-            }
-            _ => Cow::Borrowed(s),
-        };
-        let outcome = self.decide(seed, &full, histograms);
+        let outcome = self.decide(seed, s, histograms, entries.map(Vec::as_slice));
         if !matches!(outcome, Grown::Split { .. }) {
             return (t, node, outcome, None);
         }
@@ -317,19 +303,22 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
 
     /// A node from its sums (histograms unless it is at the depth limit): a leaf, or a split
     /// (children not yet added: `left`, `right` 0).
-    fn decide(&self, seed: u64, s: &[f64], histograms: bool) -> Grown<L::Leaf> {
+    fn decide(&self, seed: u64, s: &[f64], histograms: bool, entries: Option<&[u32]>) -> Grown<L::Leaf> {
         let k = self.leaf.n_leaf_stats();
         let (weight, whole) = (s[1], s[2] == 0.0);
         let leaf = || Grown::Leaf(Some(self.leaf.leaf_from_sums(weight, &s[HEAD..HEAD + k])));
         if !histograms || weight < self.params.min_weight_split {
             return leaf();
         }
+        // The histograms hold `entries` of the statistics (`stride` numbers per bin); a feature's
+        // bins are given every statistic, as the criterion reads them, only when it is scored.
         let hist = &s[HEAD + k..];
+        let stride = BIN_HEAD + entries.map_or(self.stride - BIN_HEAD, <[u32]>::len);
+        let statistic = |j: usize| entries.map_or(j, |list| list[j] as usize);
         // The node's statistics: the sums over the bins of any one feature (every row is in one).
         let mut node_sums = vec![0.0; self.stride - BIN_HEAD];
-        let first = &hist[..self.layout.n_bins(0) * self.stride];
-        for cell in first.chunks_exact(self.stride) {
-            node_sums.iter_mut().zip(&cell[BIN_HEAD..]).for_each(|(n, &c)| *n += c);
+        for cell in hist[..self.layout.n_bins(0) * stride].chunks_exact(stride) {
+            cell[BIN_HEAD..].iter().enumerate().for_each(|(j, &c)| node_sums[statistic(j)] += c);
         }
         let Some(stats) = self.criterion.node_stats_from_sums(weight, whole, &node_sums) else {
             return leaf();
@@ -341,9 +330,19 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         let mut features: Vec<usize> = (0..d).collect();
         let mut rng = Rng::new(seed);
         let max_features = self.params.max_features.min(d);
+        let mut expanded = Vec::new();
         let choice = draw_and_score(&mut features, max_features, &mut rng, |f, _floor| {
-            let start = self.layout.offset(f) * self.stride;
-            let feature_hist = &hist[start..start + self.layout.n_bins(f) * self.stride];
+            let start = self.layout.offset(f) * stride;
+            let mut feature_hist = &hist[start..start + self.layout.n_bins(f) * stride];
+            if entries.is_some() {
+                expanded.clear();
+                expanded.resize(self.layout.n_bins(f) * self.stride, 0.0);
+                for (cell, out) in feature_hist.chunks_exact(stride).zip(expanded.chunks_exact_mut(self.stride)) {
+                    out[..BIN_HEAD].copy_from_slice(&cell[..BIN_HEAD]);
+                    cell[BIN_HEAD..].iter().enumerate().for_each(|(j, &a)| out[BIN_HEAD + statistic(j)] = a);
+                }
+                feature_hist = &expanded;
+            }
             score_binned_feature(&self.layout, self.kinds[f], feature_hist, self.stride, f, &self.criterion, &stats)
         });
         match choice {
