@@ -51,7 +51,12 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
     let d = layout.n_features();
     let n_local = row_weights.len();
     plan.check(layout, criterion.n_stats(), leaf.n_leaf_stats())?;
-    check_codes(layout, codes, n_local)?;
+    if codes.len() != n_local * d {
+        return Err(invalid(format!("{} codes for {n_local} rows of {d} features", codes.len())));
+    }
+    // Codes are checked where they index a histogram (checking them all every round would cost
+    // a pass over the part's rows per round).
+    let n_bins: Vec<usize> = (0..d).map(|f| layout.n_bins(f)).collect();
     if start + n_local > plan.n_rows as usize {
         return Err(invalid(format!("the part's rows {start}..{} lie beyond the {} rows", start + n_local, plan.n_rows)));
     }
@@ -69,7 +74,7 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
         rest = tail;
         at = hi;
     }
-    slices.into_par_iter().for_each(|(t, nodes, lo, out)| {
+    slices.into_par_iter().try_for_each(|(t, nodes, lo, out)| {
         let counts = forest_sample_counts_in(plan.sampling, t as usize, plan.n_rows as usize, start, start + n_local);
         let (mut stats, mut local) = (Vec::new(), Vec::new());
         for (i, (&c, &rw)) in counts.iter().zip(row_weights).enumerate() {
@@ -112,6 +117,9 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
                 let stride = BIN_HEAD + entries.map_or(plan.n_stats, <[u32]>::len);
                 let hist = &mut sums[HEAD + plan.leaf_stats..];
                 for (f, &offset) in offsets.iter().enumerate() {
+                    if row[f] as usize >= n_bins[f] {
+                        return Err(invalid(format!("a code of feature {f} is beyond its {} bins", n_bins[f])));
+                    }
                     let cell = &mut hist[(offset + row[f] as usize) * stride..][..stride];
                     cell[0] += 1.0;
                     cell[1] += w;
@@ -119,7 +127,8 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
                 }
             }
         }
-    });
+        Ok(())
+    })?;
     Ok(out)
 }
 
