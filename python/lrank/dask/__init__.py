@@ -3,7 +3,9 @@
 - Experiments: ``lrank experiment run ... --dask ADDRESS`` or ``--dask local:N``: the cells are
   Dask tasks (:mod:`lrank.dask.experiment`).
 - Training: :func:`fit` grows a forest's trees on the partitions of data larger than one
-  worker's memory and merges them into one ordinary model (:mod:`lrank.dask.forest`).
+  worker's memory and merges them into one ordinary model (:mod:`lrank.dask.forest`); with
+  ``exact=True`` it grows LR-RF level by level from sums over the partitions, bit for bit the
+  forest one machine grows from all the rows (:mod:`lrank.dask.exact`).
 - Batch prediction: :func:`predict` writes every partition's rankings as Parquet
   (:mod:`lrank.dask.predict`).
 
