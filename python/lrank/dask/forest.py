@@ -10,7 +10,7 @@ one-versus-one forest, and for rankings with ties the PLR forest, the pairwise P
 given ``beta`` when the consensus is BPA: out of bag, each partition would choose its own) and
 MORE-PLR. Nearest-neighbour learners (a query needs every training row) and single trees (LRT,
 its Mallows splits need a node's whole data; the PLR tree) cannot be merged that way, and are
-refused.
+refused. ``exact=True`` grows LR-RF instead as one machine would (:mod:`lrank.dask.exact`).
 """
 
 from __future__ import annotations
