@@ -220,6 +220,10 @@ def test_the_exact_forest_from_parquet_files_with_incomplete_rankings_and_other_
     x, _ = _wine_arrays(frame)
     single = LabelRankingRandomForest(node_seeds=True, **params).fit(x, y)
     assert est.class_mode_ == "pairwise" and est.model_ == single.model_
+    # Dask arrays too (no column names: none are kept).
+    arrays = (da.from_array(x, chunks=(70, x.shape[1])), da.from_array(y, chunks=(70, 3)))
+    from_arrays = lrank.dask.fit(LabelRankingRandomForest(**params), arrays, client=client, exact=True)
+    assert from_arrays.model_ == single.model_ and not hasattr(from_arrays, "feature_names_in_")
 
 
 def test_what_the_exact_forest_cannot_grow_is_refused(client, wine):
