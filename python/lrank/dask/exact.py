@@ -11,8 +11,8 @@ Before the first round the partitions report what the bins are cut from (distinc
 of evenly spaced rows) and the medians that fill missing values at prediction.
 
 Refused: missing feature values in the training data, ``leaf_missing``, ``max_bins=None``,
-other learners (their criteria or leaves are not sums; the partition forest, ``exact=False``,
-takes them).
+other learners (the labelwise forest's leaf means are not exact sums; the one-versus-one and PLR
+forests are not wired to the driver yet; the partition forest, ``exact=False``, takes them).
 """
 
 from __future__ import annotations
@@ -103,8 +103,8 @@ def fit_exact(
 
     if not isinstance(estimator, LabelRankingRandomForest):
         raise DaskError(
-            f"exact=True grows LabelRankingRandomForest only ({type(estimator).__name__} given): its criteria and "
-            "leaves are sums over rows; fit other forests on partitions (exact=False)"
+            f"exact=True grows LabelRankingRandomForest only ({type(estimator).__name__} given); fit other "
+            "forests on partitions (exact=False)"
         )
     params = {**estimator.get_params(deep=False), "node_seeds": True}
     est = type(estimator)(**params)
