@@ -200,6 +200,16 @@ def test_the_exact_forest_steps_refuse_bytes_and_arrays_they_did_not_write():
         driver.absorb(-np.ones(len(_core.exact_part_sums(setup, plan, codes, y, 0))))
     with pytest.raises(InvalidInputError, match="medians are not set"):
         driver.finish()
+    # The driver is not spent by a finish that came too early: it goes on.
+    bins = driver.median_bins(_core.exact_part_bin_counts(setup, codes))
+    driver.set_medians([_core.exact_part_values_in_bins(x, codes, bins)])
+    with pytest.raises(InvalidInputError, match="0 of 2 trees are grown"):
+        driver.finish()
+    while (plan := driver.plan()) is not None:
+        driver.absorb(_core.exact_part_sums(setup, plan, codes, y, 0))
+    assert driver.finish().n_labels == 3
+    with pytest.raises(InvalidInputError, match="finished"):
+        driver.finish()
     with pytest.raises(InvalidInputError, match="the exact distributed forest is LR-RF's"):
         _core.ExactForest(json.dumps({"Dummy": {"aggregator": "Borda", "seed": 0}}), [summary], 3)
 

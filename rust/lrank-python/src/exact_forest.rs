@@ -84,8 +84,11 @@ impl ExactForest {
         run_core(py, threads, || inner.absorb(&sums))
     }
 
-    /// The fitted model (once: the driver is spent).
+    /// The fitted model (once: the driver is spent; before it is ready, an error and the driver
+    /// stays as it was).
     fn finish(&mut self, py: Python<'_>) -> PyResult<Model> {
+        let ready = self.inner.as_ref().ok_or_else(finished).and_then(|f| f.ready());
+        ready.map_err(|e| crate::errors::to_py_err(py, e))?;
         let inner = self.inner.take().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
         let model = run_core(py, ONE_THREAD, || inner.finish())?;
         Ok(Model { inner: CoreModel::RandomForest(model) })

@@ -476,8 +476,24 @@ impl ExactForest {
         }
     }
 
-    /// The model, once the medians are set and every tree is grown.
+    /// Whether [`Self::finish`] would give the model: the medians set, every tree grown.
+    pub fn ready(&self) -> Result<()> {
+        if self.fill_values.is_none() {
+            return Err(invalid("the training medians are not set yet"));
+        }
+        if self.trees_grown() < self.params.n_estimators {
+            return Err(invalid(format!(
+                "{} of {} trees are grown: run the rounds first",
+                self.trees_grown(),
+                self.params.n_estimators
+            )));
+        }
+        Ok(())
+    }
+
+    /// The model, once the medians are set and every tree is grown ([`Self::ready`]).
     pub fn finish(self) -> Result<RandomForestModel> {
+        self.ready()?;
         let fill_values = self.fill_values.ok_or_else(|| invalid("the training medians are not set yet"))?;
         let trees: Vec<Tree<RankingLeaf>> = match self.grower {
             Grower::Classes(g) => g.finish()?,
