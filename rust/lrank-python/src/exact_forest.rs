@@ -9,6 +9,7 @@ use lrank_core::LrankError as CoreError;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::borrow::Cow;
 
 use crate::arrays::{kinds, matrix, row_major, vec1};
 use crate::errors::{n_jobs_of, run_core, ONE_THREAD};
@@ -77,8 +78,11 @@ impl ExactForest {
     /// Every part's sums for the last plan, added.
     #[pyo3(signature = (sums, n_jobs=None))]
     fn absorb(&mut self, py: Python<'_>, sums: PyReadonlyArray1<'_, f64>, n_jobs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let sums = sums.as_array();
-        let sums = sums.as_slice().map(<[f64]>::to_vec).unwrap_or_else(|| sums.to_vec());
+        // Borrowed when contiguous (a round's sums run to tens of megabytes).
+        let sums: Cow<'_, [f64]> = match sums.as_slice() {
+            Ok(slice) => Cow::Borrowed(slice),
+            Err(_) => Cow::Owned(sums.as_array().to_vec()),
+        };
         let threads = n_jobs_of(n_jobs)?;
         let inner = self.inner.as_mut().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
         run_core(py, threads, || inner.absorb(&sums))

@@ -143,13 +143,14 @@ impl BinLayout {
         self.edges[f].as_ref().map_or(0, FeatureEdges::n_bins)
     }
 
+    /// Where feature `f`'s bins start among all features' bins.
     #[inline]
-    pub(super) fn offset(&self, f: usize) -> usize {
+    pub fn offset(&self, f: usize) -> usize {
         self.offsets[f]
     }
 
     /// Bins of all features together (the size of a node histogram, in bins).
-    pub(super) fn total_bins(&self) -> usize {
+    pub fn total_bins(&self) -> usize {
         self.total_bins
     }
 

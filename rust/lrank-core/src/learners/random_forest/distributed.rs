@@ -209,21 +209,13 @@ pub fn part_bin_counts(setup: &PartSetup, codes: &[u8]) -> Result<Vec<f64>> {
     let layout = &setup.layout;
     let d = layout.n_features();
     levelwise::check_codes(layout, codes, codes.len() / d.max(1))?;
-    let mut counts = vec![0.0; bins_total(layout)];
+    let mut counts = vec![0.0; layout.total_bins()];
     for row in codes.chunks_exact(d.max(1)) {
         for (f, &c) in row.iter().enumerate() {
-            counts[bin_start(layout, f) + c as usize] += 1.0;
+            counts[layout.offset(f) + c as usize] += 1.0;
         }
     }
     Ok(counts)
-}
-
-fn bin_start(layout: &BinLayout, f: usize) -> usize {
-    (0..f).map(|g| layout.n_bins(g)).sum()
-}
-
-fn bins_total(layout: &BinLayout) -> usize {
-    (0..layout.n_features()).map(|f| layout.n_bins(f)).sum()
 }
 
 /// A part's values (with counts) of each feature within the bin given for it.
@@ -340,11 +332,7 @@ impl ExactForest {
         }
         let layout = BinLayout::new(edges);
         let incomplete = summaries.iter().any(|s| s.incomplete);
-        let class_mode = match params.class_mode {
-            ClassMode::Auto if incomplete => ClassMode::Pairwise,
-            ClassMode::Auto => ClassMode::Ranking,
-            mode => mode,
-        };
+        let class_mode = params.class_mode.resolve_for(incomplete);
         let mut rankings = Vec::new();
         let n_classes = match class_mode {
             ClassMode::Ranking => {
@@ -407,13 +395,13 @@ impl ExactForest {
     /// lower median, which [`part_values_in_bins`] then lists.
     pub fn median_bins(&mut self, counts: &[f64]) -> Result<Vec<u8>> {
         let layout = &self.setup.layout;
-        if counts.len() != bins_total(layout) {
+        if counts.len() != layout.total_bins() {
             return Err(invalid("the bin counts do not match the forest's bins"));
         }
         let mid = (self.setup.n_rows - 1) / 2;
         self.median_at = (0..layout.n_features())
             .map(|f| {
-                let start = bin_start(layout, f);
+                let start = layout.offset(f);
                 let mut before = 0u64;
                 for b in 0..layout.n_bins(f) {
                     let c = counts[start + b] as u64;

@@ -55,8 +55,13 @@ pub enum ClassMode {
 impl ClassMode {
     /// The mode used for training rankings `y`: `Auto` resolved.
     pub fn resolve(self, y: &RankMatrixView<'_>) -> ClassMode {
+        self.resolve_for(y.rows().any(|r| n_present(r) < r.len()))
+    }
+
+    /// The mode used when some training ranking is `incomplete` (or none is).
+    pub fn resolve_for(self, incomplete: bool) -> ClassMode {
         match self {
-            ClassMode::Auto if y.rows().any(|r| n_present(r) < r.len()) => ClassMode::Pairwise,
+            ClassMode::Auto if incomplete => ClassMode::Pairwise,
             ClassMode::Auto => ClassMode::Ranking,
             mode => mode,
         }
