@@ -83,3 +83,19 @@ def test_determinism_pickle_and_errors(problem):
     ]:
         with pytest.raises(InvalidInputError, match=match):
             est.fit(x, y)
+
+
+def test_node_seeds_grow_another_forest_as_good_and_the_same_for_any_thread_count():
+    from lrank.datasets import load_iris
+
+    data = load_iris()
+    x, y = data.feature_matrix(), data.rankings
+    train, test = np.arange(len(y)) % 3 != 0, np.arange(len(y)) % 3 == 0
+    streams = LabelwiseRandomForest(n_estimators=20, random_state=4).fit(x[train], y[train])
+    per_node = {"n_estimators": 20, "random_state": 4, "node_seeds": True}
+    nodes = [LabelwiseRandomForest(**per_node, n_jobs=j).fit(x[train], y[train]) for j in (1, 2)]
+    assert nodes[0].model_ == nodes[1].model_ and nodes[0].model_ != streams.model_
+    assert nodes[0].score(x[test], y[test]) > streams.score(x[test], y[test]) - 0.03
+    # Saved and pickled with the parameter.
+    again = pickle.loads(pickle.dumps(nodes[0]))
+    assert again.node_seeds and again.model_ == nodes[0].model_

@@ -45,6 +45,8 @@ class _Labelwise(CoreLearnerRanker):
                 "tune_depth": _convert.flag("tune_depth", self.tune_depth),  # type: ignore[attr-defined]
                 "max_bins": _convert.max_bins(self.max_bins),  # type: ignore[attr-defined]
                 "seed": seed,
+                # A single tree's nodes already draw per-node seeds; the forest's only when asked.
+                "node_seeds": _convert.flag("node_seeds", getattr(self, "node_seeds", False)),
             }
         )
         return {"Labelwise": p}
@@ -107,6 +109,10 @@ class LabelwiseRandomForest(_Labelwise):
         """Labelwise random forest (LWRF): multi-output regression trees on bootstrap samples
     with a random share of the features per node; the forest averages the trees' predicted
     positions.
+
+    ``node_seeds=True`` draws each node's features from a seed of its own (derived from its
+    parent's) instead of one random stream per tree: an equally good forest, and the one
+    ``lrank.dask.fit(..., exact=True)`` grows on a cluster, bit for bit.
 """
         + _DOC_MODEL
         + """
@@ -119,6 +125,7 @@ class LabelwiseRandomForest(_Labelwise):
     max_bins : histogram search with at most this many bins per feature (default 255; 2 to 255);
         None: exact split search.
     max_depth, min_samples_split, min_samples_leaf, tune_depth : as for LabelwiseDecisionTree.
+    node_seeds : a random seed per node rather than a stream per tree (default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -135,6 +142,7 @@ class LabelwiseRandomForest(_Labelwise):
         min_samples_leaf: float = 1,
         tune_depth: bool = False,
         max_bins: int | None = 255,
+        node_seeds: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -147,9 +155,13 @@ class LabelwiseRandomForest(_Labelwise):
         self.min_samples_leaf = min_samples_leaf
         self.tune_depth = tune_depth
         self.max_bins = max_bins
+        self.node_seeds = node_seeds
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
+
+    # Pickled before per-node seeds: a stream per tree.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False}
 
     def _params(self) -> dict[str, Any]:
         return {
@@ -201,6 +213,14 @@ LEARNER_SPECS = (
             ),
             *_TREE_OPTIONS,
             max_bins_option(255),
+            LearnerOption(
+                "-node-seeds",
+                "node_seeds",
+                "a random seed per node, not a stream per tree (the forest lrank.dask grows exactly)",
+                None,
+                "",
+                switch_value=True,
+            ),
         ),
     ),
 )

@@ -194,6 +194,11 @@ pub mod file_version {
     pub fn added_in_6<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
         added_in(6, d)
     }
+
+    /// A field added in model format version 7.
+    pub fn added_in_7<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(7, d)
+    }
 }
 
 #[cfg(test)]

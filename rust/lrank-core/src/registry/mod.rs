@@ -177,6 +177,7 @@ impl crate::model_io::Upgrade for Model {
     type Previous = previous::ModelV2;
 }
 
+pub mod exact;
 mod previous;
 
 impl crate::model_io::Checked for Model {

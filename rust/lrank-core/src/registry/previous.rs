@@ -113,6 +113,7 @@ impl From<LabelwiseParamsV2> for LabelwiseParams {
             tune_depth: p.tune_depth,
             seed: p.seed,
             max_bins: None,
+            node_seeds: false,
         }
     }
 }

@@ -53,7 +53,7 @@ pub use layout::{TrainingFeatures, TreeInputs};
 pub use levelwise::{part_sums, LevelGrower, LevelPlan, SummedLeaf};
 pub use model::{Node, Tree};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
-pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, VarianceSides};
+pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, UnitSquares, VarianceSides};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 pub use walk::{filled_rows, BlockRows, FlatTree, FlatTrees, ForestLeaves};
 

@@ -11,13 +11,17 @@
 //! of the samples when the sums are exact. Targets are therefore also kept as whole numbers of
 //! 2^-b (b chosen so that every sum of whole-number weights times them stays below 2^53): the
 //! sums of the split search are then exact, and the histogram search with one bin per value finds
-//! the exact search's splits. Leaf values use the targets themselves.
+//! the exact search's splits. Leaf values are each label's sum in units over its weight, and a
+//! node is terminal when every label's units are equal within it (not a squared error within a
+//! tolerance): both then depend on exact sums only, so a forest grown from sums over parts of
+//! the rows (`levelwise`) has the same leaves, bit for bit ([`UnitSquares`]).
 
 use super::additive::{additive_best_boundary, AdditiveCriterion, SidesTask, SplitSides};
 use super::grow::LeafFitter;
 use super::sweep::{Boundaries, SortedSample, SplitCriterion};
 use crate::data::ranking::{has_ties, mid_ranks, n_present, RankMatrixView};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// A leaf's (or node's) predicted score per label.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,6 +30,7 @@ pub struct ScoreLeaf {
 }
 
 /// Per-sample targets: score per label and whether the label has one.
+#[derive(Clone, Debug)]
 pub struct Targets {
     pub(crate) m: usize,
     /// n x m scores (0 where missing).
@@ -34,8 +39,12 @@ pub struct Targets {
     present: Vec<f64>,
     /// n x m scores in whole units of 2^-bits (see the module docs).
     units: Vec<f64>,
+    /// 2^-bits: from units to scores.
+    unit: f64,
     /// 2^-bits, squared: from squared sums in units to squared sums of scores.
     unit_sq: f64,
+    /// The bits of a unit's low part in sums of its squares ([`UnitSquares`]).
+    half: u32,
     /// Every row has a target for every label.
     pub(crate) complete: bool,
 }
@@ -50,7 +59,10 @@ impl Targets {
         let bits = (52.0 - (weight_bound.max(1.0) * largest).log2().ceil()).clamp(0.0, 40.0);
         let units = score.iter().map(|s| (s * bits.exp2()).round()).collect();
         let complete = present.iter().all(|&p| p == 1.0);
-        Targets { m, score, present, units, unit_sq: (-2.0 * bits).exp2(), complete }
+        let unit = (-bits).exp2();
+        // Units are at most 2^52 / weight_bound (U); see UnitSquares for the choice of h.
+        let half = ((51.0 - weight_bound.max(1.0).log2()) / 2.0).ceil().clamp(0.0, 40.0) as u32;
+        Targets { m, score, present, units, unit, unit_sq: unit * unit, half, complete }
     }
 
     /// The relative positions of the labelwise learners: a ranking holding k labels gives the
@@ -80,17 +92,72 @@ impl Targets {
     fn units_row(&self, i: u32) -> &[f64] {
         &self.units[i as usize * self.m..(i as usize + 1) * self.m]
     }
+
+    /// Row `i`'s targets in units (see the module docs).
+    pub fn units(&self, i: u32) -> &[f64] {
+        self.units_row(i)
+    }
+
+    /// A label's mean score from its weight and target sum in units (0 weight: `None`).
+    #[inline]
+    pub fn mean_of_units(&self, weight: f64, units: f64) -> Option<f64> {
+        (weight > 0.0).then(|| units / weight * self.unit)
+    }
+
+    /// How sums of squared units are kept exactly ([`UnitSquares`]).
+    pub fn squares(&self) -> UnitSquares {
+        UnitSquares { half: self.half }
+    }
+}
+
+/// Sums of squared units, exactly, as three sums of whole numbers of at most 2^53: a unit u is
+/// hi·2^h + lo (lo < 2^h), so u² = hi²·2^2h + 2·hi·lo·2^h + lo². Units are at most
+/// U = 2^52 / B (B the bound on a tree's total weight), so with 2^51 <= B·2^2h <= 2^53 each
+/// sum is at most B·2^2h (lo²), B·U (hi·lo) or B·U²/2^2h (hi²), all within 2^53. With a
+/// label's weight W and unit sum S, its units are all equal exactly when
+/// W·Σu² = S² (computed in 128-bit integers), which is how a forest grown from sums tells a
+/// terminal node (the rows' own minimum and maximum say the same).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UnitSquares {
+    half: u32,
+}
+
+impl UnitSquares {
+    /// Numbers per label.
+    pub const LEN: usize = 3;
+
+    /// Adds `weight` copies of `unit`'s square, as [`Self::LEN`] numbers, to `out`.
+    #[inline]
+    pub fn add(&self, unit: f64, weight: f64, out: &mut [f64]) {
+        let u = unit as u64;
+        let (hi, lo) = ((u >> self.half) as f64, (u & ((1u64 << self.half) - 1)) as f64);
+        out[0] += weight * hi * hi;
+        out[1] += weight * hi * lo;
+        out[2] += weight * lo * lo;
+    }
+
+    /// Whether a label of whole weight `weight`, unit sum `units` and square sums `squares` has
+    /// all its units equal (a weight that is not a whole number: false).
+    pub fn all_equal(&self, weight: f64, units: f64, squares: &[f64]) -> bool {
+        if weight.fract() != 0.0 || units.fract() != 0.0 || squares.iter().any(|s| s.fract() != 0.0) {
+            return false;
+        }
+        let h = self.half;
+        let sum_sq = ((squares[0] as u128) << (2 * h)) + ((squares[1] as u128) << (h + 1)) + squares[2] as u128;
+        (weight as u128).checked_mul(sum_sq) == (units as u128).checked_mul(units as u128)
+    }
 }
 
 /// What the criterion knows of a node, in one buffer (a node is made for every split).
 pub struct NodeSums {
-    /// Per label, m each: the weight, target sum and sum of squares (the leaf rule's), then the
-    /// split search's exact weight and target sum in units.
+    /// Per label, m each: the weight, then the target sum in units.
     sums: Vec<f64>,
     m: usize,
     total: f64,
     /// Σ_j S_j² / W_j of the node, in units squared.
     proxy: f64,
+    /// Every label's units are equal within the node.
+    uniform: bool,
 }
 
 impl NodeSums {
@@ -98,17 +165,12 @@ impl NodeSums {
     fn part(&self, k: usize) -> &[f64] {
         &self.sums[k * self.m..(k + 1) * self.m]
     }
-
-    /// The leaf rule's squared error, summed over labels.
-    fn squared_error(&self) -> f64 {
-        let (weight, sum, sum_sq) = (self.part(0), self.part(1), self.part(2));
-        (0..self.m).map(|j| if weight[j] > 0.0 { (sum_sq[j] - sum[j] * sum[j] / weight[j]).max(0.0) } else { 0.0 }).sum()
-    }
 }
 
 /// Split criterion: decrease of the summed squared error over labels (module docs).
 pub struct LabelwiseVariance<'a> {
-    pub targets: &'a Targets,
+    /// Borrowed where the rows are; owned (without rows) by a levelwise forest's driver.
+    pub targets: Cow<'a, Targets>,
     /// Least total weight on each side of a split.
     pub min_leaf: f64,
 }
@@ -120,39 +182,44 @@ fn proxy(weight: impl Iterator<Item = f64>, units: &[f64]) -> f64 {
     weight.zip(units).map(|(w, &s)| if w > 0.0 { s * s / w } else { 0.0 }).sum()
 }
 
+impl NodeSums {
+    fn new(sums: Vec<f64>, m: usize, total: f64, uniform: bool) -> Self {
+        let proxy = proxy(sums[..m].iter().copied(), &sums[m..]);
+        NodeSums { sums, m, total, proxy, uniform }
+    }
+}
+
 impl SplitCriterion for LabelwiseVariance<'_> {
     type NodeStats = NodeSums;
 
     fn node_stats(&self, samples: &[u32], weights: &[f64]) -> NodeSums {
-        let (t, m) = (self.targets, self.targets.m);
-        let mut sums = vec![0.0; 5 * m];
+        let (t, m) = (&*self.targets, self.targets.m);
+        let mut sums = vec![0.0; 2 * m];
+        // Per label, the least and largest unit of the rows that have one.
+        let mut range = vec![(f64::INFINITY, f64::NEG_INFINITY); m];
         let mut total = 0.0;
         {
-            let (float, exact) = sums.split_at_mut(3 * m);
-            let (f_weight, rest) = float.split_at_mut(m);
-            let (f_sum, f_sum_sq) = rest.split_at_mut(m);
-            let (e_weight, e_units) = exact.split_at_mut(m);
+            let (e_weight, e_units) = sums.split_at_mut(m);
             for (&s, &w) in samples.iter().zip(weights) {
-                let (score, present) = t.row(s);
+                let (_, present) = t.row(s);
                 let units = t.units_row(s);
                 for j in 0..m {
                     let pw = present[j] * w;
-                    f_weight[j] += pw;
-                    f_sum[j] += pw * score[j];
-                    f_sum_sq[j] += pw * score[j] * score[j];
                     e_weight[j] += pw;
                     e_units[j] += pw * units[j];
+                    if pw > 0.0 {
+                        range[j] = (range[j].0.min(units[j]), range[j].1.max(units[j]));
+                    }
                 }
                 total += w;
             }
         }
-        let proxy = proxy(sums[3 * m..4 * m].iter().copied(), &sums[4 * m..]);
-        NodeSums { sums, m, total, proxy }
+        let uniform = range.iter().all(|&(lo, hi)| lo >= hi);
+        NodeSums::new(sums, m, total, uniform)
     }
 
     fn is_terminal(&self, node: &NodeSums) -> bool {
-        // Every label's targets equal within the node (up to rounding).
-        node.squared_error() <= 1e-12 * node.total.max(1.0)
+        node.uniform
     }
 
     fn best_boundary(
@@ -179,7 +246,7 @@ impl AdditiveCriterion for LabelwiseVariance<'_> {
     /// Complete targets: every label's sum.
     #[inline]
     fn dense_sample_stats(&self, sample: u32, weight: f64, out: &mut [f64]) -> bool {
-        let t = self.targets;
+        let t = &*self.targets;
         if !t.complete {
             return false;
         }
@@ -189,7 +256,7 @@ impl AdditiveCriterion for LabelwiseVariance<'_> {
 
     #[inline]
     fn sample_stats(&self, sample: u32, weight: f64, out: &mut Vec<(u32, f64)>) {
-        let t = self.targets;
+        let t = &*self.targets;
         let units = t.units_row(sample);
         if t.complete {
             out.extend(units.iter().enumerate().map(|(j, &u)| (j as u32, weight * u)));
@@ -202,6 +269,20 @@ impl AdditiveCriterion for LabelwiseVariance<'_> {
                 }
             }
         }
+    }
+
+    /// From the exact sums; whether every label's units are equal is not in them (a levelwise
+    /// forest learns it from its leaf statistics, [`UnitSquares`]), so the node is not terminal.
+    fn node_stats_from_sums(&self, weight: f64, _whole: bool, sums: &[f64]) -> Option<NodeSums> {
+        let m = self.targets.m;
+        let sums = if self.targets.complete {
+            let mut all = vec![weight; 2 * m];
+            all[m..].copy_from_slice(sums.get(..m)?);
+            all
+        } else {
+            sums.get(..2 * m)?.to_vec()
+        };
+        Some(NodeSums::new(sums, m, weight, false))
     }
 
     /// The right side is the node minus the left.
@@ -232,7 +313,7 @@ pub struct VarianceSides<'a> {
 impl SplitSides for VarianceSides<'_> {
     #[inline]
     fn move_sample(&mut self, sample: u32, weight: f64) {
-        let t = self.criterion.targets;
+        let t = &*self.criterion.targets;
         let units = t.units_row(sample);
         if t.complete {
             self.left.iter_mut().zip(units).for_each(|(l, &u)| *l += weight * u);
@@ -257,13 +338,13 @@ impl SplitSides for VarianceSides<'_> {
 
     #[inline]
     fn score(&self) -> Option<f64> {
-        let (node, min_leaf, t) = (self.node, self.criterion.min_leaf, self.criterion.targets);
+        let (node, min_leaf, t) = (self.node, self.criterion.min_leaf, &*self.criterion.targets);
         let right_total = node.total - self.w_left;
         if !(self.w_left >= min_leaf && right_total >= min_leaf) {
             return None;
         }
         let mut gain = -node.proxy;
-        let (weight, units) = (node.part(3), node.part(4));
+        let (weight, units) = (node.part(0), node.part(1));
         for j in 0..t.m {
             let (wl, sl) = if t.complete { (self.w_left, self.left[j]) } else { (self.left[j], self.left[t.m + j]) };
             let (wr, sr) = (weight[j] - wl, units[j] - sl);
@@ -299,18 +380,28 @@ impl LeafFitter for MeanScores<'_> {
 
     fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&ScoreLeaf>) -> ScoreLeaf {
         let m = self.targets.m;
-        let (mut weight, mut sum) = (vec![0.0; m], vec![0.0; m]);
+        let (mut weight, mut units) = (vec![0.0; m], vec![0.0; m]);
         for (&s, &w) in samples.iter().zip(weights) {
-            let (score, present) = self.targets.row(s);
-            for j in 0..m {
-                let pw = present[j] * w;
-                weight[j] += pw;
-                sum[j] += pw * score[j];
+            let (_, present) = self.targets.row(s);
+            for ((j, &u), &p) in self.targets.units_row(s).iter().enumerate().zip(present) {
+                weight[j] += p * w;
+                units[j] += p * w * u;
             }
         }
-        for j in 0..m {
-            sum[j] = if weight[j] > 0.0 { sum[j] / weight[j] } else { parent.map_or(self.default, |p| p.scores[j]) };
-        }
-        ScoreLeaf { scores: sum }
+        self.from_sums(&weight, &units, parent)
+    }
+}
+
+impl MeanScores<'_> {
+    /// Each label's mean from its weight and unit sum; the parent's value (or the default) where
+    /// it has no weight.
+    pub fn from_sums(&self, weight: &[f64], units: &[f64], parent: Option<&ScoreLeaf>) -> ScoreLeaf {
+        let scores = (0..self.targets.m)
+            .map(|j| {
+                let fallback = || parent.map_or(self.default, |p| p.scores[j]);
+                self.targets.mean_of_units(weight[j], units[j]).unwrap_or_else(fallback)
+            })
+            .collect();
+        ScoreLeaf { scores }
     }
 }

@@ -30,8 +30,8 @@ use crate::limits::check_models;
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
 use crate::tree::{
-    all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
-    Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
+    all_rows, check_max_bins, BlockRows, FlatTrees, ForestSampling, GrowParams, Growth, LabelwiseVariance, MaxFeatures,
+    MeanScores, ScoreLeaf, Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -60,6 +60,11 @@ pub struct LabelwiseParams {
     /// exact search, every boundary between distinct values.
     #[serde(default)]
     pub max_bins: Option<usize>,
+    /// Each node draws its features from a seed of its own (derived from its parent's) instead of
+    /// one stream per tree: the forest the exact distributed variant grows (`lrank.dask.fit(...,
+    /// exact=True)`) is this one.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_7")]
+    pub node_seeds: bool,
 }
 
 impl LabelwiseParams {
@@ -75,6 +80,7 @@ impl LabelwiseParams {
             tune_depth: false,
             seed: 0,
             max_bins: None,
+            node_seeds: false,
         }
     }
 
@@ -285,7 +291,7 @@ fn grow(
     // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
     let weight_bound = weights.len() as f64 * weights.iter().fold(0.0f64, |a, &w| a.max(w));
     let targets = Targets::relative_positions(y, weight_bound);
-    let criterion = LabelwiseVariance { targets: &targets, min_leaf: params.min_samples_leaf };
+    let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf: params.min_samples_leaf };
     let fitter = MeanScores { targets: &targets, default: 0.5 };
     let grow = GrowParams {
         max_depth,
@@ -293,14 +299,15 @@ fn grow(
         min_weight_split: params.min_samples_split,
         threshold_rule: ThresholdRule::Best,
     };
-    Growth::of(params.n_estimators, params.bootstrap, params.seed).grow_additive(
-        x,
-        &all_rows(weights.len()),
-        weights,
-        &criterion,
-        &fitter,
-        &grow,
-    )
+    growth_of(params).grow_additive(x, &all_rows(weights.len()), weights, &criterion, &fitter, &grow)
+}
+
+/// How the trees grow: per-node seeds in a forest when asked for.
+pub(crate) fn growth_of(params: &LabelwiseParams) -> Growth {
+    match Growth::of(params.n_estimators, params.bootstrap, params.seed) {
+        Growth::Forest(sampling) => Growth::Forest(ForestSampling { node_seeds: params.node_seeds, ..sampling }),
+        single => single,
+    }
 }
 
 /// Inner cross-validation of the depth candidates: returns the chosen depth and every score.
@@ -374,6 +381,8 @@ fn tune_depth(
     }
     Ok((best.max_depth, scores))
 }
+
+pub mod distributed;
 
 #[cfg(test)]
 mod tests;

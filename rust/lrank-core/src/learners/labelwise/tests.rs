@@ -52,7 +52,7 @@ fn the_sweep_picks_the_split_with_the_largest_decrease_of_squared_error() {
             y.extend(crate::data::ranking::ranks_of_order(&order[..keep], m));
         }
         let t = Targets::relative_positions(&view(&y, m), 2.0 * n as f64);
-        let crit = LabelwiseVariance { targets: &t, min_leaf: 1.0 };
+        let crit = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&t), min_leaf: 1.0 };
         let rows: Vec<u32> = (0..n as u32).collect();
         let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(2) as f64).collect();
         let mut values: Vec<f64> = (0..n).map(|_| rng.below(n) as f64).collect();
@@ -259,5 +259,44 @@ fn predictions_tree_after_tree_in_blocks_equal_each_row_alone_at_any_thread_coun
     for threads in [1, 2, 3] {
         let scores = with_threads(Some(threads), || model.predict_scores(&q).unwrap()).unwrap();
         assert_eq!(scores, one_by_one, "{threads} threads");
+    }
+}
+
+/// Sums of squared units ([`crate::tree::UnitSquares`]) tell equal units exactly, for weight
+/// bounds from one row to a billion: against the squares summed in 128-bit integers.
+#[test]
+fn unit_squares_tell_equal_units_exactly_for_any_weight_bound() {
+    let mut rng = Rng::new(77);
+    for bound in [1.0, 3.0, 1e3, 1e5, 1e7 + 1.0, 2f64.powi(30)] {
+        let targets = Targets::new(1, vec![0.999_999], vec![1.0], bound);
+        let squares = targets.squares();
+        let top = targets.units(0)[0] as u64; // the largest unit a score below 1 gives
+        for case in 0..200 {
+            let n = 1 + rng.below((bound as usize).min(6));
+            let base = rng.below(top as usize + 1) as u64;
+            let units: Vec<u64> = (0..n).map(|_| if case % 2 == 0 { base } else { rng.below(top as usize + 1) as u64 }).collect();
+            // Whole weights adding up to at most the bound (the last case of each bound: all of it).
+            let mut spare = bound as u64 - n as u64;
+            let weights: Vec<u64> = (0..n)
+                .map(|i| {
+                    let extra = if case == 199 && i == 0 { spare } else { rng.below(spare.min(1 << 20) as usize + 1) as u64 };
+                    spare -= extra;
+                    1 + extra
+                })
+                .collect();
+            let mut sums = [0.0; 3];
+            units.iter().zip(&weights).for_each(|(&u, &w)| squares.add(u as f64, w as f64, &mut sums));
+            let (w, s): (u128, u128) =
+                units.iter().zip(&weights).fold((0, 0), |(w, s), (&u, &c)| (w + c as u128, s + c as u128 * u as u128));
+            let q: u128 = units.iter().zip(&weights).map(|(&u, &c)| c as u128 * u as u128 * u as u128).sum();
+            assert!(sums.iter().all(|v| *v <= 2f64.powi(53)), "bound {bound}: a sum beyond 2^53");
+            let equal = units.iter().all(|&u| u == units[0]);
+            assert_eq!(w * q == s * s, equal, "bound {bound}, units {units:?}");
+            assert_eq!(
+                squares.all_equal(w as f64, s as f64, &sums),
+                equal,
+                "bound {bound}, units {units:?}, weights {weights:?}"
+            );
+        }
     }
 }

@@ -143,7 +143,7 @@ impl Learner for LabelwisePlrModel {
         // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
         let weight_bound = n as f64 * data.weights.iter().fold(0.0f64, |a, &w| a.max(w));
         let targets = Targets::new(m, score, present, weight_bound);
-        let criterion = LabelwiseVariance { targets: &targets, min_leaf: params.min_samples_leaf };
+        let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf: params.min_samples_leaf };
         let fitter = MeanScores { targets: &targets, default };
         let grow = GrowParams {
             max_depth: params.max_depth,

@@ -1,6 +1,7 @@
 //! The exact distributed forest against the forest grown on all rows at once.
 
 use super::*;
+use crate::data::features::FeatureKind;
 use crate::learner::Learner;
 use crate::rng::Rng;
 

@@ -307,7 +307,7 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         let k = self.leaf.n_leaf_stats();
         let (weight, whole) = (s[1], s[2] == 0.0);
         let leaf = || Grown::Leaf(Some(self.leaf.leaf_from_sums(weight, &s[HEAD..HEAD + k])));
-        if !histograms || weight < self.params.min_weight_split {
+        if !histograms || weight < self.params.min_weight_split || self.leaf.is_terminal(weight, &s[HEAD..HEAD + k]) {
             return leaf();
         }
         // The histograms hold `entries` of the statistics (`stride` numbers per bin); a feature's

@@ -21,9 +21,14 @@
 //! exactly, which needs its rows).
 
 mod driver;
+mod features;
 mod parts;
 
 pub use driver::LevelGrower;
+pub use features::{
+    decode, encode, part_bin_counts, part_codes, part_values_in_bins, parts_data, summarise_part, Medians, PartSummary,
+    PartsData, MAX_RANKINGS,
+};
 pub use parts::{check_codes, part_sums, LevelPlan, PlanNode};
 
 /// A leaf model fitted from sums over its samples.
@@ -35,6 +40,12 @@ pub trait SummedLeaf: Sync {
     fn add_leaf_stats(&self, sample: u32, weight: f64, out: &mut [f64]);
     /// The model of samples of total `weight` whose statistics sum to `sums`.
     fn leaf_from_sums(&self, weight: f64, sums: &[f64]) -> Self::Leaf;
+    /// Whether samples whose statistics sum to `sums` make a terminal node, when the criterion's
+    /// own test needs more than its sums (the labelwise criterion: every label's targets equal);
+    /// it must agree with [`crate::tree::SplitCriterion::is_terminal`] of those samples.
+    fn is_terminal(&self, _weight: f64, _sums: &[f64]) -> bool {
+        false
+    }
 }
 
 /// Numbers an open node's sums start with: samples, their weight, and how many of their
