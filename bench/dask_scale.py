@@ -4,6 +4,7 @@
     .venv/bin/python -m bench.dask_scale train [--rows 10000000] [--partitions 40] [--memory-limit 1GB]
     .venv/bin/python -m bench.dask_scale predict [--rows 10000000] [--partitions 40]
     .venv/bin/python -m bench.dask_scale exact [--rows 1000000] [--partitions 8] [--trees 50] [--class-mode auto]
+        [--learner LRRF|LWRF] [--max-depth N]
     ... [--work-dir DIR] [--out bench/results/NAME.json]
 
 - experiment: 4 KEBI sets x 3 learners (LRRF, IBLR, LWRF) x 10 folds, once with ``--workers 1``
@@ -15,10 +16,10 @@
   resident memory of each worker; Kendall tau on held-out rows against a forest fitted on one
   machine on a 1-million-row sample.
 - predict: the same partitions ranked by ``lrank.dask.predict`` on 1 and on 2 workers.
-- exact: the same kind of synthetic set; LR-RF (depth 8) grown by ``lrank.dask.fit(...,
-  exact=True)`` on 2 workers and by ``LabelRankingRandomForest(node_seeds=True)`` on one machine
-  from all the rows (both on the machine's cores): wall times, rounds, peak worker memory, and
-  whether the two models are identical.
+- exact: the same kind of synthetic set; LR-RF (depth 8) or LWRF (``--learner LWRF``, depth
+  ``--max-depth``, default unlimited) grown by ``lrank.dask.fit(..., exact=True)`` on 2 workers
+  and with ``node_seeds=True`` on one machine from all the rows (both on the machine's cores):
+  wall times, peak worker memory, and whether the two models are identical.
 
 Needs ``pip install 'lrank[dask]'`` (and the KEBI data for ``experiment``).
 """
@@ -213,12 +214,16 @@ def run_exact_suite(args: argparse.Namespace) -> dict:
 
     folder = Path(args.work_dir) / f"exact-{args.rows}-{args.partitions}"
     files = sorted(folder.glob("*.parquet")) or write_partitions(folder, args.rows, args.partitions, seed=3)
-    params = {"n_estimators": args.trees, "random_state": 0, "class_mode": args.class_mode}
+    params: dict = {"n_estimators": args.trees, "random_state": 0}
+    if args.learner == "LWRF":
+        learner, params["max_depth"] = lrank.LabelwiseRandomForest, args.max_depth
+    else:
+        learner, params["class_mode"] = lrank.LabelRankingRandomForest, args.class_mode
     cluster, client = _client(2, None)
     try:
         client.run(lambda: None)  # workers up before the clock starts
         start = time.perf_counter()
-        forest = lrank.dask.fit(lrank.LabelRankingRandomForest(**params), folder, client=client, exact=True)
+        forest = lrank.dask.fit(learner(**params), folder, client=client, exact=True)
         exact_seconds = time.perf_counter() - start
         peaks = client.run(_peak_rss_mib)
     finally:
@@ -227,11 +232,12 @@ def run_exact_suite(args: argparse.Namespace) -> dict:
     frame = pl.concat([pl.read_parquet(f) for f in files])
     labels = [f"L{j + 1}" for j in range(N_LABELS)]
     start = time.perf_counter()
-    single = lrank.LabelRankingRandomForest(node_seeds=True, **params).fit(frame.drop(labels), frame.select(labels))
+    single = learner(node_seeds=True, **params).fit(frame.drop(labels), frame.select(labels))
     single_seconds = time.perf_counter() - start
     identical = forest.model_ == single.model_
+    what = f"{forest.class_mode_} classes" if args.learner == "LRRF" else f"LWRF, max_depth {args.max_depth}"
     print(
-        f"exact: {args.rows:,} rows in {len(files)} partitions, {args.trees} trees ({forest.class_mode_} classes): "
+        f"exact: {args.rows:,} rows in {len(files)} partitions, {args.trees} trees ({what}): "
         f"2 workers {exact_seconds:.1f} s, one machine {single_seconds:.1f} s; peak per worker "
         f"{', '.join(f'{p:.0f}' for p in sorted(peaks.values()))} MiB; identical models: {identical}"
     )
@@ -239,7 +245,9 @@ def run_exact_suite(args: argparse.Namespace) -> dict:
         "rows": args.rows,
         "partitions": len(files),
         "trees": args.trees,
-        "class_mode": forest.class_mode_,
+        "learner": args.learner,
+        "params": params,
+        "class_mode": getattr(forest, "class_mode_", None),
         "exact_seconds": exact_seconds,
         "single_machine_seconds": single_seconds,
         "worker_peak_mib": sorted(peaks.values()),
@@ -263,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work-dir", default=str(Path(tempfile.gettempdir()) / "lrank-dask-bench"))
     ap.add_argument("--trees", type=int, default=50, help="exact: trees of the forest")
     ap.add_argument("--class-mode", default="auto", help="exact: LR-RF's class mode")
+    ap.add_argument("--learner", choices=["LRRF", "LWRF"], default="LRRF", help="exact: the forest")
+    ap.add_argument("--max-depth", type=int, default=None, help="exact: LWRF's max_depth (default unlimited)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     exact = args.suite == "exact"

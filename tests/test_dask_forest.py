@@ -226,11 +226,37 @@ def test_the_exact_forest_from_parquet_files_with_incomplete_rankings_and_other_
     assert from_arrays.model_ == single.model_ and not hasattr(from_arrays, "feature_names_in_")
 
 
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_the_exact_labelwise_forest_is_the_one_grown_on_all_rows(client, wine, npartitions, tmp_path):
+    _, frame = wine
+    params = {"n_estimators": 6, "min_samples_leaf": 2, "random_state": 3}
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    est = lrank.dask.fit(LabelwiseRandomForest(**params), ddf, client=client, exact=True)
+    x, y = _wine_arrays(frame)
+    single = LabelwiseRandomForest(node_seeds=True, **params).fit(x, y)
+    assert est.node_seeds and est.model_ == single.model_
+    np.testing.assert_array_equal(est.predict_scores(frame.drop(["L1", "L2", "L3"])), single.predict_scores(x))
+    # Rankings with ties (bucket orders) from Parquet files, a depth limit and 16 bins.
+    ties = make_tied_problem(n=150, seed=4)
+    tied = pl.DataFrame(ties[0], schema=[f"x{j}" for j in range(ties[0].shape[1])]).with_columns(
+        [pl.Series(f"L{j + 1}", ties[1][:, j]) for j in range(ties[1].shape[1])]
+    )
+    labels = [f"L{j + 1}" for j in range(ties[1].shape[1])]
+    params = {"n_estimators": 4, "max_depth": 4, "max_bins": 16, "random_state": 1}
+    single = LabelwiseRandomForest(node_seeds=True, **params).fit(ties[0], ties[1])
+    tied[:60].write_parquet(tmp_path / "0.parquet")
+    tied[60:].write_parquet(tmp_path / "1.parquet")
+    est = lrank.dask.fit(LabelwiseRandomForest(**params), tmp_path, label_columns=labels, client=client, exact=True)
+    assert est.model_ == single.model_
+
+
 def test_what_the_exact_forest_cannot_grow_is_refused(client, wine):
     _, frame = wine
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
-    with pytest.raises(lrank.dask.DaskError, match="LabelRankingRandomForest only"):
-        lrank.dask.fit(LabelwiseRandomForest(), ddf, client=client, exact=True)
+    with pytest.raises(lrank.dask.DaskError, match="LabelRankingRandomForest or LabelwiseRandomForest"):
+        lrank.dask.fit(OneVsOneLabelRanker(n_estimators=3), ddf, client=client, exact=True)
+    with pytest.raises(InvalidInputError, match="tune_depth"):
+        lrank.dask.fit(LabelwiseRandomForest(tune_depth=True), ddf, client=client, exact=True)
     with pytest.raises(lrank.dask.DaskError, match="progress= reports the rounds of exact=True"):
         lrank.dask.fit(LabelRankingRandomForest(), ddf, client=client, progress=print)
     with pytest.raises(lrank.dask.DaskError, match="set max_bins"):

@@ -84,7 +84,7 @@ class ArrowBatch:
 
 @final
 class ExactForest:
-    """The driver of the exact distributed LR-RF (lrank.dask.exact)."""
+    """The driver of the exact distributed LR-RF or LWRF (lrank.dask.exact)."""
 
     def __new__(cls, params: str, summaries: list[bytes], n_labels: int) -> ExactForest: ...
     def setup(self) -> bytes: ...

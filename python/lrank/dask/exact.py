@@ -1,17 +1,19 @@
-"""The exact distributed LR-RF: bit for bit the forest ``LabelRankingRandomForest(node_seeds=True)``
-grows on all the rows at once, grown level by level from sums the partitions compute where they
-are.
+"""The exact distributed forests, LR-RF and LWRF: bit for bit the forest
+``LabelRankingRandomForest(node_seeds=True)`` or ``LabelwiseRandomForest(node_seeds=True)`` grows
+on all the rows at once, grown level by level from sums the partitions compute where they are.
 
 This process (the driver) holds the trees as far as they are grown. Each round it sends the
 partitions the plan of the open nodes; each partition routes its rows through the trees, replays
-their bootstrap counts, and returns per open node its rows' weight, Borda votes and per-bin class
-counts (its histograms); the sums are added on the cluster and the driver decides the nodes as
+their bootstrap counts, and returns per open node its rows' weight, leaf statistics (LR-RF: Borda
+votes; LWRF: each label's target sums) and per-bin criterion sums (its histograms: class counts,
+or target sums in whole units); the sums are added on the cluster and the driver decides the nodes as
 the histogram search would. A round per level and batch of trees; only sums travel, never rows.
 Before the first round the partitions report what the bins are cut from (distinct values, or those
 of evenly spaced rows) and the medians that fill missing values at prediction.
 
-Refused: missing feature values in the training data, ``leaf_missing``, ``max_bins=None``,
-other learners (the labelwise forest's leaf means are not exact sums; the one-versus-one and PLR
+Refused with the reason: missing feature values in the training data, ``max_bins=None``, LR-RF's
+``leaf_missing``, LWRF's ``tune_depth`` and incomplete training rankings (a leaf would take its
+parent's value for a label none of its rows ranks), other learners (the one-versus-one and PLR
 forests are not wired to the driver yet; the partition forest, ``exact=False``, takes them).
 """
 
@@ -98,19 +100,20 @@ def fit_exact(
     after every round with the rounds done, the trees fully grown and the trees in all."""
     import dask
 
-    from lrank import LabelRankingRandomForest, _core
+    from lrank import LabelRankingRandomForest, LabelwiseRandomForest, _core
     from lrank.estimators.base import resolve_seed
 
-    if not isinstance(estimator, LabelRankingRandomForest):
+    if not isinstance(estimator, LabelRankingRandomForest | LabelwiseRandomForest):
         raise DaskError(
-            f"exact=True grows LabelRankingRandomForest only ({type(estimator).__name__} given); fit other "
-            "forests on partitions (exact=False)"
+            f"exact=True grows LabelRankingRandomForest or LabelwiseRandomForest ({type(estimator).__name__} "
+            "given); fit other forests on partitions (exact=False)"
         )
     params = {**estimator.get_params(deep=False), "node_seeds": True}
     est = type(estimator)(**params)
     seed = resolve_seed(params["random_state"])
     params_json = est._params_json(seed)
-    max_bins = json.loads(params_json)["RandomForest"]["max_bins"]
+    (core_params,) = json.loads(params_json).values()
+    max_bins = core_params["max_bins"]
     if max_bins is None:
         raise DaskError("exact=True searches histograms: set max_bins (the exact search needs every row at once)")
     parts = _partitions.partitions(data)

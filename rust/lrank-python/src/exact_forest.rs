@@ -1,9 +1,9 @@
-//! `lrank._core.ExactForest` (the driver) and the part functions of the exact distributed LR-RF
-//! (`lrank_core::learners::random_forest::distributed`): steps' outputs travel as bytes, rows as
-//! arrays.
+//! `lrank._core.ExactForest` (the driver) and the part functions of the exact distributed forests,
+//! LR-RF and LWRF (`lrank_core::registry::exact`): steps' outputs travel as bytes, rows as arrays.
 
-use lrank_core::learners::random_forest::distributed::{self as core, decode, encode, PartSetup, PartSummary};
-use lrank_core::registry::{LearnerParams, Model as CoreModel};
+use lrank_core::registry::exact::{self as core, decode, encode, ExactDriver, ExactSetup};
+use lrank_core::registry::LearnerParams;
+use lrank_core::tree::levelwise::PartSummary;
 use lrank_core::tree::LevelPlan;
 use lrank_core::LrankError as CoreError;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
@@ -18,7 +18,7 @@ use crate::model::Model;
 /// The driver: the trees so far; each round's plan for the parts, their sums absorbed.
 #[pyclass(module = "lrank._core")]
 pub struct ExactForest {
-    inner: Option<core::ExactForest>,
+    inner: Option<ExactDriver>,
 }
 
 fn finished() -> CoreError {
@@ -30,12 +30,10 @@ impl ExactForest {
     #[new]
     fn new(py: Python<'_>, params: &str, summaries: Vec<Vec<u8>>, n_labels: usize) -> PyResult<Self> {
         let inner = run_core(py, ONE_THREAD, || {
-            let LearnerParams::RandomForest(params) = LearnerParams::from_json(params)? else {
-                return Err(CoreError::InvalidInput("the exact distributed forest is LR-RF's".into()));
-            };
+            let params = LearnerParams::from_json(params)?;
             let summaries =
                 summaries.iter().map(|s| decode::<PartSummary>(s, "a part's summary")).collect::<Result<Vec<_>, _>>()?;
-            core::ExactForest::new(params, &summaries, n_labels)
+            ExactDriver::new(params, &summaries, n_labels)
         })?;
         Ok(ExactForest { inner: Some(inner) })
     }
@@ -43,7 +41,7 @@ impl ExactForest {
     /// What every part needs (bytes).
     fn setup<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let inner = self.inner.as_ref().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
-        Ok(PyBytes::new(py, &encode(inner.setup())))
+        Ok(PyBytes::new(py, &encode(&inner.setup())))
     }
 
     /// The bin of each feature's lower median, from every part's bin counts added.
@@ -95,7 +93,7 @@ impl ExactForest {
         ready.map_err(|e| crate::errors::to_py_err(py, e))?;
         let inner = self.inner.take().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
         let model = run_core(py, ONE_THREAD, || inner.finish())?;
-        Ok(Model { inner: CoreModel::RandomForest(model) })
+        Ok(Model { inner: model })
     }
 }
 
@@ -122,7 +120,7 @@ pub fn exact_part_summary<'py>(
 #[pyfunction]
 pub fn exact_part_codes<'py>(py: Python<'py>, setup: &[u8], x: PyReadonlyArray2<'py, f64>) -> PyResult<Bound<'py, PyArray2<u8>>> {
     let xs = row_major(&x);
-    let codes = run_core(py, ONE_THREAD, || core::part_codes(&decode::<PartSetup>(setup, "the setup")?, &xs.features()?))?;
+    let codes = run_core(py, ONE_THREAD, || core::part_codes(&decode::<ExactSetup>(setup, "the setup")?, &xs.features()?))?;
     Ok(matrix(py, codes, xs.n_rows, xs.n_cols))
 }
 
@@ -134,7 +132,7 @@ pub fn exact_part_bin_counts<'py>(
     codes: PyReadonlyArray2<'py, u8>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let codes = row_major(&codes);
-    let counts = run_core(py, ONE_THREAD, || core::part_bin_counts(&decode::<PartSetup>(setup, "the setup")?, &codes.data))?;
+    let counts = run_core(py, ONE_THREAD, || core::part_bin_counts(&decode::<ExactSetup>(setup, "the setup")?, &codes.data))?;
     Ok(vec1(py, counts))
 }
 
@@ -165,7 +163,7 @@ pub fn exact_part_sums<'py>(
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
     let (codes, ys) = (row_major(&codes), row_major(&y));
     let sums = run_core(py, n_jobs_of(n_jobs)?, || {
-        let setup = decode::<PartSetup>(setup, "the setup")?;
+        let setup = decode::<ExactSetup>(setup, "the setup")?;
         let plan = decode::<LevelPlan>(plan, "a round's plan")?;
         core::part_sums(&setup, &plan, &codes.data, &ys.rankings()?, start)
     })?;
