@@ -211,7 +211,7 @@ def test_the_exact_forest_steps_refuse_bytes_and_arrays_they_did_not_write():
     assert driver.finish().n_labels == 3
     with pytest.raises(InvalidInputError, match="finished"):
         driver.finish()
-    with pytest.raises(InvalidInputError, match="the exact distributed forest is LR-RF's"):
+    with pytest.raises(InvalidInputError, match="the exact distributed forest grows LR-RF or LWRF, not Dummy"):
         _core.ExactForest(json.dumps({"Dummy": {"aggregator": "Borda", "seed": 0}}), [summary], 3)
 
 
