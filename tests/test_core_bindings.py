@@ -197,8 +197,15 @@ def test_the_exact_forest_steps_refuse_bytes_and_arrays_they_did_not_write():
         _core.exact_part_sums(setup, b"\xff" * 7, codes, y, 0)
     with pytest.raises(InvalidInputError, match="beyond its"):
         _core.exact_part_sums(setup, plan, np.full_like(codes, 250), y, 0)
-    with pytest.raises(InvalidInputError, match="never negative"):
-        driver.absorb(-np.ones(len(_core.exact_part_sums(setup, plan, codes, y, 0))))
+    # 20 rows: the root's rows come as records (slot, weight, codes, ...), not sums.
+    sums, rows = _core.exact_part_sums(setup, plan, codes, y, 0)
+    assert len(sums) == 0 and rows[0] == 0 and rows[1] >= 1
+    forged = rows.copy()
+    forged[1] = -1.0
+    with pytest.raises(InvalidInputError, match="a weight of -1"):
+        driver.absorb(sums, forged)
+    with pytest.raises(InvalidInputError, match="cut short"):
+        driver.absorb(sums, rows[:-1])
     with pytest.raises(InvalidInputError, match="medians are not set"):
         driver.finish()
     # The driver is not spent by a finish that came too early: it goes on.
@@ -207,7 +214,7 @@ def test_the_exact_forest_steps_refuse_bytes_and_arrays_they_did_not_write():
     with pytest.raises(InvalidInputError, match="0 of 2 trees are grown"):
         driver.finish()
     while (plan := driver.plan()) is not None:
-        driver.absorb(_core.exact_part_sums(setup, plan, codes, y, 0))
+        driver.absorb(*_core.exact_part_sums(setup, plan, codes, y, 0))
     assert driver.finish().n_labels == 3
     with pytest.raises(InvalidInputError, match="finished"):
         driver.finish()

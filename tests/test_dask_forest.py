@@ -187,12 +187,22 @@ def _wine_arrays(frame):
     return x, frame.select(["L1", "L2", "L3"]).to_numpy().astype(np.int32)
 
 
-@pytest.mark.parametrize("npartitions", [1, 3])
-def test_the_exact_forest_is_the_one_grown_on_all_rows(client, wine, npartitions):
+@pytest.mark.parametrize(("npartitions", "rows_limit"), [(1, None), (3, None), (3, 0), (3, 20)])
+def test_the_exact_forest_is_the_one_grown_on_all_rows(client, wine, npartitions, rows_limit):
+    from lrank.dask.exact import fit_exact
+
     data, frame = wine
     params = {"n_estimators": 8, "random_state": 7}
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
-    est = lrank.dask.fit(LabelRankingRandomForest(**params), ddf, client=client, exact=True)
+    # Small nodes' rows sent (by default: the whole of wine), none (0), or below 20 samples.
+    est = fit_exact(
+        LabelRankingRandomForest(**params),
+        ddf,
+        label_columns=None,
+        feature_columns=None,
+        client=client,
+        rows_limit=rows_limit,
+    )
     x, y = _wine_arrays(frame)
     single = LabelRankingRandomForest(node_seeds=True, **params).fit(x, y)
     assert est.node_seeds and est.model_ == single.model_
@@ -226,12 +236,21 @@ def test_the_exact_forest_from_parquet_files_with_incomplete_rankings_and_other_
     assert from_arrays.model_ == single.model_ and not hasattr(from_arrays, "feature_names_in_")
 
 
-@pytest.mark.parametrize("npartitions", [1, 3])
-def test_the_exact_labelwise_forest_is_the_one_grown_on_all_rows(client, wine, npartitions, tmp_path):
+@pytest.mark.parametrize(("npartitions", "rows_limit"), [(1, None), (3, 0), (3, 15)])
+def test_the_exact_labelwise_forest_is_the_one_grown_on_all_rows(client, wine, npartitions, rows_limit, tmp_path):
+    from lrank.dask.exact import fit_exact
+
     _, frame = wine
     params = {"n_estimators": 6, "min_samples_leaf": 2, "random_state": 3}
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
-    est = lrank.dask.fit(LabelwiseRandomForest(**params), ddf, client=client, exact=True)
+    est = fit_exact(
+        LabelwiseRandomForest(**params),
+        ddf,
+        label_columns=None,
+        feature_columns=None,
+        client=client,
+        rows_limit=rows_limit,
+    )
     x, y = _wine_arrays(frame)
     single = LabelwiseRandomForest(node_seeds=True, **params).fit(x, y)
     assert est.node_seeds and est.model_ == single.model_
@@ -273,6 +292,8 @@ def test_the_exact_forest_survives_a_killed_worker_and_reports_progress(wine):
     import os
     import signal
 
+    from lrank.dask.exact import fit_exact
+
     _, frame = wine
     reports: list[tuple[int, int, int]] = []
     with (
@@ -288,8 +309,15 @@ def test_the_exact_forest_survives_a_killed_worker_and_reports_progress(wine):
 
         ddf = dd.from_pandas(frame.to_pandas(), npartitions=4)
         params = {"n_estimators": 6, "random_state": 5}
-        est = lrank.dask.fit(
-            LabelRankingRandomForest(**params), ddf, client=c, exact=True, progress=kill_one_worker_once
+        # Every node by histograms: wine is small enough to come as rows in one round otherwise.
+        est = fit_exact(
+            LabelRankingRandomForest(**params),
+            ddf,
+            label_columns=None,
+            feature_columns=None,
+            client=c,
+            progress=kill_one_worker_once,
+            rows_limit=0,
         )
     x, y = _wine_arrays(frame)
     assert est.model_ == LabelRankingRandomForest(node_seeds=True, **params).fit(x, y).model_

@@ -7,7 +7,9 @@ partitions the plan of the open nodes; each partition routes its rows through th
 their bootstrap counts, and returns per open node its rows' weight, leaf statistics (LR-RF: Borda
 votes; LWRF: each label's target sums) and per-bin criterion sums (its histograms: class counts,
 or target sums in whole units); the sums are added on the cluster and the driver decides the nodes as
-the histogram search would. A round per level and batch of trees; only sums travel, never rows.
+the histogram search would. A round per level and batch of trees; only sums travel, except for
+small nodes (whose rows cost no more than a node's histograms): the partitions send those rows'
+codes and statistics once, and the driver grows the node's whole subtree from them.
 Before the first round the partitions report what the bins are cut from (distinct values, or those
 of evenly spaced rows) and the medians that fill missing values at prediction.
 
@@ -79,10 +81,19 @@ def _sums(setup: bytes, plan: bytes, codes: Any, loaded: tuple[Any, ...], start:
     return _core.exact_part_sums(setup, plan, codes, loaded[1], start, n_jobs=1)
 
 
-def _added(client: Any, futures: list[Any]) -> Any:
-    """The elementwise sum of the futures' arrays, added on the cluster (pairs of pairs), fetched."""
+def _add(a: Any, b: Any) -> Any:
+    return np.add(a, b)
+
+
+def _add_sums_join_rows(a: tuple[Any, Any], b: tuple[Any, Any]) -> tuple[Any, Any]:
+    """Two parts' outputs of a round as one: the sums added, the row records joined."""
+    return np.add(a[0], b[0]), np.concatenate([a[1], b[1]])
+
+
+def _added(client: Any, futures: list[Any], combine: Callable[[Any, Any], Any] = _add) -> Any:
+    """The futures' results combined on the cluster (pairs of pairs), fetched."""
     while len(futures) > 1:
-        pairs = [client.submit(np.add, a, b, pure=False) for a, b in zip(futures[0::2], futures[1::2])]
+        pairs = [client.submit(combine, a, b, pure=False) for a, b in zip(futures[0::2], futures[1::2])]
         futures = pairs + ([futures[-1]] if len(futures) % 2 else [])
     return client.gather(futures[0])
 
@@ -95,9 +106,12 @@ def fit_exact(
     feature_columns: Any,
     client: Any,
     progress: Callable[[int, int, int], None] | None = None,
+    rows_limit: int | None = None,
 ) -> Any:
     """:func:`lrank.dask.fit` with ``exact=True`` (see the module docs). ``progress`` is called
-    after every round with the rounds done, the trees fully grown and the trees in all."""
+    after every round with the rounds done, the trees fully grown and the trees in all.
+    ``rows_limit``: nodes of at most this many samples come as rows (0: never; None: as many as
+    cost a node's histograms): the forest is the same either way."""
     import dask
 
     from lrank import LabelRankingRandomForest, LabelwiseRandomForest, _core
@@ -136,7 +150,7 @@ def fit_exact(
     summaries = client.gather(
         [client.submit(_summary, f, start, n_rows, max_bins, nominal) for f, start in zip(loaded, starts, strict=True)]
     )
-    driver = _core.ExactForest(params_json, summaries, n_labels)
+    driver = _core.ExactForest(params_json, summaries, n_labels, rows_limit=rows_limit)
     setup = bytes(driver.setup())
     codes = [client.submit(_codes, f, setup) for f in loaded]
     bins = driver.median_bins(_added(client, [client.submit(_bin_counts, c, setup) for c in codes]))
@@ -148,7 +162,7 @@ def fit_exact(
             client.submit(_sums, setup, plan, c, f, start, pure=False)
             for f, c, start in zip(loaded, codes, starts, strict=True)
         ]
-        driver.absorb(_added(client, sums))
+        driver.absorb(*_added(client, sums, _add_sums_join_rows))
         rounds += 1
         if progress is not None:
             progress(rounds, driver.trees_grown(), int(params["n_estimators"]))

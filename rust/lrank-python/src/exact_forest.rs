@@ -27,13 +27,20 @@ fn finished() -> CoreError {
 
 #[pymethods]
 impl ExactForest {
+    /// `rows_limit`: nodes of at most this many samples come as rows (0: never; None: as many as
+    /// cost a node's histograms).
     #[new]
-    fn new(py: Python<'_>, params: &str, summaries: Vec<Vec<u8>>, n_labels: usize) -> PyResult<Self> {
+    #[pyo3(signature = (params, summaries, n_labels, rows_limit=None))]
+    fn new(py: Python<'_>, params: &str, summaries: Vec<Vec<u8>>, n_labels: usize, rows_limit: Option<usize>) -> PyResult<Self> {
         let inner = run_core(py, ONE_THREAD, || {
             let params = LearnerParams::from_json(params)?;
             let summaries =
                 summaries.iter().map(|s| decode::<PartSummary>(s, "a part's summary")).collect::<Result<Vec<_>, _>>()?;
-            ExactDriver::new(params, &summaries, n_labels)
+            let mut driver = ExactDriver::new(params, &summaries, n_labels)?;
+            if let Some(limit) = rows_limit {
+                driver.set_rows_limit(limit);
+            }
+            Ok(driver)
         })?;
         Ok(ExactForest { inner: Some(inner) })
     }
@@ -73,17 +80,19 @@ impl ExactForest {
         self.inner.as_ref().map_or(0, |f| f.trees_grown())
     }
 
-    /// Every part's sums for the last plan, added.
-    #[pyo3(signature = (sums, n_jobs=None))]
-    fn absorb(&mut self, py: Python<'_>, sums: PyReadonlyArray1<'_, f64>, n_jobs: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        // Borrowed when contiguous (a round's sums run to tens of megabytes).
-        let sums: Cow<'_, [f64]> = match sums.as_slice() {
-            Ok(slice) => Cow::Borrowed(slice),
-            Err(_) => Cow::Owned(sums.as_array().to_vec()),
-        };
+    /// Every part's sums for the last plan, added, and their row records, joined.
+    #[pyo3(signature = (sums, rows, n_jobs=None))]
+    fn absorb(
+        &mut self,
+        py: Python<'_>,
+        sums: PyReadonlyArray1<'_, f64>,
+        rows: PyReadonlyArray1<'_, f64>,
+        n_jobs: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let (sums, rows) = (borrowed(&sums), borrowed(&rows));
         let threads = n_jobs_of(n_jobs)?;
         let inner = self.inner.as_mut().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
-        run_core(py, threads, || inner.absorb(&sums))
+        run_core(py, threads, || inner.absorb(&sums, &rows))
     }
 
     /// The fitted model (once: the driver is spent; before it is ready, an error and the driver
@@ -94,6 +103,14 @@ impl ExactForest {
         let inner = self.inner.take().ok_or_else(|| crate::errors::to_py_err(py, finished()))?;
         let model = run_core(py, ONE_THREAD, || inner.finish())?;
         Ok(Model { inner: model })
+    }
+}
+
+/// An array's numbers, borrowed when contiguous (a round's sums run to tens of megabytes).
+fn borrowed<'a>(a: &'a PyReadonlyArray1<'_, f64>) -> Cow<'a, [f64]> {
+    match a.as_slice() {
+        Ok(slice) => Cow::Borrowed(slice),
+        Err(_) => Cow::Owned(a.as_array().to_vec()),
     }
 }
 
@@ -149,7 +166,7 @@ pub fn exact_part_values_in_bins<'py>(
     Ok(PyBytes::new(py, &encode(&values)))
 }
 
-/// A part's sums for a round's plan; its rows start at `start`.
+/// A part's sums for a round's plan and its row records; its rows start at `start`.
 #[pyfunction]
 #[pyo3(signature = (setup, plan, codes, y, start, n_jobs=None))]
 pub fn exact_part_sums<'py>(
@@ -160,12 +177,12 @@ pub fn exact_part_sums<'py>(
     y: PyReadonlyArray2<'py, i32>,
     start: usize,
     n_jobs: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyArray1<f64>>> {
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
     let (codes, ys) = (row_major(&codes), row_major(&y));
-    let sums = run_core(py, n_jobs_of(n_jobs)?, || {
+    let (sums, rows) = run_core(py, n_jobs_of(n_jobs)?, || {
         let setup = decode::<ExactSetup>(setup, "the setup")?;
         let plan = decode::<LevelPlan>(plan, "a round's plan")?;
         core::part_sums(&setup, &plan, &codes.data, &ys.rankings()?, start)
     })?;
-    Ok(vec1(py, sums))
+    Ok((vec1(py, sums), vec1(py, rows)))
 }

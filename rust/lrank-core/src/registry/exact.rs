@@ -42,8 +42,14 @@ pub fn part_bin_counts(setup: &ExactSetup, codes: &[u8]) -> Result<Vec<f64>> {
     levelwise::part_bin_counts(setup.layout(), codes)
 }
 
-/// A part's sums for a round's plan; its rows start at `start`.
-pub fn part_sums(setup: &ExactSetup, plan: &LevelPlan, codes: &[u8], y: &RankMatrixView<'_>, start: usize) -> Result<Vec<f64>> {
+/// A part's sums for a round's plan and its row records; its rows start at `start`.
+pub fn part_sums(
+    setup: &ExactSetup,
+    plan: &LevelPlan,
+    codes: &[u8],
+    y: &RankMatrixView<'_>,
+    start: usize,
+) -> Result<(Vec<f64>, Vec<f64>)> {
     match setup {
         ExactSetup::RandomForest(s) => random_forest::part_sums(s, plan, codes, y, start),
         ExactSetup::Labelwise(s) => labelwise::part_sums(s, plan, codes, y, start),
@@ -116,9 +122,14 @@ impl ExactDriver {
         each!(self, d => d.trees_grown())
     }
 
-    /// Every part's sums for the last plan, added.
-    pub fn absorb(&mut self, sums: &[f64]) -> Result<()> {
-        each!(self, d => d.absorb(sums))
+    /// Every part's sums for the last plan, added, and their row records, joined (any order).
+    pub fn absorb(&mut self, sums: &[f64], rows: &[f64]) -> Result<()> {
+        each!(self, d => d.absorb(sums, rows))
+    }
+
+    /// Sends nodes of at most `samples` samples as rows (0: never) instead of the default.
+    pub fn set_rows_limit(&mut self, samples: usize) {
+        each!(self, d => d.set_rows_limit(samples))
     }
 
     /// Whether [`Self::finish`] would give the model.

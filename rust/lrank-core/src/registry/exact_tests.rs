@@ -37,7 +37,7 @@ fn grown_in_parts(
     (x, kinds, y): (&[f64], &[FeatureKind], &[i32]),
     m: usize,
     cuts: &[usize],
-    budget: usize,
+    (budget, rows_limit): (usize, Option<usize>),
 ) -> Result<Model> {
     let (d, n) = (kinds.len(), y.len() / m);
     let bounds: Vec<(usize, usize)> =
@@ -54,6 +54,9 @@ fn grown_in_parts(
     // Through bytes, as the steps travel.
     let summaries: Vec<PartSummary> = summaries.iter().map(|s| decode(&encode(s), "a summary").unwrap()).collect();
     let mut driver = ExactDriver::with_budget(params, &summaries, m, budget)?;
+    if let Some(limit) = rows_limit {
+        driver.set_rows_limit(limit);
+    }
     let setup: ExactSetup = decode(&encode(&driver.setup()), "the setup")?;
     let codes: Vec<Vec<u8>> = parts.iter().map(|(xv, _, _)| part_codes(&setup, xv)).collect::<Result<_>>()?;
     let add = |sums: Vec<Vec<f64>>| {
@@ -71,9 +74,10 @@ fn grown_in_parts(
     driver.set_medians(&values)?;
     while let Some(plan) = driver.plan() {
         let plan: LevelPlan = decode(&encode(&plan), "a plan")?;
-        let sums =
+        let out: Vec<(Vec<f64>, Vec<f64>)> =
             parts.iter().zip(&codes).map(|((_, yv, start), c)| part_sums(&setup, &plan, c, yv, *start)).collect::<Result<_>>()?;
-        driver.absorb(&add(sums))?;
+        let rows: Vec<f64> = out.iter().flat_map(|(_, r)| r.iter().copied()).collect();
+        driver.absorb(&add(out.into_iter().map(|(s, _)| s).collect()), &rows)?;
     }
     driver.finish()
 }
@@ -98,10 +102,18 @@ fn exact_lwrf_from_parts_is_the_forest_grown_on_all_rows() {
         let (x, kinds, y) = data(230, 4, 40 + k as u64, ties);
         let all = (&x[..], &kinds[..], &y[..]);
         let want: LabelwiseModel = single(all, 4, params.clone());
-        for (cuts, budget) in [(&[][..], ROUND_NUMBERS), (&[37][..], ROUND_NUMBERS), (&[10, 90, 150][..], 1)] {
+        // Histograms only (rows limit 0), small nodes as rows, the default; one node per round.
+        let ways = [
+            (&[][..], (ROUND_NUMBERS, None)),
+            (&[37][..], (ROUND_NUMBERS, Some(0))),
+            (&[37][..], (ROUND_NUMBERS, Some(40))),
+            (&[10, 90, 150][..], (1, Some(0))),
+            (&[10, 90, 150][..], (1, Some(25))),
+        ];
+        for (cuts, budget) in ways {
             let got = grown_in_parts(LearnerParams::Labelwise(params.clone()), all, 4, cuts, budget).unwrap();
             let Model::Labelwise(got) = got else { panic!("an LWRF model") };
-            assert_eq!(got, want, "case {k}, cuts {cuts:?}");
+            assert_eq!(got, want, "case {k}, cuts {cuts:?}, budget and rows limit {budget:?}");
         }
         // Not a forest of stumps: the comparison saw splits and leaves of many shapes.
         assert!(want.trees.iter().map(|t| t.n_leaves()).sum::<usize>() > 6 * 4, "case {k}");
@@ -114,7 +126,7 @@ fn exact_lr_rf_through_the_one_interface_is_the_single_machine_forest() {
     let all = (&x[..], &kinds[..], &y[..]);
     let params = RandomForestParams { n_estimators: 4, seed: 2, node_seeds: true, ..Default::default() };
     let want: RandomForestModel = single(all, 4, params.clone());
-    let got = grown_in_parts(LearnerParams::RandomForest(params), all, 4, &[60, 61], ROUND_NUMBERS).unwrap();
+    let got = grown_in_parts(LearnerParams::RandomForest(params), all, 4, &[60, 61], (ROUND_NUMBERS, Some(20))).unwrap();
     assert_eq!(got, Model::RandomForest(want));
 }
 
@@ -123,7 +135,10 @@ fn exact_forests_refuse_what_they_cannot_grow_with_the_reason() {
     let (x, kinds, mut y) = data(50, 3, 8, false);
     let lwrf = LabelwiseParams { n_estimators: 2, ..LabelwiseParams::forest() };
     let refused = |params: LearnerParams, y: &[i32]| {
-        grown_in_parts(params, (&x[..], &kinds[..], y), 3, &[20], ROUND_NUMBERS).err().map(|e| e.to_string()).unwrap_or_default()
+        grown_in_parts(params, (&x[..], &kinds[..], y), 3, &[20], (ROUND_NUMBERS, None))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
     };
     assert!(refused(LearnerParams::Labelwise(LabelwiseParams { tune_depth: true, ..lwrf.clone() }), &y).contains("tune_depth"));
     let lwdt = LabelwiseParams { max_bins: Some(255), ..LabelwiseParams::tree() };

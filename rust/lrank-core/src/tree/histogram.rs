@@ -210,15 +210,28 @@ pub(super) fn score_binned_feature<C: AdditiveCriterion>(
     stats: &C::NodeStats,
 ) -> Option<Option<(f64, SplitChoice)>> {
     let filled: Vec<usize> = (0..bins.n_bins(f)).filter(|&b| hist[b * stride] > 0.0).collect();
+    score_filled_bins(bins, kind, f, &filled, |i| &hist[filled[i] * stride..(filled[i] + 1) * stride], criterion, stats)
+}
+
+/// [`score_binned_feature`] from the bins the node holds (`filled`, ascending) and their cells
+/// (`cell(i)`: bin `filled[i]`'s), as a levelwise driver holding a small node's rows has them.
+pub(crate) fn score_filled_bins<'a, C: AdditiveCriterion>(
+    bins: &BinLayout,
+    kind: FeatureKind,
+    f: usize,
+    filled: &[usize],
+    cell: impl Fn(usize) -> &'a [f64],
+    criterion: &C,
+    stats: &C::NodeStats,
+) -> Option<Option<(f64, SplitChoice)>> {
     if filled.len() < 2 {
         return None; // one bin in this node
     }
-    let cell = |b: usize| &hist[b * stride..(b + 1) * stride];
     if kind == FeatureKind::Nominal {
-        let tried = if filled.len() == 2 { &filled[..1] } else { &filled[..] };
+        let tried = if filled.len() == 2 { 1 } else { filled.len() };
         let mut best: Option<(f64, SplitChoice)> = None;
-        for &b in tried {
-            if let Some(score) = criterion.with_sides(stats, OneBin(cell(b))) {
+        for (i, &b) in filled.iter().enumerate().take(tried) {
+            if let Some(score) = criterion.with_sides(stats, OneBin(cell(i))) {
                 if best.is_none_or(|(g, _)| score > g) {
                     best = Some((score, SplitChoice::Category { feature: f, value: bins.category(f, b) }));
                 }
@@ -226,7 +239,7 @@ pub(super) fn score_binned_feature<C: AdditiveCriterion>(
         }
         return Some(best);
     }
-    let best = criterion.with_sides(stats, BinSweep { hist, filled: &filled, stride });
+    let best = criterion.with_sides(stats, BinSweep { filled, cell });
     Some(
         best.map(|(a, b, score)| {
             (score, SplitChoice::Bins { feature: f, threshold: bins.threshold(f, a, b), last_left: a as u8 })
@@ -237,21 +250,21 @@ pub(super) fn score_binned_feature<C: AdditiveCriterion>(
 /// The sweep over one feature's bins: bins move left in order, and each boundary between two
 /// bins the node holds is scored; the best boundary wins, ties (within [`MARGIN`]) to the first,
 /// as in the sample sweep. Returns the bins on both sides of it and its score.
-struct BinSweep<'a> {
-    hist: &'a [f64],
+struct BinSweep<'f, F> {
     /// The bins the node holds, ascending.
-    filled: &'a [usize],
-    stride: usize,
+    filled: &'f [usize],
+    /// Bin `filled[i]`'s cell.
+    cell: F,
 }
 
-impl SidesTask for BinSweep<'_> {
+impl<'a, F: Fn(usize) -> &'a [f64]> SidesTask for BinSweep<'_, F> {
     type Output = Option<(usize, usize, f64)>;
 
     fn run<S: SplitSides>(self, sides: &mut S) -> Self::Output {
         let mut best: Option<(usize, usize, f64)> = None;
-        for pair in self.filled.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            let cell = &self.hist[a * self.stride..(a + 1) * self.stride];
+        for i in 0..self.filled.len() - 1 {
+            let (a, b) = (self.filled[i], self.filled[i + 1]);
+            let cell = (self.cell)(i);
             sides.move_sums(cell[1], &cell[HEAD..]);
             if let Some(score) = sides.score() {
                 if best.is_none_or(|(_, _, g)| score > g + MARGIN) {

@@ -98,7 +98,7 @@ pub fn part_sums(
     codes: &[u8],
     y: &RankMatrixView<'_>,
     start: usize,
-) -> Result<Vec<f64>> {
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let n = y.n_rows();
     if codes.len() != n * setup.layout.n_features() || y.n_labels() != setup.n_labels {
         return Err(invalid("the part's codes or rankings do not match the forest"));
@@ -190,9 +190,14 @@ impl ExactLabelwise {
         self.grower.trees_grown()
     }
 
-    /// Every part's sums for the last plan, added.
-    pub fn absorb(&mut self, sums: &[f64]) -> Result<()> {
-        self.grower.absorb(sums)
+    /// Every part's sums for the last plan, added, and their row records, joined.
+    pub fn absorb(&mut self, sums: &[f64], rows: &[f64]) -> Result<()> {
+        self.grower.absorb(sums, rows)
+    }
+
+    /// See [`LevelGrower::set_rows_limit`].
+    pub fn set_rows_limit(&mut self, samples: usize) {
+        self.grower.set_rows_limit(samples)
     }
 
     /// Whether [`Self::finish`] would give the model: the medians set, every tree grown.

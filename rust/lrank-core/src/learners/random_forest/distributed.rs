@@ -100,7 +100,13 @@ pub fn part_bin_counts(setup: &PartSetup, codes: &[u8]) -> Result<Vec<f64>> {
 }
 
 /// One part's sums for a round's plan (see [`levelwise::part_sums`]): its rows start at `start`.
-pub fn part_sums(setup: &PartSetup, plan: &LevelPlan, codes: &[u8], y: &RankMatrixView<'_>, start: usize) -> Result<Vec<f64>> {
+pub fn part_sums(
+    setup: &PartSetup,
+    plan: &LevelPlan,
+    codes: &[u8],
+    y: &RankMatrixView<'_>,
+    start: usize,
+) -> Result<(Vec<f64>, Vec<f64>)> {
     let n = y.n_rows();
     if codes.len() != n * setup.layout.n_features() || y.n_labels() != setup.n_labels {
         return Err(invalid("the part's codes or rankings do not match the forest"));
@@ -244,11 +250,19 @@ impl ExactForest {
         }
     }
 
-    /// Every part's sums for the last plan, added.
-    pub fn absorb(&mut self, sums: &[f64]) -> Result<()> {
+    /// Every part's sums for the last plan, added, and their row records, joined.
+    pub fn absorb(&mut self, sums: &[f64], rows: &[f64]) -> Result<()> {
         match &mut self.grower {
-            Grower::Classes(g) => g.absorb(sums),
-            Grower::Pairs(g) => g.absorb(sums),
+            Grower::Classes(g) => g.absorb(sums, rows),
+            Grower::Pairs(g) => g.absorb(sums, rows),
+        }
+    }
+
+    /// See [`LevelGrower::set_rows_limit`].
+    pub fn set_rows_limit(&mut self, samples: usize) {
+        match &mut self.grower {
+            Grower::Classes(g) => g.set_rows_limit(samples),
+            Grower::Pairs(g) => g.set_rows_limit(samples),
         }
     }
 

@@ -43,6 +43,26 @@ fn grown_in_parts(
     params: &RandomForestParams,
     budget: usize,
 ) -> Result<RandomForestModel> {
+    // Nodes as histograms only, small nodes as rows, and the default: one forest.
+    let models: Vec<RandomForestModel> = [Some(0), Some(30), None]
+        .into_iter()
+        .map(|rows_limit| grown_in_parts_with(x, kinds, y, m, cuts, params, budget, rows_limit))
+        .collect::<Result<_>>()?;
+    assert!(models.windows(2).all(|w| w[0] == w[1]), "rows and histograms grew different forests");
+    Ok(models.into_iter().next().expect("three models"))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn grown_in_parts_with(
+    x: &[f64],
+    kinds: &[FeatureKind],
+    y: &[i32],
+    m: usize,
+    cuts: &[usize],
+    params: &RandomForestParams,
+    budget: usize,
+    rows_limit: Option<usize>,
+) -> Result<RandomForestModel> {
     let d = kinds.len();
     let n = y.len() / m;
     let bounds: Vec<(usize, usize)> =
@@ -58,6 +78,9 @@ fn grown_in_parts(
     let summaries: Vec<PartSummary> =
         views.iter().map(|(xv, yv, start)| summarise_part(xv, yv, *start, n, max_bins)).collect::<Result<_>>()?;
     let mut driver = ExactForest::with_budget(params.clone(), &summaries, m, budget)?;
+    if let Some(limit) = rows_limit {
+        driver.set_rows_limit(limit);
+    }
     let setup = driver.setup().clone();
     let codes: Vec<Vec<u8>> = views.iter().map(|(xv, _, _)| part_codes(&setup, xv)).collect::<Result<_>>()?;
     let add = |parts: Vec<Vec<f64>>| {
@@ -78,7 +101,9 @@ fn grown_in_parts(
             .zip(&codes)
             .map(|((_, yv, start), c)| part_sums(&setup, &plan, c, yv, *start))
             .collect::<Result<Vec<_>>>()?;
-        driver.absorb(&add(sums).unwrap())?;
+        // Row records joined in another order than the parts': any order gives the same forest.
+        let rows: Vec<f64> = sums.iter().rev().flat_map(|(_, r)| r.iter().copied()).collect();
+        driver.absorb(&add(sums.into_iter().map(|(s, _)| s).collect()).unwrap(), &rows)?;
     }
     driver.finish()
 }
@@ -102,6 +127,7 @@ fn entries_range(params: &RandomForestParams, x: &[f64], kinds: &[FeatureKind], 
     let xv = FeatureMatrixView::new(x, n, kinds.len()).unwrap().with_kinds(Some(kinds)).unwrap();
     let yv = RankMatrixView::new(y, n, m).unwrap();
     let mut driver = ExactForest::new(params.clone(), &[summarise_part(&xv, &yv, 0, n, 255).unwrap()], m).unwrap();
+    driver.set_rows_limit(0); // every node by histograms
     let setup = driver.setup().clone();
     let codes = part_codes(&setup, &xv).unwrap();
     let (mut most, mut least) = (0, usize::MAX);
@@ -114,7 +140,8 @@ fn entries_range(params: &RandomForestParams, x: &[f64], kinds: &[FeatureKind], 
                 }
             }
         }
-        driver.absorb(&part_sums(&setup, &plan, &codes, &yv, 0).unwrap()).unwrap();
+        let (sums, rows) = part_sums(&setup, &plan, &codes, &yv, 0).unwrap();
+        driver.absorb(&sums, &rows).unwrap();
     }
     (most, least)
 }
@@ -205,8 +232,9 @@ fn what_cannot_be_grown_in_parts_is_refused() {
     let yv = RankMatrixView::new(&y, 50, 3).unwrap();
     let summary = summarise_part(&xv, &yv, 0, 50, 255).unwrap();
     let mut driver = ExactForest::new(params, &[summary], 3).unwrap();
+    driver.set_rows_limit(0);
     let plan = driver.plan().unwrap();
-    assert!(driver.absorb(&vec![0.0; plan.len as usize + 1]).is_err());
+    assert!(driver.absorb(&vec![0.0; plan.len as usize + 1], &[]).is_err());
     assert!(driver.finish().unwrap_err().to_string().contains("medians"));
 }
 
@@ -228,7 +256,9 @@ fn forged_plans_codes_and_sums_are_refused_not_followed() {
     let xv = FeatureMatrixView::new(&x, 60, 4).unwrap().with_kinds(Some(&kinds)).unwrap();
     let yv = RankMatrixView::new(&y, 60, 3).unwrap();
     let params = RandomForestParams { n_estimators: 2, ..Default::default() };
-    let mut driver = ExactForest::new(params, &[summarise_part(&xv, &yv, 0, 60, 255).unwrap()], 3).unwrap();
+    let summary = summarise_part(&xv, &yv, 0, 60, 255).unwrap();
+    let mut driver = ExactForest::new(params.clone(), std::slice::from_ref(&summary), 3).unwrap();
+    driver.set_rows_limit(0);
     let setup = driver.setup().clone();
     let codes = part_codes(&setup, &xv).unwrap();
     let plan = driver.plan().unwrap();
@@ -251,7 +281,22 @@ fn forged_plans_codes_and_sums_are_refused_not_followed() {
     assert!(part_sums(&setup, &plan, &bad_codes, &yv, 0).unwrap_err().to_string().contains("beyond its"));
     assert!(part_sums(&setup, &plan, &codes, &yv, 30).unwrap_err().to_string().contains("beyond the 60 rows"));
     assert!(part_bin_counts(&setup, &codes[1..]).is_err());
-    let mut sums = part_sums(&setup, &plan, &codes, &yv, 0).unwrap();
+    let (mut sums, rows) = part_sums(&setup, &plan, &codes, &yv, 0).unwrap();
     sums[0] = -1.0;
-    assert!(driver.absorb(&sums).unwrap_err().to_string().contains("never negative"));
+    assert!(driver.absorb(&sums, &rows).unwrap_err().to_string().contains("never negative"));
+    // Row records: a slot the round did not ask for, a record cut short, a code beyond the bins.
+    let mut driver = ExactForest::new(params, &[summary], 3).unwrap();
+    let plan = driver.plan().unwrap();
+    assert!(matches!(plan.trees[0].1[0], PlanNode::Rows { .. }), "a 60-row root comes as rows");
+    let (sums, rows) = part_sums(&setup, &plan, &codes, &yv, 0).unwrap();
+    let record = 2 + 4 + 3 + 1 + 2; // slot, weight, 4 codes, 3 Borda votes, one (class, weight) pair
+    assert!(rows.len() >= record && rows[0] == 0.0);
+    let mut refused = |rows: &[f64]| driver.absorb(&sums, rows).unwrap_err().to_string();
+    let mut slot = rows.clone();
+    slot[0] = 5.0;
+    assert!(refused(&slot).contains("slot 5"));
+    assert!(refused(&rows[..rows.len() - 1]).contains("cut short"));
+    let mut code = rows.clone();
+    code[2 + 1] = 200.0;
+    assert!(refused(&code).contains("beyond its bins"));
 }

@@ -1,6 +1,7 @@
 //! The driver's side: the trees as far as grown, each round's plan, the decisions.
 
 use super::parts::{node_len, LevelPlan, PlanNode};
+use super::rows::graft;
 use super::{SummedLeaf, BIN_HEAD, HEAD};
 use crate::data::features::FeatureKind;
 use crate::rng::{child_seed, Rng};
@@ -15,7 +16,7 @@ use rayon::prelude::*;
 use std::sync::Arc;
 
 /// A node of a tree being grown on the driver.
-enum Grown<L> {
+pub(super) enum Grown<L> {
     Split {
         choice: SplitChoice,
         bin: u8,
@@ -24,20 +25,22 @@ enum Grown<L> {
         right: u32,
     },
     Leaf(Option<L>),
-    /// Not decided yet: its depth, its random stream's seed, how its sums come, and which of
-    /// the criterion's statistics its histograms hold (those its parent had; `None`: all).
+    /// Not decided yet: its depth, its random stream's seed, how its sums come, which of the
+    /// criterion's statistics its histograms hold (those its parent had; `None`: all), and its
+    /// samples (at most; all rows for a root).
     Open {
         depth: usize,
         seed: u64,
         sums: Sums,
         entries: Option<Arc<Vec<u32>>>,
+        samples: f64,
     },
 }
 
 /// How an open node's sums come: the parts sum its rows (the root; the smaller child of a split,
 /// whose sibling then comes by subtraction), or they are its parent's minus its sibling's.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Sums {
+pub(super) enum Sums {
     Measured { sibling: Option<u32>, parent: u32 },
     Derived,
 }
@@ -58,6 +61,10 @@ pub struct LevelGrower<C: AdditiveCriterion, L: SummedLeaf> {
     /// The open nodes the last plan asked for: (tree, node, offset, with histograms).
     asked: Vec<(usize, usize, usize, bool)>,
     asked_len: usize,
+    /// The nodes the last plan asked the rows of, by slot: (tree, node).
+    asked_rows: Vec<(usize, usize)>,
+    /// Nodes of at most this many samples come as rows, and the driver grows their subtrees.
+    rows_limit: f64,
     /// The sums of split nodes whose larger child comes by subtraction, by (tree, node).
     kept: std::collections::HashMap<(usize, u32), Vec<f64>>,
 }
@@ -96,7 +103,12 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             seed: forest_root_seed(sampling, t, n_rows),
             sums: Sums::Measured { sibling: None, parent: 0 },
             entries: None,
+            samples: n_rows as f64,
         };
+        // A row record costs about its codes and leaf statistics; a node's histograms cost its
+        // bins: a node is sent as rows when they cost at most its histograms.
+        let record = 3 + layout.n_features() + leaf.n_leaf_stats();
+        let rows_limit = (layout.total_bins() * stride / record) as f64;
         let trees = (0..sampling.n_trees).map(|t| vec![root(t)]).collect();
         Ok(LevelGrower {
             criterion,
@@ -111,8 +123,16 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             budget,
             asked: Vec::new(),
             asked_len: 0,
+            asked_rows: Vec::new(),
+            rows_limit,
             kept: Default::default(),
         })
+    }
+
+    /// Sends nodes of at most `samples` samples as rows (0: never), instead of the default (as
+    /// many as cost a node's histograms); tests use it to cover both ways.
+    pub fn set_rows_limit(&mut self, samples: usize) {
+        self.rows_limit = samples as f64;
     }
 
     /// Trees with no open node left.
@@ -120,14 +140,42 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         self.trees.iter().filter(|nodes| !nodes.iter().any(|n| matches!(n, Grown::Open { .. }))).count()
     }
 
-    fn at_limit(&self, depth: usize) -> bool {
+    pub(super) fn asked_rows(&self) -> &[(usize, usize)] {
+        &self.asked_rows
+    }
+    pub(super) fn layout(&self) -> &BinLayout {
+        &self.layout
+    }
+    pub(super) fn leaf(&self) -> &L {
+        &self.leaf
+    }
+    pub(super) fn criterion(&self) -> &C {
+        &self.criterion
+    }
+    pub(super) fn kinds(&self) -> &[FeatureKind] {
+        &self.kinds
+    }
+    pub(super) fn params(&self) -> &GrowParams {
+        &self.params
+    }
+    pub(super) fn trees(&self) -> &[Vec<Grown<L::Leaf>>] {
+        &self.trees
+    }
+    /// The criterion's statistics per sample.
+    pub(super) fn n_stats(&self) -> usize {
+        self.stride - BIN_HEAD
+    }
+
+    pub(super) fn at_limit(&self, depth: usize) -> bool {
         depth >= self.params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH)
     }
 
     /// The next round's plan, or `None` when every tree is grown.
     pub fn plan(&mut self) -> Option<LevelPlan> {
         let leaf_stats = self.leaf.n_leaf_stats();
+        let record = 3 + self.layout.n_features() + leaf_stats;
         self.asked.clear();
+        self.asked_rows.clear();
         let (mut len, mut hist_numbers) = (0usize, 0usize);
         let mut trees = Vec::new();
         for (t, nodes) in self.trees.iter().enumerate() {
@@ -140,6 +188,19 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
                     }
                     Grown::Leaf(_) => PlanNode::Elsewhere,
                     Grown::Open { sums: Sums::Derived, .. } => PlanNode::Elsewhere,
+                    Grown::Open { depth, sums: Sums::Measured { sibling: None, .. }, samples, .. }
+                        if samples <= self.rows_limit && !self.at_limit(depth) =>
+                    {
+                        let numbers = samples as usize * record;
+                        if hist_numbers > 0 && hist_numbers + numbers > self.budget {
+                            PlanNode::Elsewhere
+                        } else {
+                            hist_numbers += numbers;
+                            any = true;
+                            self.asked_rows.push((t, k));
+                            PlanNode::Rows { slot: self.asked_rows.len() as u32 - 1 }
+                        }
+                    }
                     Grown::Open { depth, ref entries, .. } => {
                         let cells = self.cells(entries);
                         let histograms = !self.at_limit(depth);
@@ -176,11 +237,13 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             n_stats: self.stride - BIN_HEAD,
             total_bins: self.layout.total_bins(),
             len: len as u64,
+            row_slots: self.asked_rows.len() as u64,
         })
     }
 
-    /// Decides the nodes the last plan asked for, from every part's sums added together.
-    pub fn absorb(&mut self, sums: &[f64]) -> crate::Result<()> {
+    /// Decides the nodes the last plan asked for, from every part's sums added together and
+    /// every part's row records joined (in any order).
+    pub fn absorb(&mut self, sums: &[f64], rows: &[f64]) -> crate::Result<()> {
         if sums.len() != self.asked_len {
             return Err(crate::LrankError::InvalidInput(format!(
                 "the parts' sums have {} numbers, the round asked for {}",
@@ -193,6 +256,7 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
                 "the parts' sums hold {bad}: counts and votes are finite and never negative"
             )));
         }
+        let subtrees = self.grow_rows(rows)?;
         let asked = std::mem::take(&mut self.asked);
         let k = self.leaf.n_leaf_stats();
         let decided: Vec<Vec<Decided<L::Leaf>>> = asked
@@ -227,12 +291,17 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             let (sums, entries) = kept.expect("a split node's sums");
             let stride = BIN_HEAD + entries.as_ref().map_or(self.stride - BIN_HEAD, |e| e.len());
             let left = self.trees[t].len() as u32;
-            // The child with fewer samples is measured, the other derived (the left one on a tie).
+            // The child with fewer samples is measured, the other derived (the left one on a tie);
+            // when either is small enough to come as rows, both are measured on their own.
             let n_left = self.left_samples(&choice, bin, category, &sums[HEAD + k..], stride);
-            let left_measured = n_left <= sums[0] - n_left;
+            let n_right = sums[0] - n_left;
+            let apart = n_left.min(n_right) <= self.rows_limit;
+            let left_measured = n_left <= n_right;
             let (measured, derived) = if left_measured { (left, left + 1) } else { (left + 1, left) };
             let sums_of = |child: u32| {
-                if child == measured {
+                if apart {
+                    Sums::Measured { sibling: None, parent: node as u32 }
+                } else if child == measured {
                     Sums::Measured { sibling: Some(derived), parent: node as u32 }
                 } else {
                     Sums::Derived
@@ -240,10 +309,15 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
             };
             let tree = &mut self.trees[t];
             tree[node] = Grown::Split { choice, bin, category, left, right: left + 1 };
-            let open = |seed, sums| Grown::Open { depth: depth + 1, seed, sums, entries: entries.clone() };
-            tree.push(open(child_seed(seed, 0), sums_of(left)));
-            tree.push(open(child_seed(seed, 1), sums_of(left + 1)));
-            self.kept.insert((t, node as u32), sums);
+            let open = |seed, sums, samples| Grown::Open { depth: depth + 1, seed, sums, entries: entries.clone(), samples };
+            tree.push(open(child_seed(seed, 0), sums_of(left), n_left));
+            tree.push(open(child_seed(seed, 1), sums_of(left + 1), n_right));
+            if !apart {
+                self.kept.insert((t, node as u32), sums);
+            }
+        }
+        for ((t, node), subtree) in subtrees {
+            graft(&mut self.trees[t], node, subtree);
         }
         Ok(())
     }
@@ -305,10 +379,9 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
     /// (children not yet added: `left`, `right` 0).
     fn decide(&self, seed: u64, s: &[f64], histograms: bool, entries: Option<&[u32]>) -> Grown<L::Leaf> {
         let k = self.leaf.n_leaf_stats();
-        let (weight, whole) = (s[1], s[2] == 0.0);
-        let leaf = || Grown::Leaf(Some(self.leaf.leaf_from_sums(weight, &s[HEAD..HEAD + k])));
-        if !histograms || weight < self.params.min_weight_split || self.leaf.is_terminal(weight, &s[HEAD..HEAD + k]) {
-            return leaf();
+        let (weight, whole, leaf_sums) = (s[1], s[2] == 0.0, &s[HEAD..HEAD + k]);
+        if !histograms || weight < self.params.min_weight_split || self.leaf.is_terminal(weight, leaf_sums) {
+            return Grown::Leaf(Some(self.leaf.leaf_from_sums(weight, leaf_sums)));
         }
         // The histograms hold `entries` of the statistics (`stride` numbers per bin); a feature's
         // bins are given every statistic, as the criterion reads them, only when it is scored.
@@ -320,18 +393,8 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         for cell in hist[..self.layout.n_bins(0) * stride].chunks_exact(stride) {
             cell[BIN_HEAD..].iter().enumerate().for_each(|(j, &c)| node_sums[statistic(j)] += c);
         }
-        let Some(stats) = self.criterion.node_stats_from_sums(weight, whole, &node_sums) else {
-            return leaf();
-        };
-        if self.criterion.is_terminal(&stats) {
-            return leaf();
-        }
-        let d = self.layout.n_features();
-        let mut features: Vec<usize> = (0..d).collect();
-        let mut rng = Rng::new(seed);
-        let max_features = self.params.max_features.min(d);
         let mut expanded = Vec::new();
-        let choice = draw_and_score(&mut features, max_features, &mut rng, |f, _floor| {
+        self.decide_from(seed, (weight, whole, leaf_sums), &node_sums, |f, stats| {
             let start = self.layout.offset(f) * stride;
             let mut feature_hist = &hist[start..start + self.layout.n_bins(f) * stride];
             if entries.is_some() {
@@ -343,8 +406,31 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
                 }
                 feature_hist = &expanded;
             }
-            score_binned_feature(&self.layout, self.kinds[f], feature_hist, self.stride, f, &self.criterion, &stats)
-        });
+            score_binned_feature(&self.layout, self.kinds[f], feature_hist, self.stride, f, &self.criterion, stats)
+        })
+    }
+
+    /// A node from its weight, whether every weight is whole, its leaf and criterion statistics'
+    /// sums, and a scorer of each feature drawn (as the histogram search scores it).
+    pub(super) fn decide_from(
+        &self,
+        seed: u64,
+        (weight, whole, leaf_sums): (f64, bool, &[f64]),
+        node_sums: &[f64],
+        mut score: impl FnMut(usize, &C::NodeStats) -> Option<Option<(f64, SplitChoice)>>,
+    ) -> Grown<L::Leaf> {
+        let leaf = || Grown::Leaf(Some(self.leaf.leaf_from_sums(weight, leaf_sums)));
+        let Some(stats) = self.criterion.node_stats_from_sums(weight, whole, node_sums) else {
+            return leaf();
+        };
+        if self.criterion.is_terminal(&stats) {
+            return leaf();
+        }
+        let d = self.layout.n_features();
+        let mut features: Vec<usize> = (0..d).collect();
+        let mut rng = Rng::new(seed);
+        let max_features = self.params.max_features.min(d);
+        let choice = draw_and_score(&mut features, max_features, &mut rng, |f, _floor| score(f, &stats));
         match choice {
             None => leaf(),
             Some(choice) => {
@@ -376,7 +462,7 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
     }
 }
 
-fn choice_feature(choice: &SplitChoice) -> usize {
+pub(super) fn choice_feature(choice: &SplitChoice) -> usize {
     match *choice {
         SplitChoice::Threshold { feature, .. } | SplitChoice::Category { feature, .. } | SplitChoice::Bins { feature, .. } => {
             feature

@@ -23,6 +23,7 @@
 mod driver;
 mod features;
 mod parts;
+mod rows;
 
 pub use driver::LevelGrower;
 pub use features::{

@@ -17,6 +17,9 @@ pub enum PlanNode {
     /// A node summed this round, from `offset` in a part's sums (with histograms or not), its
     /// histograms holding the criterion's statistics `entries` only (ascending; `None`: all).
     Open { offset: u64, histograms: bool, entries: Option<Vec<u32>> },
+    /// A small node whose rows the parts send (as [`row records`](part_sums)), tagged `slot`:
+    /// the driver grows its whole subtree from them.
+    Rows { slot: u32 },
 }
 
 /// What the parts sum in one round.
@@ -33,11 +36,18 @@ pub struct LevelPlan {
     pub total_bins: usize,
     /// Length of a part's sums.
     pub len: u64,
+    /// Nodes whose rows are sent ([`PlanNode::Rows`]).
+    pub row_slots: u64,
 }
 
 /// One part's sums for `plan`: its rows `start..start + codes.len() / d` of all rows, with their
 /// bin codes (row-major), weights, and the criterion and leaf statistics of its own rows (as
-/// samples `0..`). Adding every part's sums elementwise gives what [`LevelGrower::absorb`] takes.
+/// samples `0..`). Adding every part's sums elementwise, and joining their row records, gives
+/// what [`super::LevelGrower::absorb`] takes.
+///
+/// A row record (a row that reaches a [`PlanNode::Rows`] node, with its bootstrap weight w):
+/// its slot, w, its codes, its leaf statistics, the number p of its criterion statistics, and
+/// p (entry, amount) pairs, all weighted by w.
 #[allow(clippy::too_many_arguments)]
 pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
     plan: &LevelPlan,
@@ -47,7 +57,7 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
     row_weights: &[f64],
     criterion: &C,
     leaf: &L,
-) -> crate::Result<Vec<f64>> {
+) -> crate::Result<(Vec<f64>, Vec<f64>)> {
     let d = layout.n_features();
     let n_local = row_weights.len();
     plan.check(layout, criterion.n_stats(), leaf.n_leaf_stats())?;
@@ -67,16 +77,17 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
     let mut rest: &mut [f64] = &mut out;
     let mut at = 0;
     for (t, nodes) in &plan.trees {
-        let (lo, hi) = tree_span(nodes, plan);
+        // A tree whose open nodes all come as rows has no sums.
+        let (lo, hi) = tree_span(nodes, plan).unwrap_or((at, at));
         let (_, tail) = std::mem::take(&mut rest).split_at_mut(lo - at);
         let (mine, tail) = tail.split_at_mut(hi - lo);
         slices.push((*t, nodes, lo, mine));
         rest = tail;
         at = hi;
     }
-    slices.into_par_iter().try_for_each(|(t, nodes, lo, out)| {
+    let records = slices.into_par_iter().map(|(t, nodes, lo, out)| {
         let counts = forest_sample_counts_in(plan.sampling, t as usize, plan.n_rows as usize, start, start + n_local);
-        let (mut stats, mut local) = (Vec::new(), Vec::new());
+        let (mut stats, mut local, mut records) = (Vec::new(), Vec::new(), Vec::new());
         for (i, (&c, &rw)) in counts.iter().zip(row_weights).enumerate() {
             let w = c * rw;
             if w <= 0.0 {
@@ -94,6 +105,21 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
                     PlanNode::Elsewhere => break (None, false, None),
                     PlanNode::Open { offset, histograms, entries } => {
                         break (Some(*offset as usize - lo), *histograms, entries.as_deref())
+                    }
+                    &PlanNode::Rows { slot } => {
+                        if let Some(f) = (0..d).find(|&f| row[f] as usize >= n_bins[f]) {
+                            return Err(invalid(format!("a code of feature {f} is beyond its {} bins", n_bins[f])));
+                        }
+                        records.extend([slot as f64, w]);
+                        records.extend(row.iter().map(|&c| c as f64));
+                        let at = records.len();
+                        records.resize(at + plan.leaf_stats, 0.0);
+                        leaf.add_leaf_stats(i as u32, w, &mut records[at..]);
+                        stats.clear();
+                        criterion.sample_stats(i as u32, w, &mut stats);
+                        records.push(stats.len() as f64);
+                        records.extend(stats.iter().flat_map(|&(e, a)| [e as f64, a]));
+                        break (None, false, None);
                     }
                 }
             };
@@ -127,9 +153,10 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
                 }
             }
         }
-        Ok(())
-    })?;
-    Ok(out)
+        Ok(records)
+    });
+    let records: Vec<Vec<f64>> = records.collect::<crate::Result<_>>()?;
+    Ok((out, records.concat()))
 }
 
 fn invalid(reason: String) -> crate::LrankError {
@@ -158,6 +185,11 @@ impl LevelPlan {
                         }
                     }
                     PlanNode::Elsewhere => {}
+                    &PlanNode::Rows { slot } => {
+                        if slot as u64 >= self.row_slots {
+                            return Err(invalid(format!("node {k} of tree {t} sends its rows outside the round's")));
+                        }
+                    }
                     PlanNode::Open { offset, histograms, entries } => {
                         let sorted = entries.as_ref().is_none_or(|e| {
                             e.windows(2).all(|w| w[0] < w[1]) && e.last().is_none_or(|&l| (l as usize) < n_stats)
@@ -189,8 +221,8 @@ pub fn check_codes(layout: &BinLayout, codes: &[u8], n: usize) -> crate::Result<
     Ok(())
 }
 
-/// Where a tree's open nodes' sums lie (they are consecutive).
-fn tree_span(nodes: &[PlanNode], plan: &LevelPlan) -> (usize, usize) {
+/// Where a tree's open nodes' sums lie (they are consecutive); `None`: it has none.
+fn tree_span(nodes: &[PlanNode], plan: &LevelPlan) -> Option<(usize, usize)> {
     let (mut lo, mut hi) = (usize::MAX, 0);
     for node in nodes {
         if let PlanNode::Open { offset, histograms, entries } = node {
@@ -199,11 +231,7 @@ fn tree_span(nodes: &[PlanNode], plan: &LevelPlan) -> (usize, usize) {
             hi = hi.max(*offset as usize + node_len(plan.leaf_stats, (BIN_HEAD + stats) * plan.total_bins, *histograms));
         }
     }
-    if lo == usize::MAX {
-        (0, 0)
-    } else {
-        (lo, hi)
-    }
+    (lo != usize::MAX).then_some((lo, hi))
 }
 
 pub(super) fn node_len(leaf_stats: usize, cells: usize, histograms: bool) -> usize {
