@@ -218,7 +218,9 @@ def test_the_exact_forest_steps_refuse_bytes_and_arrays_they_did_not_write():
     assert driver.finish().n_labels == 3
     with pytest.raises(InvalidInputError, match="finished"):
         driver.finish()
-    with pytest.raises(InvalidInputError, match="the exact distributed forest grows LR-RF or LWRF, not Dummy"):
+    with pytest.raises(
+        InvalidInputError, match="the exact distributed forest grows LR-RF, LWRF or the PLR forest, not Dummy"
+    ):
         _core.ExactForest(json.dumps({"Dummy": {"aggregator": "Borda", "seed": 0}}), [summary], 3)
 
 

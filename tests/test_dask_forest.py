@@ -269,10 +269,33 @@ def test_the_exact_labelwise_forest_is_the_one_grown_on_all_rows(client, wine, n
     assert est.model_ == single.model_
 
 
+@pytest.mark.parametrize("rows_limit", [None, 0, 25])
+def test_the_exact_plr_forest_is_the_one_grown_on_all_rows(client, rows_limit):
+    from lrank.dask.exact import fit_exact
+
+    x, y = make_tied_problem(n=160, seed=6)
+    frame = pl.DataFrame(x, schema=[f"x{j}" for j in range(x.shape[1])]).with_columns(
+        [pl.Series(f"L{j + 1}", y[:, j]) for j in range(y.shape[1])]
+    )
+    params = {"n_estimators": 5, "criterion": "disagreements", "random_state": 8}
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=3)
+    est = fit_exact(
+        PartialLabelRankingForest(**params),
+        ddf,
+        label_columns=None,
+        feature_columns=None,
+        client=client,
+        rows_limit=rows_limit,
+    )
+    single = PartialLabelRankingForest(node_seeds=True, **params).fit(x, y)
+    assert est.node_seeds and est.model_ == single.model_
+    np.testing.assert_array_equal(est.predict(frame.drop([f"L{j + 1}" for j in range(y.shape[1])])), single.predict(x))
+
+
 def test_what_the_exact_forest_cannot_grow_is_refused(client, wine):
     _, frame = wine
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
-    with pytest.raises(lrank.dask.DaskError, match="LabelRankingRandomForest or LabelwiseRandomForest"):
+    with pytest.raises(lrank.dask.DaskError, match="LabelwiseRandomForest or PartialLabelRankingForest"):
         lrank.dask.fit(OneVsOneLabelRanker(n_estimators=3), ddf, client=client, exact=True)
     with pytest.raises(InvalidInputError, match="tune_depth"):
         lrank.dask.fit(LabelwiseRandomForest(tune_depth=True), ddf, client=client, exact=True)

@@ -98,3 +98,17 @@ def test_histograms_with_a_bin_per_value_are_the_exact_search_and_coarse_ones_di
 def test_defaults_histograms_for_the_plr_forest_exact_search_for_the_tree():
     assert PartialLabelRankingForest().max_bins == 255
     assert PartialLabelRankingTree().max_bins is None
+
+
+def test_node_seeds_grow_another_forest_as_good_and_the_same_for_any_thread_count():
+    import pickle
+
+    x, y = make_tied_problem(n=240, seed=9)
+    train, test = np.arange(len(y)) % 4 != 0, np.arange(len(y)) % 4 == 0
+    streams = PartialLabelRankingForest(n_estimators=15, random_state=2).fit(x[train], y[train])
+    per_node = {"n_estimators": 15, "random_state": 2, "node_seeds": True}
+    nodes = [PartialLabelRankingForest(**per_node, n_jobs=j).fit(x[train], y[train]) for j in (1, 2)]
+    assert nodes[0].model_ == nodes[1].model_ and nodes[0].model_ != streams.model_
+    assert nodes[0].score(x[test], y[test]) > streams.score(x[test], y[test]) - 0.05
+    again = pickle.loads(pickle.dumps(nodes[0]))
+    assert again.node_seeds and again.model_ == nodes[0].model_

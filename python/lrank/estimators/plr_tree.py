@@ -58,6 +58,8 @@ class _PlrTrees(CoreLearnerRanker):
                 "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),  # type: ignore[attr-defined]
                 "seed": seed,
                 "max_bins": _convert.max_bins(self.max_bins),  # type: ignore[attr-defined]
+                # A single tree's nodes already draw per-node seeds; the forest's only when asked.
+                "node_seeds": _convert.flag("node_seeds", getattr(self, "node_seeds", False)),
             }
         }
 
@@ -117,6 +119,10 @@ class PartialLabelRankingForest(_PlrTrees):
         """Random forest of partial label ranking trees (Alfaro, Aledo & Gámez 2023): trees on
     bootstrap samples with a random share of the features per node; the forest predicts the
     consensus (``aggregation``, unweighted) of its trees' bucket orders.
+
+    ``node_seeds=True`` draws each node's features from a seed of its own (derived from its
+    parent's) instead of one random stream per tree: an equally good forest, and the one
+    ``lrank.dask.fit(..., exact=True)`` grows on a cluster, bit for bit.
 """
         + _DOC_MODEL
         + """
@@ -128,6 +134,7 @@ class PartialLabelRankingForest(_PlrTrees):
     criterion, aggregation, beta, max_depth, min_samples_split : as for PartialLabelRankingTree.
     max_bins : histogram search with at most this many bins per feature (2 to 255; default 255);
         None: exact search.
+    node_seeds : a random seed per node rather than a stream per tree (default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -145,6 +152,7 @@ class PartialLabelRankingForest(_PlrTrees):
         max_depth: int | None = None,
         min_samples_split: float = 2,
         max_bins: int | None = 255,
+        node_seeds: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -158,9 +166,13 @@ class PartialLabelRankingForest(_PlrTrees):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.max_bins = max_bins
+        self.node_seeds = node_seeds
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
+
+    # Pickled before per-node seeds: a stream per tree.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False}
 
     def _ensemble(self) -> dict[str, Any]:
         return {
@@ -223,6 +235,14 @@ LEARNER_SPECS = (
             ),
             *_OPTIONS,
             max_bins_option(255),
+            LearnerOption(
+                "-node-seeds",
+                "node_seeds",
+                "a random seed per node, not a stream per tree (the forest lrank.dask grows exactly)",
+                None,
+                "",
+                switch_value=True,
+            ),
         ),
     ),
 )

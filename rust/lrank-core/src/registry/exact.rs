@@ -1,6 +1,6 @@
 //! The exact distributed forests behind one interface, for a cluster's driver and parts (the
-//! bindings, `lrank.dask.fit(..., exact=True)`): LR-RF ([`random_forest::distributed`]) and LWRF
-//! ([`labelwise::distributed`]). Each step's output is plain data that travels as bytes
+//! bindings, `lrank.dask.fit(..., exact=True)`): LR-RF ([`random_forest::distributed`]), LWRF
+//! ([`labelwise::distributed`]) and the PLR forest ([`plr::distributed`](plr)). Each step's output is plain data that travels as bytes
 //! ([`encode`], [`decode`]); the learner is chosen by the parameters given to [`ExactDriver::new`].
 //! Other learners are refused with the reason.
 
@@ -9,6 +9,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learners::labelwise::distributed::{self as labelwise, ExactLabelwise, LabelwiseSetup};
+use crate::learners::plr_tree::distributed::{self as plr, ExactPlrForest, PlrSetup};
 use crate::learners::random_forest::distributed::{self as random_forest, ExactForest, PartSetup, ROUND_NUMBERS};
 use crate::tree::levelwise::{self, LevelPlan, PartSummary};
 use crate::tree::BinLayout;
@@ -21,6 +22,7 @@ pub use crate::tree::levelwise::{decode, encode, part_values_in_bins, summarise_
 pub enum ExactSetup {
     RandomForest(PartSetup),
     Labelwise(LabelwiseSetup),
+    PlrTree(PlrSetup),
 }
 
 impl ExactSetup {
@@ -28,6 +30,7 @@ impl ExactSetup {
         match self {
             ExactSetup::RandomForest(s) => &s.layout,
             ExactSetup::Labelwise(s) => &s.layout,
+            ExactSetup::PlrTree(s) => &s.layout,
         }
     }
 }
@@ -53,6 +56,7 @@ pub fn part_sums(
     match setup {
         ExactSetup::RandomForest(s) => random_forest::part_sums(s, plan, codes, y, start),
         ExactSetup::Labelwise(s) => labelwise::part_sums(s, plan, codes, y, start),
+        ExactSetup::PlrTree(s) => plr::part_sums(s, plan, codes, y, start),
     }
 }
 
@@ -60,13 +64,36 @@ pub fn part_sums(
 pub enum ExactDriver {
     RandomForest(ExactForest),
     Labelwise(ExactLabelwise),
+    PlrTree(ExactPlrForest),
 }
 
+/// A step every driver takes: LR-RF's own, the others' through their
+/// [`crate::tree::levelwise::ExactGrowth`].
 macro_rules! each {
     ($self:expr, $d:ident => $e:expr) => {
         match $self {
             ExactDriver::RandomForest($d) => $e,
-            ExactDriver::Labelwise($d) => $e,
+            ExactDriver::Labelwise(d) => {
+                let $d = &mut d.growth;
+                $e
+            }
+            ExactDriver::PlrTree(d) => {
+                let $d = &mut d.growth;
+                $e
+            }
+        }
+    };
+    (ref $self:expr, $d:ident => $e:expr) => {
+        match $self {
+            ExactDriver::RandomForest($d) => $e,
+            ExactDriver::Labelwise(d) => {
+                let $d = &d.growth;
+                $e
+            }
+            ExactDriver::PlrTree(d) => {
+                let $d = &d.growth;
+                $e
+            }
         }
     };
 }
@@ -85,9 +112,11 @@ impl ExactDriver {
                 ExactDriver::RandomForest(ExactForest::with_budget(p, summaries, n_labels, budget)?)
             }
             LearnerParams::Labelwise(p) => ExactDriver::Labelwise(ExactLabelwise::new(p, summaries, n_labels, budget)?),
+            LearnerParams::PlrTree(p) => ExactDriver::PlrTree(ExactPlrForest::new(p, summaries, n_labels, budget)?),
             other => {
                 return Err(invalid(format!(
-                    "the exact distributed forest grows LR-RF or LWRF, not {} (use the partition forest, exact=False)",
+                    "the exact distributed forest grows LR-RF, LWRF or the PLR forest, not {} (use the partition forest, \
+                     exact=False)",
                     other.kind()
                 )))
             }
@@ -99,6 +128,7 @@ impl ExactDriver {
         match self {
             ExactDriver::RandomForest(d) => ExactSetup::RandomForest(d.setup().clone()),
             ExactDriver::Labelwise(d) => ExactSetup::Labelwise(d.setup().clone()),
+            ExactDriver::PlrTree(d) => ExactSetup::PlrTree(d.setup().clone()),
         }
     }
 
@@ -119,7 +149,7 @@ impl ExactDriver {
 
     /// Trees fully grown so far.
     pub fn trees_grown(&self) -> usize {
-        each!(self, d => d.trees_grown())
+        each!(ref self, d => d.trees_grown())
     }
 
     /// Every part's sums for the last plan, added, and their row records, joined (any order).
@@ -134,7 +164,7 @@ impl ExactDriver {
 
     /// Whether [`Self::finish`] would give the model.
     pub fn ready(&self) -> Result<()> {
-        each!(self, d => d.ready())
+        each!(ref self, d => d.ready())
     }
 
     /// The model, once the medians are set and every tree is grown.
@@ -142,6 +172,7 @@ impl ExactDriver {
         Ok(match self {
             ExactDriver::RandomForest(d) => Model::RandomForest(d.finish()?),
             ExactDriver::Labelwise(d) => Model::Labelwise(d.finish()?),
+            ExactDriver::PlrTree(d) => Model::PlrTree(d.finish()?),
         })
     }
 }

@@ -5,6 +5,7 @@ use super::*;
 use crate::data::features::FeatureKind;
 use crate::learner::Learner;
 use crate::learners::labelwise::{LabelwiseModel, LabelwiseParams};
+use crate::learners::plr_tree::{PlrCriterion, PlrTreeModel, PlrTreeParams};
 use crate::learners::random_forest::{RandomForestModel, RandomForestParams};
 use crate::rng::Rng;
 
@@ -121,6 +122,29 @@ fn exact_lwrf_from_parts_is_the_forest_grown_on_all_rows() {
 }
 
 #[test]
+fn exact_plr_forest_from_parts_is_the_forest_grown_on_all_rows() {
+    let base = PlrTreeParams { n_estimators: 5, seed: 4, node_seeds: true, max_bins: Some(255), ..PlrTreeParams::forest() };
+    let cases = [
+        base.clone(),
+        PlrTreeParams { criterion: PlrCriterion::Disagreements, max_depth: Some(4), ..base.clone() },
+        PlrTreeParams { criterion: PlrCriterion::Distance, min_samples_split: 6.0, max_bins: Some(9), ..base.clone() },
+        PlrTreeParams { bootstrap: false, n_estimators: 2, max_features: crate::tree::MaxFeatures::All, ..base },
+    ];
+    for (k, params) in cases.into_iter().enumerate() {
+        let (x, kinds, y) = data(210, 4, 60 + k as u64, true);
+        let all = (&x[..], &kinds[..], &y[..]);
+        let want: PlrTreeModel = single(all, 4, params.clone());
+        for (cuts, budget) in
+            [(&[][..], (ROUND_NUMBERS, None)), (&[50][..], (ROUND_NUMBERS, Some(0))), (&[9, 100][..], (1, Some(30)))]
+        {
+            let got = grown_in_parts(LearnerParams::PlrTree(params.clone()), all, 4, cuts, budget).unwrap();
+            assert_eq!(got, Model::PlrTree(want.clone()), "case {k}, cuts {cuts:?}, budget and rows limit {budget:?}");
+        }
+        assert!(want.trees.iter().map(|t| t.n_leaves()).sum::<usize>() > 5 * 3, "case {k}");
+    }
+}
+
+#[test]
 fn exact_lr_rf_through_the_one_interface_is_the_single_machine_forest() {
     let (x, kinds, y) = data(180, 4, 5, false);
     let all = (&x[..], &kinds[..], &y[..]);
@@ -144,9 +168,13 @@ fn exact_forests_refuse_what_they_cannot_grow_with_the_reason() {
     let lwdt = LabelwiseParams { max_bins: Some(255), ..LabelwiseParams::tree() };
     assert!(refused(LearnerParams::Labelwise(lwdt), &y).contains("LWDT"));
     assert!(refused(LearnerParams::Labelwise(LabelwiseParams { max_bins: None, ..lwrf.clone() }), &y).contains("max_bins"));
-    let plr = crate::learners::plr_tree::PlrTreeParams::forest();
-    assert!(refused(LearnerParams::PlrTree(plr), &y).contains("LR-RF or LWRF, not PlrTree"));
+    let plr_tree = PlrTreeParams { max_bins: Some(255), ..PlrTreeParams::tree() };
+    assert!(refused(LearnerParams::PlrTree(plr_tree), &y).contains("the PLR tree"));
+    let ovo = crate::learners::one_vs_one::PairwiseParams::tree();
+    assert!(refused(LearnerParams::Pairwise(ovo), &y).contains("LR-RF, LWRF or the PLR forest, not Pairwise"));
     // A ranking missing a label (0), the others' positions made dense again.
     y[..3].copy_from_slice(&[1, 0, 2]);
     assert!(refused(LearnerParams::Labelwise(lwrf), &y).contains("complete rankings"));
+    let plr_forest = PlrTreeParams { max_bins: Some(255), ..PlrTreeParams::forest() };
+    assert!(refused(LearnerParams::PlrTree(plr_forest), &y).contains("complete rankings"));
 }

@@ -173,6 +173,15 @@ impl Growth {
         }
     }
 
+    /// A forest's nodes draw from seeds of their own when `on` ([`ForestSampling::node_seeds`]);
+    /// a single tree's always do.
+    pub fn with_node_seeds(self, on: bool) -> Self {
+        match self {
+            Growth::Forest(sampling) => Growth::Forest(ForestSampling { node_seeds: on, ..sampling }),
+            single => single,
+        }
+    }
+
     /// Grows the trees on `rows` with `row_weights` (rows of zero weight are left out), searching
     /// exactly.
     pub fn grow<C: SplitCriterion, F: LeafFitter>(

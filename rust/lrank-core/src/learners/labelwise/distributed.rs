@@ -18,7 +18,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learner::Params;
-use crate::tree::levelwise::{self, parts_data, LevelGrower, LevelPlan, Medians, PartSummary, SummedLeaf};
+use crate::tree::levelwise::{self, parts_data, ExactGrowth, LevelPlan, PartSummary, SummedLeaf};
 use crate::tree::{
     BinLayout, FlatTrees, ForestSampling, GrowParams, LabelwiseVariance, MeanScores, ScoreLeaf, Targets, ThresholdRule,
     UnitSquares,
@@ -49,7 +49,7 @@ impl LabelwiseSetup {
 
 /// LWRF's leaf statistics, per label (m each): the weight, the unit sum, then [`UnitSquares`]'s
 /// three numbers per label.
-struct UnitSums<'a> {
+pub(crate) struct UnitSums<'a> {
     targets: Cow<'a, Targets>,
     squares: UnitSquares,
 }
@@ -116,8 +116,7 @@ pub fn part_sums(
 pub struct ExactLabelwise {
     params: LabelwiseParams,
     setup: LabelwiseSetup,
-    grower: LevelGrower<LabelwiseVariance<'static>, UnitSums<'static>>,
-    medians: Medians,
+    pub(crate) growth: ExactGrowth<LabelwiseVariance<'static>, UnitSums<'static>>,
 }
 
 impl ExactLabelwise {
@@ -135,7 +134,10 @@ impl ExactLabelwise {
             ));
         }
         if params.n_estimators == 1 && !params.bootstrap {
-            return Err(invalid("one tree without bootstrap is LWDT, which the exact distributed forest does not grow: use bootstrap or more trees"));
+            return Err(invalid(
+                "one tree without bootstrap is LWDT, which the exact distributed forest does not grow: use bootstrap or more \
+                 trees",
+            ));
         }
         let data = parts_data(summaries, max_bins)?;
         if data.incomplete {
@@ -161,8 +163,8 @@ impl ExactLabelwise {
         let targets = setup.targets(None);
         let criterion = LabelwiseVariance { targets: Cow::Owned(targets.clone()), min_leaf: params.min_samples_leaf };
         let leaf = UnitSums::new(Cow::Owned(targets));
-        let grower = LevelGrower::new(criterion, leaf, data.layout, data.kinds, grow, sampling, data.n_rows, budget)?;
-        Ok(ExactLabelwise { params, setup, grower, medians: Medians::default() })
+        let growth = ExactGrowth::new(criterion, leaf, data, grow, sampling, budget)?;
+        Ok(ExactLabelwise { params, setup, growth })
     }
 
     /// What each part needs.
@@ -170,53 +172,9 @@ impl ExactLabelwise {
         &self.setup
     }
 
-    /// See [`Medians::bins`].
-    pub fn median_bins(&mut self, counts: &[f64]) -> Result<Vec<u8>> {
-        self.medians.bins(&self.setup.layout, self.setup.n_rows as usize, counts)
-    }
-
-    /// See [`Medians::set`].
-    pub fn set_medians(&mut self, parts: &[Vec<Vec<(f64, u64)>>]) -> Result<()> {
-        self.medians.set(self.setup.layout.n_features(), parts)
-    }
-
-    /// The next round's plan, or `None` when the forest is grown.
-    pub fn plan(&mut self) -> Option<LevelPlan> {
-        self.grower.plan()
-    }
-
-    /// Trees fully grown so far.
-    pub fn trees_grown(&self) -> usize {
-        self.grower.trees_grown()
-    }
-
-    /// Every part's sums for the last plan, added, and their row records, joined.
-    pub fn absorb(&mut self, sums: &[f64], rows: &[f64]) -> Result<()> {
-        self.grower.absorb(sums, rows)
-    }
-
-    /// See [`LevelGrower::set_rows_limit`].
-    pub fn set_rows_limit(&mut self, samples: usize) {
-        self.grower.set_rows_limit(samples)
-    }
-
-    /// Whether [`Self::finish`] would give the model: the medians set, every tree grown.
-    pub fn ready(&self) -> Result<()> {
-        self.medians.values()?;
-        if self.trees_grown() < self.params.n_estimators {
-            return Err(invalid(format!(
-                "{} of {} trees are grown: run the rounds first",
-                self.trees_grown(),
-                self.params.n_estimators
-            )));
-        }
-        Ok(())
-    }
-
-    /// The model, once the medians are set and every tree is grown ([`Self::ready`]).
+    /// The model, once the medians are set and every tree is grown.
     pub fn finish(self) -> Result<LabelwiseModel> {
-        self.ready()?;
-        let fill_values = self.medians.values()?.to_vec();
+        let (trees, fill_values) = self.growth.finish()?;
         Ok(LabelwiseModel {
             max_depth: self.params.max_depth,
             params: self.params,
@@ -224,7 +182,7 @@ impl ExactLabelwise {
             n_features: self.setup.layout.n_features(),
             n_labels: self.setup.n_labels,
             fill_values,
-            trees: self.grower.finish()?,
+            trees,
             leaf_table: LeafTable::default(),
             flat: FlatTrees::default(),
         })

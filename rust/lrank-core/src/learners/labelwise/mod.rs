@@ -30,8 +30,8 @@ use crate::limits::check_models;
 use crate::metrics::distance::kendall_tau;
 use crate::rng::Rng;
 use crate::tree::{
-    all_rows, check_max_bins, BlockRows, FlatTrees, ForestSampling, GrowParams, Growth, LabelwiseVariance, MaxFeatures,
-    MeanScores, ScoreLeaf, Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
+    all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
+    Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -299,15 +299,14 @@ fn grow(
         min_weight_split: params.min_samples_split,
         threshold_rule: ThresholdRule::Best,
     };
-    growth_of(params).grow_additive(x, &all_rows(weights.len()), weights, &criterion, &fitter, &grow)
-}
-
-/// How the trees grow: per-node seeds in a forest when asked for.
-pub(crate) fn growth_of(params: &LabelwiseParams) -> Growth {
-    match Growth::of(params.n_estimators, params.bootstrap, params.seed) {
-        Growth::Forest(sampling) => Growth::Forest(ForestSampling { node_seeds: params.node_seeds, ..sampling }),
-        single => single,
-    }
+    Growth::of(params.n_estimators, params.bootstrap, params.seed).with_node_seeds(params.node_seeds).grow_additive(
+        x,
+        &all_rows(weights.len()),
+        weights,
+        &criterion,
+        &fitter,
+        &grow,
+    )
 }
 
 /// Inner cross-validation of the depth candidates: returns the chosen depth and every score.

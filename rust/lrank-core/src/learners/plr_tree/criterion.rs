@@ -27,6 +27,7 @@ use crate::tree::{
     additive_best_boundary, AdditiveCriterion, Boundaries, FixedXlnx, SidesTask, SortedSample, SplitCriterion, XlnxTable,
 };
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// The impurity measure of the partial label ranking tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +38,7 @@ pub enum PlrCriterion {
 }
 
 /// Relations of a pair (i < j): code `3 p + r`, r = 0 (i before j), 1 (tied), 2 (j before i).
+#[derive(Clone, Debug)]
 pub struct PairCodes {
     /// Every row's codes, one row after the other (row i's from `starts[i]` to `starts[i + 1]`).
     codes: Vec<u32>,
@@ -130,9 +132,22 @@ impl PairCodes {
     }
 }
 
+impl<'a> From<&'a PairCodes> for Cow<'a, PairCodes> {
+    fn from(codes: &'a PairCodes) -> Self {
+        Cow::Borrowed(codes)
+    }
+}
+
+impl From<PairCodes> for Cow<'_, PairCodes> {
+    fn from(codes: PairCodes) -> Self {
+        Cow::Owned(codes)
+    }
+}
+
 /// The criterion of a tree: pair codes, the measure and the consensus of nodes.
 pub struct PairOrderImpurity<'a> {
-    pub codes: &'a PairCodes,
+    /// Borrowed where the rows are; owned (without rows) by a levelwise forest's driver.
+    pub codes: Cow<'a, PairCodes>,
     pub kind: PlrCriterion,
     pub consensus: BucketConsensus,
     pub(super) table: XlnxTable,
@@ -145,7 +160,8 @@ pub struct PairOrderImpurity<'a> {
 impl<'a> PairOrderImpurity<'a> {
     /// The criterion of training rows with codes `codes`, whose total weight is at most
     /// `max_count` where whole counts are looked up rather than computed.
-    pub fn new(codes: &'a PairCodes, kind: PlrCriterion, consensus: BucketConsensus, max_count: usize) -> Self {
+    pub fn new(codes: impl Into<Cow<'a, PairCodes>>, kind: PlrCriterion, consensus: BucketConsensus, max_count: usize) -> Self {
+        let codes = codes.into();
         let table = XlnxTable::new(max_count + 1);
         let fixed = FixedXlnx::with_headroom(max_count + 1, codes.n_pairs.max(1));
         let unit_steps = (0..=max_count as u32).map(|c| fixed.whole(c + 1) - fixed.whole(c)).collect();
@@ -259,6 +275,30 @@ impl AdditiveCriterion for PairOrderImpurity<'_> {
     #[inline]
     fn sample_stats(&self, sample: u32, weight: f64, out: &mut Vec<(u32, f64)>) {
         out.extend(self.codes.of(sample).iter().map(|&c| (c, weight)));
+    }
+
+    /// From the counts: the same impurity, and the entropy's integer sides when the weights
+    /// are whole and within the tables, as [`SplitCriterion::node_stats`] decides.
+    fn node_stats_from_sums(&self, weight: f64, whole: bool, sums: &[f64]) -> Option<NodeStats> {
+        let counts = sums.get(..self.n_stats())?.to_vec();
+        let impurity = self.impurity(&counts);
+        let whole_complete = (self.kind == PlrCriterion::Entropy
+            && self.codes.complete
+            && whole
+            && self.fixed.holds_total(weight)
+            && weight < self.unit_steps.len() as f64
+            && (self.codes.n_pairs as i64).checked_mul(self.fixed.whole(weight as u32)).is_some_and(|s| s < 1 << 62))
+        .then(|| {
+            let whole: Vec<u32> = counts.iter().map(|&c| c as u32).collect();
+            let sum = whole.iter().map(|&c| self.fixed.whole(c)).sum::<i64>();
+            (whole, sum)
+        });
+        Some(NodeStats { counts, total: weight, impurity, whole_complete })
+    }
+
+    /// Pair-order counts are weights of rows.
+    fn sums_nonnegative(&self) -> bool {
+        true
     }
 
     fn with_sides<T: SidesTask>(&self, node: &NodeStats, task: T) -> T::Output {

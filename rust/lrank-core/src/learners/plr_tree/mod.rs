@@ -16,6 +16,7 @@
 //!   for any thread count.
 
 mod criterion;
+pub mod distributed;
 mod sides;
 
 pub use criterion::{PairCodes, PairOrderImpurity, PlrCriterion};
@@ -51,6 +52,11 @@ pub struct PlrTreeParams {
     /// (files before format 5 were grown exactly).
     #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_5")]
     pub max_bins: Option<usize>,
+    /// Each node of a forest draws its features from a seed of its own (derived from its
+    /// parent's) instead of one stream per tree: the forest the exact distributed variant grows
+    /// (`lrank.dask.fit(..., exact=True)`) is this one.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_7")]
+    pub node_seeds: bool,
 }
 
 impl PlrTreeParams {
@@ -66,6 +72,7 @@ impl PlrTreeParams {
             min_samples_split: 2.0,
             seed: 0,
             max_bins: None,
+            node_seeds: false,
         }
     }
 
@@ -149,7 +156,11 @@ impl Learner for PlrTreeModel {
         // Whole counts up to the total weight (a bagged member's rows weigh their bootstrap counts)
         // are looked up; larger ones computed.
         let total = data.weights.iter().sum::<f64>();
-        let max_count = if total.is_finite() { (total.ceil() as usize).clamp(x.n_rows(), 1 << 24) } else { x.n_rows() };
+        let max_count = if total.is_finite() {
+            (total.ceil() as usize).clamp(distributed::max_count(x.n_rows()), 1 << 24)
+        } else {
+            distributed::max_count(x.n_rows())
+        };
         let criterion = PairOrderImpurity::new(&codes, params.criterion, params.consensus, max_count);
         let leaf = ConsensusLeaf { codes: &codes, consensus: params.consensus };
         let grow = GrowParams {
@@ -158,7 +169,7 @@ impl Learner for PlrTreeModel {
             min_weight_split: params.min_samples_split,
             threshold_rule: ThresholdRule::Best,
         };
-        let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed);
+        let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed).with_node_seeds(params.node_seeds);
         let trees = growth.grow_additive(&features, &all_rows(x.n_rows()), &data.weights, &criterion, &leaf, &grow);
         let (n_features, n_labels) = (x.n_features(), y.n_labels());
         Ok(PlrTreeModel { params, n_features, n_labels, fill_values, trees, flat: FlatTrees::default() })

@@ -55,7 +55,7 @@ impl SplitSides for WholeCompleteSides<'_, '_> {
     fn move_sample(&mut self, sample: u32, weight: f64) {
         let w = weight as u32;
         self.w_left += w;
-        let codes = self.criterion.codes;
+        let codes = &*self.criterion.codes;
         let p = codes.n_pairs;
         let s = sample as usize;
         let relations = &codes.relations[s * p..(s + 1) * p];

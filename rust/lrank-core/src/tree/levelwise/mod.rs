@@ -21,11 +21,13 @@
 //! exactly, which needs its rows).
 
 mod driver;
+mod exact;
 mod features;
 mod parts;
 mod rows;
 
 pub use driver::LevelGrower;
+pub use exact::ExactGrowth;
 pub use features::{
     decode, encode, part_bin_counts, part_codes, part_values_in_bins, parts_data, summarise_part, Medians, PartSummary,
     PartsData, MAX_RANKINGS,
