@@ -219,7 +219,8 @@ def test_the_exact_forest_steps_refuse_bytes_and_arrays_they_did_not_write():
     with pytest.raises(InvalidInputError, match="finished"):
         driver.finish()
     with pytest.raises(
-        InvalidInputError, match="the exact distributed forest grows LR-RF, LWRF or the PLR forest, not Dummy"
+        InvalidInputError,
+        match="the exact distributed forest grows LR-RF, LWRF, the OVO forest or the PLR forest, not Dummy",
     ):
         _core.ExactForest(json.dumps({"Dummy": {"aggregator": "Borda", "seed": 0}}), [summary], 3)
 

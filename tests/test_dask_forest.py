@@ -292,11 +292,34 @@ def test_the_exact_plr_forest_is_the_one_grown_on_all_rows(client, rows_limit):
     np.testing.assert_array_equal(est.predict(frame.drop([f"L{j + 1}" for j in range(y.shape[1])])), single.predict(x))
 
 
+@pytest.mark.parametrize("rows_limit", [None, 0])
+def test_the_exact_one_versus_one_forest_is_the_one_grown_on_all_rows(client, wine, rows_limit):
+    from lrank.dask.exact import fit_exact
+
+    _, frame = wine
+    params = {"classifier": "forest", "n_estimators": 4, "max_bins": 32, "random_state": 9}
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=3)
+    est = fit_exact(
+        OneVsOneLabelRanker(**params),
+        ddf,
+        label_columns=None,
+        feature_columns=None,
+        client=client,
+        rows_limit=rows_limit,
+    )
+    x, y = _wine_arrays(frame)
+    single = OneVsOneLabelRanker(node_seeds=True, **params).fit(x, y)
+    assert est.node_seeds and est.model_ == single.model_
+    np.testing.assert_array_equal(est.predict_scores(frame.drop(["L1", "L2", "L3"])), single.predict_scores(x))
+
+
 def test_what_the_exact_forest_cannot_grow_is_refused(client, wine):
     _, frame = wine
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
-    with pytest.raises(lrank.dask.DaskError, match="LabelwiseRandomForest or PartialLabelRankingForest"):
-        lrank.dask.fit(OneVsOneLabelRanker(n_estimators=3), ddf, client=client, exact=True)
+    with pytest.raises(lrank.dask.DaskError, match="or PartialLabelRankingForest"):
+        lrank.dask.fit(InstanceBasedLabelRanker(), ddf, client=client, exact=True)
+    with pytest.raises(InvalidInputError, match="the OVO tree"):
+        lrank.dask.fit(OneVsOneLabelRanker(max_bins=255), ddf, client=client, exact=True)
     with pytest.raises(InvalidInputError, match="tune_depth"):
         lrank.dask.fit(LabelwiseRandomForest(tune_depth=True), ddf, client=client, exact=True)
     with pytest.raises(lrank.dask.DaskError, match="progress= reports the rounds of exact=True"):

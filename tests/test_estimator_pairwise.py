@@ -54,3 +54,14 @@ def test_determinism_pickle_and_errors(problem):
     ]:
         with pytest.raises(InvalidInputError, match=match):
             OneVsOneLabelRanker(**kwargs).fit(x, y)
+
+
+def test_node_seeds_grow_another_forest_as_good_and_the_same_for_any_thread_count(problem):
+    x, y = problem
+    kwargs = {"classifier": "forest", "n_estimators": 8, "random_state": 3}
+    streams = OneVsOneLabelRanker(**kwargs).fit(x, y)
+    nodes = [OneVsOneLabelRanker(**kwargs, node_seeds=True, n_jobs=j).fit(x, y) for j in (1, 2)]
+    assert nodes[0].model_ == nodes[1].model_ and nodes[0].model_ != streams.model_
+    assert nodes[0].score(x, y) > streams.score(x, y) - 0.05
+    again = pickle.loads(pickle.dumps(nodes[0]))
+    assert again.node_seeds and again.model_ == nodes[0].model_

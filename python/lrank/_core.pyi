@@ -84,7 +84,7 @@ class ArrowBatch:
 
 @final
 class ExactForest:
-    """The driver of the exact distributed LR-RF, LWRF or PLR forest (lrank.dask.exact)."""
+    """The driver of an exact distributed forest: LR-RF, LWRF, OVO or PLR (lrank.dask.exact)."""
 
     def __new__(
         cls, params: str, summaries: list[bytes], n_labels: int, rows_limit: int | None = None

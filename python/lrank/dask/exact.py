@@ -1,25 +1,25 @@
-"""The exact distributed forests, LR-RF, LWRF and the PLR forest: bit for bit the forest
-``LabelRankingRandomForest(node_seeds=True)``, ``LabelwiseRandomForest(node_seeds=True)`` or
-``PartialLabelRankingForest(node_seeds=True)`` grows on all the rows at once, grown level by
-level from sums the partitions compute where they are.
+"""The exact distributed forests, LR-RF, LWRF, the one-versus-one forest and the PLR forest: bit
+for bit the model the same estimator with ``node_seeds=True`` fits on all the rows at once,
+grown level by level from sums the partitions compute where they are.
 
 This process (the driver) holds the trees as far as they are grown. Each round it sends the
 partitions the plan of the open nodes; each partition routes its rows through the trees, replays
 their bootstrap counts, and returns per open node its rows' weight, leaf statistics (LR-RF: Borda
-votes; LWRF: each label's target sums; the PLR forest: pair-order counts) and per-bin criterion
-sums (its histograms: class counts, target sums in whole units, or pair-order counts); the sums
-are added on the cluster and the driver decides the nodes as the histogram search would. A
-round per level and batch of trees; only sums travel, except for small nodes (whose rows cost no
+votes; LWRF: each label's target sums; the OVO forest: a pair's "a before b" weight; the PLR
+forest: pair-order counts) and per-bin criterion sums (its histograms: class counts, target sums
+in whole units, or pair-order counts); the OVO forest grows a forest per label pair in the same
+rounds. The sums are added on the cluster and the driver decides the nodes as the histogram
+search would. A round per level and batch of trees; only sums travel, except for small nodes (whose rows cost no
 more than a node's histograms): the partitions send those rows' codes and statistics once, and
 the driver grows the node's whole subtree from them.
 Before the first round the partitions report what the bins are cut from (distinct values, or those
 of evenly spaced rows) and the medians that fill missing values at prediction.
 
 Refused with the reason: missing feature values in the training data, ``max_bins=None``, LR-RF's
-``leaf_missing``, LWRF's ``tune_depth``, incomplete training rankings for LWRF and the PLR forest
-(a leaf would take its parent's value for a label or pair none of its rows has), other learners
-(the one-versus-one forest is not wired to the driver yet; the partition forest,
-``exact=False``, takes it).
+``leaf_missing``, LWRF's ``tune_depth``, incomplete training rankings for LWRF, the OVO forest
+and the PLR forest (a leaf would take its parent's value for a label or pair none of its rows
+has; an OVO pair's forest grows on the rows holding both labels), the OVO tree and the PLR tree
+(single trees: fit them on one machine), and other learners.
 """
 
 from __future__ import annotations
@@ -117,13 +117,21 @@ def fit_exact(
     cost a node's histograms): the forest is the same either way."""
     import dask
 
-    from lrank import LabelRankingRandomForest, LabelwiseRandomForest, PartialLabelRankingForest, _core
+    from lrank import (
+        LabelRankingRandomForest,
+        LabelwiseRandomForest,
+        OneVsOneLabelRanker,
+        PartialLabelRankingForest,
+        _core,
+    )
     from lrank.estimators.base import resolve_seed
 
-    if not isinstance(estimator, LabelRankingRandomForest | LabelwiseRandomForest | PartialLabelRankingForest):
+    exact_forests = (LabelRankingRandomForest, LabelwiseRandomForest, OneVsOneLabelRanker, PartialLabelRankingForest)
+    if not isinstance(estimator, exact_forests):
         raise DaskError(
-            "exact=True grows LabelRankingRandomForest, LabelwiseRandomForest or PartialLabelRankingForest "
-            f"({type(estimator).__name__} given); fit other forests on partitions (exact=False)"
+            "exact=True grows LabelRankingRandomForest, LabelwiseRandomForest, OneVsOneLabelRanker(classifier="
+            f'"forest") or PartialLabelRankingForest ({type(estimator).__name__} given); fit other forests on '
+            "partitions (exact=False)"
         )
     params = {**estimator.get_params(deep=False), "node_seeds": True}
     est = type(estimator)(**params)

@@ -10,8 +10,8 @@ one-versus-one forest, and for rankings with ties the PLR forest, the pairwise P
 given ``beta`` when the consensus is BPA: out of bag, each partition would choose its own) and
 MORE-PLR. Nearest-neighbour learners (a query needs every training row) and single trees (LRT,
 its Mallows splits need a node's whole data; the PLR tree) cannot be merged that way, and are
-refused. ``exact=True`` grows LR-RF, the labelwise forest or the PLR forest instead as one
-machine would (:mod:`lrank.dask.exact`).
+refused. ``exact=True`` grows any of these forests but the pairwise PLR forest and MORE-PLR
+instead as one machine would (:mod:`lrank.dask.exact`).
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def fit(
     :mod:`lrank.dask._partitions`). The features are ``feature_columns``, or every column that
     is not a label column.
 
-    ``exact=True`` (LR-RF, LWRF and the PLR forest) grows instead, level by level from sums over
+    ``exact=True`` (LR-RF, LWRF, the OVO forest and the PLR forest) grows instead, level by level from sums over
     the partitions, the very forest that estimator with ``node_seeds=True`` would grow on all the
     rows at once
     (:mod:`lrank.dask.exact`); ``progress(rounds, trees_grown, n_trees)`` is then called after

@@ -35,6 +35,8 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
     that no training ranking holds predicts 1/2. ``voting="copeland"`` ranks labels by their
     number of predicted pairwise wins (a probability of exactly 1/2 is half a win),
     ``"probability"`` by their summed probabilities of winning; ties go to the lower label.
+    ``node_seeds=True`` (a forest) draws each node's features from a seed of its own instead of
+    one random stream per tree: the model ``lrank.dask.fit(..., exact=True)`` grows, bit for bit.
 
     Parameters
     ----------
@@ -46,13 +48,14 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
     voting : "copeland" (default) or "probability".
     max_bins : None (default): exact split search; N (2 to 255): each feature cut once per fit
         into at most N quantile bins, nodes searching histograms of them.
+    node_seeds : a random seed per node rather than a stream per tree (default False).
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 
     # Pickled before the histogram search (and the missing-label protocol): exact search.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None}
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False}
     _core_kind = "Pairwise"
 
     def __init__(
@@ -65,6 +68,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         min_samples_split: float = 2,
         voting: str = "copeland",
         max_bins: int | None = None,
+        node_seeds: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -77,6 +81,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         self.min_samples_split = min_samples_split
         self.voting = voting
         self.max_bins = max_bins
+        self.node_seeds = node_seeds
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -95,6 +100,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
             "voting": _convert.choice("voting", self.voting, _VOTING),
             "max_bins": _convert.max_bins(self.max_bins),
             "seed": seed,
+            "node_seeds": _convert.flag("node_seeds", self.node_seeds),
         }
         if classifier == "tree":
             # The forest's parameters are unused by a tree, but a wrong one is still an error.
@@ -141,6 +147,14 @@ LEARNER_SPECS = (
                 "VOTE",
             ),
             max_bins_option(None),
+            LearnerOption(
+                "-node-seeds",
+                "node_seeds",
+                "a random seed per node of a forest (the model lrank.dask grows exactly)",
+                None,
+                "",
+                switch_value=True,
+            ),
         ),
     ),
 )

@@ -1,10 +1,9 @@
 //! `lrank._core.ExactForest` (the driver) and the part functions of the exact distributed forests,
-//! LR-RF and LWRF (`lrank_core::registry::exact`): steps' outputs travel as bytes, rows as arrays.
+//! LR-RF, LWRF, the OVO forest and the PLR forest (`lrank_core::registry::exact`): steps' outputs travel as bytes, rows as arrays.
 
-use lrank_core::registry::exact::{self as core, decode, encode, ExactDriver, ExactSetup};
+use lrank_core::registry::exact::{self as core, decode, encode, ExactDriver, ExactPlan, ExactSetup};
 use lrank_core::registry::LearnerParams;
 use lrank_core::tree::levelwise::PartSummary;
-use lrank_core::tree::LevelPlan;
 use lrank_core::LrankError as CoreError;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
@@ -181,7 +180,7 @@ pub fn exact_part_sums<'py>(
     let (codes, ys) = (row_major(&codes), row_major(&y));
     let (sums, rows) = run_core(py, n_jobs_of(n_jobs)?, || {
         let setup = decode::<ExactSetup>(setup, "the setup")?;
-        let plan = decode::<LevelPlan>(plan, "a round's plan")?;
+        let plan = decode::<ExactPlan>(plan, "a round's plan")?;
         core::part_sums(&setup, &plan, &codes.data, &ys.rankings()?, start)
     })?;
     Ok((vec1(py, sums), vec1(py, rows)))

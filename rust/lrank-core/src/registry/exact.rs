@@ -1,6 +1,6 @@
 //! The exact distributed forests behind one interface, for a cluster's driver and parts (the
 //! bindings, `lrank.dask.fit(..., exact=True)`): LR-RF ([`random_forest::distributed`]), LWRF
-//! ([`labelwise::distributed`]) and the PLR forest ([`plr::distributed`](plr)). Each step's output is plain data that travels as bytes
+//! ([`labelwise::distributed`]), the one-versus-one forest ([`ovo`]) and the PLR forest ([`plr`]). Each step's output is plain data that travels as bytes
 //! ([`encode`], [`decode`]); the learner is chosen by the parameters given to [`ExactDriver::new`].
 //! Other learners are refused with the reason.
 
@@ -9,6 +9,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learners::labelwise::distributed::{self as labelwise, ExactLabelwise, LabelwiseSetup};
+use crate::learners::one_vs_one::distributed::{self as ovo, ExactOvo, OvoSetup, PairPlans};
 use crate::learners::plr_tree::distributed::{self as plr, ExactPlrForest, PlrSetup};
 use crate::learners::random_forest::distributed::{self as random_forest, ExactForest, PartSetup, ROUND_NUMBERS};
 use crate::tree::levelwise::{self, LevelPlan, PartSummary};
@@ -23,6 +24,14 @@ pub enum ExactSetup {
     RandomForest(PartSetup),
     Labelwise(LabelwiseSetup),
     PlrTree(PlrSetup),
+    Pairwise(OvoSetup),
+}
+
+/// A round's plan: one forest's, or every label pair's forest's (one-versus-one).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ExactPlan {
+    Forest(LevelPlan),
+    Pairs(PairPlans),
 }
 
 impl ExactSetup {
@@ -31,6 +40,7 @@ impl ExactSetup {
             ExactSetup::RandomForest(s) => &s.layout,
             ExactSetup::Labelwise(s) => &s.layout,
             ExactSetup::PlrTree(s) => &s.layout,
+            ExactSetup::Pairwise(s) => &s.layout,
         }
     }
 }
@@ -48,15 +58,17 @@ pub fn part_bin_counts(setup: &ExactSetup, codes: &[u8]) -> Result<Vec<f64>> {
 /// A part's sums for a round's plan and its row records; its rows start at `start`.
 pub fn part_sums(
     setup: &ExactSetup,
-    plan: &LevelPlan,
+    plan: &ExactPlan,
     codes: &[u8],
     y: &RankMatrixView<'_>,
     start: usize,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
-    match setup {
-        ExactSetup::RandomForest(s) => random_forest::part_sums(s, plan, codes, y, start),
-        ExactSetup::Labelwise(s) => labelwise::part_sums(s, plan, codes, y, start),
-        ExactSetup::PlrTree(s) => plr::part_sums(s, plan, codes, y, start),
+    match (setup, plan) {
+        (ExactSetup::RandomForest(s), ExactPlan::Forest(plan)) => random_forest::part_sums(s, plan, codes, y, start),
+        (ExactSetup::Labelwise(s), ExactPlan::Forest(plan)) => labelwise::part_sums(s, plan, codes, y, start),
+        (ExactSetup::PlrTree(s), ExactPlan::Forest(plan)) => plr::part_sums(s, plan, codes, y, start),
+        (ExactSetup::Pairwise(s), ExactPlan::Pairs(plans)) => ovo::part_sums(s, plans, codes, y, start),
+        _ => Err(invalid("the round's plan is not one for this forest")),
     }
 }
 
@@ -65,6 +77,7 @@ pub enum ExactDriver {
     RandomForest(ExactForest),
     Labelwise(ExactLabelwise),
     PlrTree(ExactPlrForest),
+    Pairwise(ExactOvo),
 }
 
 /// A step every driver takes: LR-RF's own, the others' through their
@@ -81,6 +94,7 @@ macro_rules! each {
                 let $d = &mut d.growth;
                 $e
             }
+            ExactDriver::Pairwise($d) => $e,
         }
     };
     (ref $self:expr, $d:ident => $e:expr) => {
@@ -94,6 +108,7 @@ macro_rules! each {
                 let $d = &d.growth;
                 $e
             }
+            ExactDriver::Pairwise($d) => $e,
         }
     };
 }
@@ -113,10 +128,11 @@ impl ExactDriver {
             }
             LearnerParams::Labelwise(p) => ExactDriver::Labelwise(ExactLabelwise::new(p, summaries, n_labels, budget)?),
             LearnerParams::PlrTree(p) => ExactDriver::PlrTree(ExactPlrForest::new(p, summaries, n_labels, budget)?),
+            LearnerParams::Pairwise(p) => ExactDriver::Pairwise(ExactOvo::new(p, summaries, n_labels, budget)?),
             other => {
                 return Err(invalid(format!(
-                    "the exact distributed forest grows LR-RF, LWRF or the PLR forest, not {} (use the partition forest, \
-                     exact=False)",
+                    "the exact distributed forest grows LR-RF, LWRF, the OVO forest or the PLR forest, not {} (use the \
+                     partition forest, exact=False)",
                     other.kind()
                 )))
             }
@@ -129,6 +145,7 @@ impl ExactDriver {
             ExactDriver::RandomForest(d) => ExactSetup::RandomForest(d.setup().clone()),
             ExactDriver::Labelwise(d) => ExactSetup::Labelwise(d.setup().clone()),
             ExactDriver::PlrTree(d) => ExactSetup::PlrTree(d.setup().clone()),
+            ExactDriver::Pairwise(d) => ExactSetup::Pairwise(d.setup().clone()),
         }
     }
 
@@ -143,8 +160,13 @@ impl ExactDriver {
     }
 
     /// The next round's plan, or `None` when the forest is grown.
-    pub fn plan(&mut self) -> Option<LevelPlan> {
-        each!(self, d => d.plan())
+    pub fn plan(&mut self) -> Option<ExactPlan> {
+        match self {
+            ExactDriver::RandomForest(d) => d.plan().map(ExactPlan::Forest),
+            ExactDriver::Labelwise(d) => d.growth.plan().map(ExactPlan::Forest),
+            ExactDriver::PlrTree(d) => d.growth.plan().map(ExactPlan::Forest),
+            ExactDriver::Pairwise(d) => d.plan().map(ExactPlan::Pairs),
+        }
     }
 
     /// Trees fully grown so far.
@@ -173,6 +195,7 @@ impl ExactDriver {
             ExactDriver::RandomForest(d) => Model::RandomForest(d.finish()?),
             ExactDriver::Labelwise(d) => Model::Labelwise(d.finish()?),
             ExactDriver::PlrTree(d) => Model::PlrTree(d.finish()?),
+            ExactDriver::Pairwise(d) => Model::Pairwise(d.finish()?),
         })
     }
 }

@@ -5,6 +5,7 @@ use super::*;
 use crate::data::features::FeatureKind;
 use crate::learner::Learner;
 use crate::learners::labelwise::{LabelwiseModel, LabelwiseParams};
+use crate::learners::one_vs_one::{PairwiseModel, PairwiseParams, PairwiseVoting};
 use crate::learners::plr_tree::{PlrCriterion, PlrTreeModel, PlrTreeParams};
 use crate::learners::random_forest::{RandomForestModel, RandomForestParams};
 use crate::rng::Rng;
@@ -74,7 +75,7 @@ fn grown_in_parts(
         parts.iter().zip(&codes).map(|((xv, _, _), c)| part_values_in_bins(xv, c, &bins)).collect::<Result<_>>()?;
     driver.set_medians(&values)?;
     while let Some(plan) = driver.plan() {
-        let plan: LevelPlan = decode(&encode(&plan), "a plan")?;
+        let plan: ExactPlan = decode(&encode(&plan), "a plan")?;
         let out: Vec<(Vec<f64>, Vec<f64>)> =
             parts.iter().zip(&codes).map(|((_, yv, start), c)| part_sums(&setup, &plan, c, yv, *start)).collect::<Result<_>>()?;
         let rows: Vec<f64> = out.iter().flat_map(|(_, r)| r.iter().copied()).collect();
@@ -145,6 +146,29 @@ fn exact_plr_forest_from_parts_is_the_forest_grown_on_all_rows() {
 }
 
 #[test]
+fn exact_ovo_forest_from_parts_is_the_model_grown_on_all_rows() {
+    let base = PairwiseParams { n_estimators: 3, seed: 6, node_seeds: true, max_bins: Some(255), ..PairwiseParams::forest() };
+    let cases = [
+        base.clone(),
+        PairwiseParams { max_depth: Some(3), voting: PairwiseVoting::Probability, max_bins: Some(12), ..base.clone() },
+        PairwiseParams { bootstrap: false, n_estimators: 2, min_samples_split: 7.0, ..base },
+    ];
+    for (k, params) in cases.into_iter().enumerate() {
+        let (x, kinds, y) = data(190, 4, 80 + k as u64, false);
+        let all = (&x[..], &kinds[..], &y[..]);
+        let want: PairwiseModel = single(all, 4, params.clone());
+        for (cuts, budget) in
+            [(&[][..], (ROUND_NUMBERS, None)), (&[70][..], (ROUND_NUMBERS, Some(0))), (&[5, 99][..], (1, Some(20)))]
+        {
+            let got = grown_in_parts(LearnerParams::Pairwise(params.clone()), all, 4, cuts, budget).unwrap();
+            assert_eq!(got, Model::Pairwise(want.clone()), "case {k}, cuts {cuts:?}, budget and rows limit {budget:?}");
+        }
+        let leaves: usize = want.pairs.iter().flat_map(|p| &p.trees).map(|t| t.n_leaves()).sum();
+        assert!(want.pairs.len() == 6 && leaves > 6 * 3 * 2, "case {k}");
+    }
+}
+
+#[test]
 fn exact_lr_rf_through_the_one_interface_is_the_single_machine_forest() {
     let (x, kinds, y) = data(180, 4, 5, false);
     let all = (&x[..], &kinds[..], &y[..]);
@@ -170,11 +194,15 @@ fn exact_forests_refuse_what_they_cannot_grow_with_the_reason() {
     assert!(refused(LearnerParams::Labelwise(LabelwiseParams { max_bins: None, ..lwrf.clone() }), &y).contains("max_bins"));
     let plr_tree = PlrTreeParams { max_bins: Some(255), ..PlrTreeParams::tree() };
     assert!(refused(LearnerParams::PlrTree(plr_tree), &y).contains("the PLR tree"));
-    let ovo = crate::learners::one_vs_one::PairwiseParams::tree();
-    assert!(refused(LearnerParams::Pairwise(ovo), &y).contains("LR-RF, LWRF or the PLR forest, not Pairwise"));
+    let ovo_tree = PairwiseParams { max_bins: Some(255), ..PairwiseParams::tree() };
+    assert!(refused(LearnerParams::Pairwise(ovo_tree), &y).contains("the OVO tree"));
+    let iblr = crate::learners::neighbors::InstanceBasedParams::default();
+    assert!(refused(LearnerParams::InstanceBased(iblr), &y).contains("the PLR forest, not InstanceBased"));
     // A ranking missing a label (0), the others' positions made dense again.
     y[..3].copy_from_slice(&[1, 0, 2]);
     assert!(refused(LearnerParams::Labelwise(lwrf), &y).contains("complete rankings"));
     let plr_forest = PlrTreeParams { max_bins: Some(255), ..PlrTreeParams::forest() };
     assert!(refused(LearnerParams::PlrTree(plr_forest), &y).contains("complete rankings"));
+    let ovo_forest = PairwiseParams { max_bins: Some(255), ..PairwiseParams::forest() };
+    assert!(refused(LearnerParams::Pairwise(ovo_forest), &y).contains("complete rankings without ties"));
 }

@@ -167,6 +167,7 @@ impl From<PairwiseParamsV2> for PairwiseParams {
             voting: p.voting,
             seed: p.seed,
             max_bins: None,
+            node_seeds: false,
         }
     }
 }

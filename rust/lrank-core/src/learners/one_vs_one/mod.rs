@@ -27,6 +27,9 @@ use crate::tree::{
 };
 use serde::{Deserialize, Serialize};
 
+/// The entropy's epsilon of the pairs' trees.
+pub(crate) const CLASS_EPSILON: f64 = 1e-9;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairwiseParams {
     /// Trees per pair (1 without bootstrap and with all features: a plain decision tree).
@@ -42,6 +45,11 @@ pub struct PairwiseParams {
     /// default): exact search.
     #[serde(default)]
     pub max_bins: Option<usize>,
+    /// Each node of a pair's forest draws its features from a seed of its own (derived from its
+    /// parent's) instead of one stream per tree: the model the exact distributed variant grows
+    /// (`lrank.dask.fit(..., exact=True)`) is this one.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_7")]
+    pub node_seeds: bool,
 }
 
 impl PairwiseParams {
@@ -56,6 +64,7 @@ impl PairwiseParams {
             voting: PairwiseVoting::Copeland,
             seed: 0,
             max_bins: None,
+            node_seeds: false,
         }
     }
 
@@ -151,9 +160,10 @@ impl Learner for PairwiseModel {
             let trees = if pair.rows.is_empty() {
                 Vec::new()
             } else {
-                let criterion = ClassEntropy::new(&pair.classes, 2, 1e-9);
+                let criterion = ClassEntropy::new(&pair.classes, 2, CLASS_EPSILON);
                 let leaf = ShareOfOnes { classes: &pair.classes };
-                let growth = Growth::of(params.n_estimators, params.bootstrap, child_seed(params.seed, pair.index as u64));
+                let seed = child_seed(params.seed, pair.index as u64);
+                let growth = Growth::of(params.n_estimators, params.bootstrap, seed).with_node_seeds(params.node_seeds);
                 growth.grow_additive(&features, &pair.rows, &pair.weights, &criterion, &leaf, &grow)
             };
             PairClassifier { a: pair.a as u32, b: pair.b as u32, trees }
@@ -247,6 +257,8 @@ impl Learner for PairwiseModel {
         Ok(())
     }
 }
+
+pub mod distributed;
 
 #[cfg(test)]
 mod tests;

@@ -32,7 +32,7 @@ pub use features::{
     decode, encode, part_bin_counts, part_codes, part_values_in_bins, parts_data, summarise_part, Medians, PartSummary,
     PartsData, MAX_RANKINGS,
 };
-pub use parts::{check_codes, part_sums, LevelPlan, PlanNode};
+pub use parts::{check_codes, part_sums, records, LevelPlan, PlanNode};
 
 /// A leaf model fitted from sums over its samples.
 pub trait SummedLeaf: Sync {

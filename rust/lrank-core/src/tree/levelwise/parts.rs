@@ -159,6 +159,27 @@ pub fn part_sums<C: AdditiveCriterion, L: SummedLeaf>(
     Ok((out, records.concat()))
 }
 
+/// The row records in `rows` (see [`part_sums`]) of `d` features and `k` leaf statistics: each
+/// one's slot and span in `rows`; a record cut short is an error.
+pub fn records(rows: &[f64], d: usize, k: usize) -> crate::Result<Vec<(f64, std::ops::Range<usize>)>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < rows.len() {
+        let head = 2 + d + k;
+        let pairs = *rows.get(at + head).ok_or_else(|| invalid("a row record is cut short".into()))?;
+        if !(pairs >= 0.0 && pairs.fract() == 0.0) {
+            return Err(invalid(format!("a row record has {pairs} statistics")));
+        }
+        let end = at + head + 1 + 2 * pairs as usize;
+        if end > rows.len() {
+            return Err(invalid("a row record is cut short".into()));
+        }
+        out.push((rows[at], at..end));
+        at = end;
+    }
+    Ok(out)
+}
+
 fn invalid(reason: String) -> crate::LrankError {
     crate::LrankError::InvalidInput(format!("a levelwise round: {reason}"))
 }
