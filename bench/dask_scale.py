@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.dask_scale train [--rows 10000000] [--partitions 40] [--memory-limit 1GB]
     .venv/bin/python -m bench.dask_scale predict [--rows 10000000] [--partitions 40]
     .venv/bin/python -m bench.dask_scale exact [--rows 1000000] [--partitions 8] [--trees 50] [--class-mode auto]
-        [--learner LRRF|LWRF] [--max-depth N]
+        [--learner LRRF|LWRF|OVO|PLRRF] [--max-depth N]
     ... [--work-dir DIR] [--out bench/results/NAME.json]
 
 - experiment: 4 KEBI sets x 3 learners (LRRF, IBLR, LWRF) x 10 folds, once with ``--workers 1``
@@ -16,8 +16,9 @@
   resident memory of each worker; Kendall tau on held-out rows against a forest fitted on one
   machine on a 1-million-row sample.
 - predict: the same partitions ranked by ``lrank.dask.predict`` on 1 and on 2 workers.
-- exact: the same kind of synthetic set; LR-RF (depth 8) or LWRF (``--learner LWRF``, depth
-  ``--max-depth``, default unlimited) grown by ``lrank.dask.fit(..., exact=True)`` on 2 workers
+- exact: the same kind of synthetic set; LR-RF (depth 8), LWRF, the OVO forest (``--learner
+  OVO``: trees per label pair) or the PLR forest (``--learner PLRRF``), the last three of depth
+  ``--max-depth`` (default unlimited), grown by ``lrank.dask.fit(..., exact=True)`` on 2 workers
   and with ``node_seeds=True`` on one machine from all the rows (both on the machine's cores):
   wall times, peak worker memory, and whether the two models are identical.
 
@@ -215,10 +216,17 @@ def run_exact_suite(args: argparse.Namespace) -> dict:
     folder = Path(args.work_dir) / f"exact-{args.rows}-{args.partitions}"
     files = sorted(folder.glob("*.parquet")) or write_partitions(folder, args.rows, args.partitions, seed=3)
     params: dict = {"n_estimators": args.trees, "random_state": 0}
-    if args.learner == "LWRF":
-        learner, params["max_depth"] = lrank.LabelwiseRandomForest, args.max_depth
-    else:
+    if args.learner == "LRRF":
         learner, params["class_mode"] = lrank.LabelRankingRandomForest, args.class_mode
+    else:
+        params["max_depth"] = args.max_depth
+        learner = {
+            "LWRF": lrank.LabelwiseRandomForest,
+            "OVO": lrank.OneVsOneLabelRanker,
+            "PLRRF": lrank.PartialLabelRankingForest,
+        }[args.learner]
+        if args.learner == "OVO":
+            params.update(classifier="forest", max_bins=255)
     cluster, client = _client(2, None)
     try:
         client.run(lambda: None)  # workers up before the clock starts
@@ -235,7 +243,7 @@ def run_exact_suite(args: argparse.Namespace) -> dict:
     single = learner(node_seeds=True, **params).fit(frame.drop(labels), frame.select(labels))
     single_seconds = time.perf_counter() - start
     identical = forest.model_ == single.model_
-    what = f"{forest.class_mode_} classes" if args.learner == "LRRF" else f"LWRF, max_depth {args.max_depth}"
+    what = f"{forest.class_mode_} classes" if args.learner == "LRRF" else f"{args.learner}, max_depth {args.max_depth}"
     print(
         f"exact: {args.rows:,} rows in {len(files)} partitions, {args.trees} trees ({what}): "
         f"2 workers {exact_seconds:.1f} s, one machine {single_seconds:.1f} s; peak per worker "
@@ -271,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work-dir", default=str(Path(tempfile.gettempdir()) / "lrank-dask-bench"))
     ap.add_argument("--trees", type=int, default=50, help="exact: trees of the forest")
     ap.add_argument("--class-mode", default="auto", help="exact: LR-RF's class mode")
-    ap.add_argument("--learner", choices=["LRRF", "LWRF"], default="LRRF", help="exact: the forest")
+    ap.add_argument("--learner", choices=["LRRF", "LWRF", "OVO", "PLRRF"], default="LRRF", help="exact: the forest")
     ap.add_argument("--max-depth", type=int, default=None, help="exact: LWRF's max_depth (default unlimited)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)

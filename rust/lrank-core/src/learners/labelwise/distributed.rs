@@ -18,11 +18,8 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learner::Params;
-use crate::tree::levelwise::{self, parts_data, ExactGrowth, LevelPlan, PartSummary, SummedLeaf};
-use crate::tree::{
-    BinLayout, FlatTrees, ForestSampling, GrowParams, LabelwiseVariance, MeanScores, ScoreLeaf, Targets, ThresholdRule,
-    UnitSquares,
-};
+use crate::tree::levelwise::{self, parts_data, ExactGrowth, ForestShape, LevelPlan, PartSummary, SummedLeaf};
+use crate::tree::{BinLayout, FlatTrees, LabelwiseVariance, MeanScores, ScoreLeaf, Targets, UnitSquares};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -100,9 +97,7 @@ pub fn part_sums(
     start: usize,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let n = y.n_rows();
-    if codes.len() != n * setup.layout.n_features() || y.n_labels() != setup.n_labels {
-        return Err(invalid("the part's codes or rankings do not match the forest"));
-    }
+    levelwise::check_part(&setup.layout, setup.n_labels, codes, y)?;
     if y.rows().any(|r| r.contains(&0)) {
         return Err(invalid("a part's ranking misses a label (the summaries said none did: the parts changed between steps)"));
     }
@@ -125,9 +120,16 @@ impl ExactLabelwise {
     pub fn new(mut params: LabelwiseParams, summaries: &[PartSummary], n_labels: usize, budget: usize) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let max_bins = params.max_bins.ok_or_else(|| {
-            invalid("the exact distributed forest searches histograms: give max_bins (the exact search needs every row)")
-        })?;
+        let shape = ForestShape {
+            max_bins: params.max_bins,
+            max_depth: params.max_depth,
+            max_features: params.max_features,
+            min_weight_split: params.min_samples_split,
+            n_trees: params.n_estimators,
+            seed: params.seed,
+            bootstrap: params.bootstrap,
+        };
+        let max_bins = shape.bins()?;
         if params.tune_depth {
             return Err(invalid(
                 "tune_depth chooses the depth by cross-validation on the rows: fix max_depth for the exact distributed forest",
@@ -152,14 +154,7 @@ impl ExactLabelwise {
             n_rows: data.n_rows as u64,
             min_samples_leaf: params.min_samples_leaf,
         };
-        let grow = GrowParams {
-            max_depth: params.max_depth,
-            max_features: params.max_features.resolve(data.layout.n_features()),
-            min_weight_split: params.min_samples_split,
-            threshold_rule: ThresholdRule::Best,
-        };
-        let sampling =
-            ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap, node_seeds: true };
+        let (grow, sampling) = shape.growth(data.layout.n_features(), params.seed);
         let targets = setup.targets(None);
         let criterion = LabelwiseVariance { targets: Cow::Owned(targets.clone()), min_leaf: params.min_samples_leaf };
         let leaf = UnitSums::new(Cow::Owned(targets));

@@ -14,8 +14,8 @@ use crate::data::ranking::{has_ties, RankMatrixView};
 use crate::error::{invalid, Result};
 use crate::learner::Params;
 use crate::rng::child_seed;
-use crate::tree::levelwise::{self, parts_data, records, LevelGrower, LevelPlan, Medians, PartSummary, SummedLeaf};
-use crate::tree::{BinLayout, ClassEntropy, FlatTrees, ForestSampling, GrowParams, ThresholdRule};
+use crate::tree::levelwise::{self, parts_data, records, ForestShape, LevelGrower, LevelPlan, Medians, PartSummary, SummedLeaf};
+use crate::tree::{BinLayout, ClassEntropy, FlatTrees};
 use serde::{Deserialize, Serialize};
 
 /// What every part needs to sum its rows.
@@ -64,9 +64,7 @@ pub fn part_sums(
     start: usize,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let n = y.n_rows();
-    if codes.len() != n * setup.layout.n_features() || y.n_labels() != setup.n_labels {
-        return Err(invalid("the part's codes or rankings do not match the forest"));
-    }
+    levelwise::check_part(&setup.layout, setup.n_labels, codes, y)?;
     if y.rows().any(|r| r.contains(&0) || has_ties(r)) {
         return Err(invalid("a part's ranking misses a label or ties labels (the summaries said none did)"));
     }
@@ -105,9 +103,16 @@ impl ExactOvo {
     pub fn new(mut params: PairwiseParams, summaries: &[PartSummary], n_labels: usize, budget: usize) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let max_bins = params.max_bins.ok_or_else(|| {
-            invalid("the exact distributed forest searches histograms: give max_bins (the exact search needs every row)")
-        })?;
+        let shape = ForestShape {
+            max_bins: params.max_bins,
+            max_depth: params.max_depth,
+            max_features: params.max_features,
+            min_weight_split: params.min_samples_split,
+            n_trees: params.n_estimators,
+            seed: params.seed,
+            bootstrap: params.bootstrap,
+        };
+        let max_bins = shape.bins()?;
         if params.n_estimators == 1 && !params.bootstrap {
             return Err(invalid(
                 "one tree per pair without bootstrap is the OVO tree, which the exact distributed forest does not grow: use \
@@ -123,18 +128,10 @@ impl ExactOvo {
             ));
         }
         let setup = OvoSetup { layout: data.layout.clone(), n_labels, n_rows: data.n_rows as u64 };
-        let grow = GrowParams {
-            max_depth: params.max_depth,
-            max_features: params.max_features.resolve(data.layout.n_features()),
-            min_weight_split: params.min_samples_split,
-            threshold_rule: ThresholdRule::Best,
-        };
         let n_pairs = label_pairs(n_labels).len();
         let growers = (0..n_pairs)
             .map(|p| {
-                let seed = child_seed(params.seed, p as u64);
-                let sampling =
-                    ForestSampling { n_trees: params.n_estimators, seed, bootstrap: params.bootstrap, node_seeds: true };
+                let (grow, sampling) = shape.growth(data.layout.n_features(), child_seed(params.seed, p as u64));
                 let criterion = ClassEntropy::for_rows(&[], 2, CLASS_EPSILON, data.n_rows);
                 let (layout, kinds) = (data.layout.clone(), data.kinds.clone());
                 let pair_budget = (budget / n_pairs.max(1)).max(1);

@@ -13,8 +13,8 @@ use crate::consensus::buckets::BucketConsensus;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learner::Params;
-use crate::tree::levelwise::{self, parts_data, ExactGrowth, LevelPlan, PartSummary, SummedLeaf};
-use crate::tree::{BinLayout, FlatTrees, ForestSampling, GrowParams, ThresholdRule};
+use crate::tree::levelwise::{self, parts_data, ExactGrowth, ForestShape, LevelPlan, PartSummary, SummedLeaf};
+use crate::tree::{BinLayout, FlatTrees};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
@@ -61,9 +61,7 @@ pub fn part_sums(
     start: usize,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let n = y.n_rows();
-    if codes.len() != n * setup.layout.n_features() || y.n_labels() != setup.n_labels {
-        return Err(invalid("the part's codes or rankings do not match the forest"));
-    }
+    levelwise::check_part(&setup.layout, setup.n_labels, codes, y)?;
     let pairs = PairCodes::new(y);
     if !pairs.complete() {
         return Err(invalid("a part's ranking misses a label (the summaries said none did: the parts changed between steps)"));
@@ -87,9 +85,16 @@ impl ExactPlrForest {
     pub fn new(mut params: PlrTreeParams, summaries: &[PartSummary], n_labels: usize, budget: usize) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let max_bins = params.max_bins.ok_or_else(|| {
-            invalid("the exact distributed forest searches histograms: give max_bins (the exact search needs every row)")
-        })?;
+        let shape = ForestShape {
+            max_bins: params.max_bins,
+            max_depth: params.max_depth,
+            max_features: params.max_features,
+            min_weight_split: params.min_samples_split,
+            n_trees: params.n_estimators,
+            seed: params.seed,
+            bootstrap: params.bootstrap,
+        };
+        let max_bins = shape.bins()?;
         if params.n_estimators == 1 && !params.bootstrap {
             return Err(invalid(
                 "one tree without bootstrap is the PLR tree, which the exact distributed forest does not grow: use bootstrap \
@@ -110,14 +115,7 @@ impl ExactPlrForest {
             criterion: params.criterion,
             consensus: params.consensus,
         };
-        let grow = GrowParams {
-            max_depth: params.max_depth,
-            max_features: params.max_features.resolve(data.layout.n_features()),
-            min_weight_split: params.min_samples_split,
-            threshold_rule: ThresholdRule::Best,
-        };
-        let sampling =
-            ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap, node_seeds: true };
+        let (grow, sampling) = shape.growth(data.layout.n_features(), params.seed);
         // No rows here: every pair is observed by every row (complete rankings).
         let codes = PairCodes::new(&RankMatrixView::new(&[], 0, n_labels)?);
         let criterion = PairOrderImpurity::new(codes.clone(), params.criterion, params.consensus, max_count(data.n_rows));

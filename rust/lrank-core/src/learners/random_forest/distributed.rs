@@ -25,9 +25,9 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::{ranking_from_scores, RankMatrixView};
 use crate::error::{invalid, Result};
 use crate::learner::Params;
-use crate::tree::levelwise::{self, parts_data, LevelGrower, LevelPlan, Medians, SummedLeaf, MAX_RANKINGS};
+use crate::tree::levelwise::{self, parts_data, ForestShape, LevelGrower, LevelPlan, Medians, SummedLeaf, MAX_RANKINGS};
 pub use crate::tree::levelwise::{decode, encode, part_values_in_bins, summarise_part, PartSummary};
-use crate::tree::{BinLayout, ClassEntropy, FlatTrees, ForestSampling, GrowParams, PairwiseEntropy, ThresholdRule, Tree};
+use crate::tree::{BinLayout, ClassEntropy, FlatTrees, PairwiseEntropy, Tree};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -108,9 +108,7 @@ pub fn part_sums(
     start: usize,
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let n = y.n_rows();
-    if codes.len() != n * setup.layout.n_features() || y.n_labels() != setup.n_labels {
-        return Err(invalid("the part's codes or rankings do not match the forest"));
-    }
+    levelwise::check_part(&setup.layout, setup.n_labels, codes, y)?;
     let weights = vec![1.0; n];
     let leaf = setup.borda(Some(*y));
     let n_rows = setup.n_rows as usize;
@@ -156,9 +154,16 @@ impl ExactForest {
     ) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let max_bins = params.max_bins.ok_or_else(|| {
-            invalid("the exact distributed forest searches histograms: give max_bins (the exact search needs every row)")
-        })?;
+        let shape = ForestShape {
+            max_bins: params.max_bins,
+            max_depth: params.max_depth,
+            max_features: params.max_features,
+            min_weight_split: 0.0,
+            n_trees: params.n_estimators,
+            seed: params.seed,
+            bootstrap: params.bootstrap,
+        };
+        let max_bins = shape.bins()?;
         if params.leaf_missing > 0.0 {
             return Err(invalid("leaf_missing keeps each leaf's training rows: the exact distributed forest cannot"));
         }
@@ -194,14 +199,7 @@ impl ExactForest {
             n_rows: n_rows as u64,
             epsilon: params.entropy_epsilon,
         };
-        let grow = GrowParams {
-            max_depth: params.max_depth,
-            max_features: params.max_features.resolve(layout.n_features()),
-            min_weight_split: 0.0,
-            threshold_rule: ThresholdRule::Best,
-        };
-        let sampling =
-            ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap, node_seeds: true };
+        let (grow, sampling) = shape.growth(layout.n_features(), params.seed);
         let kinds = data.kinds;
         let leaf = setup.borda(None);
         let grower = match class_mode {

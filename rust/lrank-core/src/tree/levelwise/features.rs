@@ -6,7 +6,9 @@
 use crate::data::features::{FeatureKind, FeatureMatrixView};
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
-use crate::tree::{bin_sample_rows, feature_edges, BinLayout, BIN_SAMPLE_ROWS};
+use crate::tree::{
+    bin_sample_rows, feature_edges, BinLayout, ForestSampling, GrowParams, MaxFeatures, ThresholdRule, BIN_SAMPLE_ROWS,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -269,4 +271,44 @@ impl Medians {
     pub fn values(&self) -> Result<&[f64]> {
         self.values.as_deref().ok_or_else(|| invalid("the training medians are not set yet"))
     }
+}
+
+/// What an exact forest's parameters say of its growth (each learner's own names, gathered).
+pub struct ForestShape {
+    pub max_bins: Option<usize>,
+    pub max_depth: Option<usize>,
+    pub max_features: MaxFeatures,
+    pub min_weight_split: f64,
+    pub n_trees: usize,
+    pub seed: u64,
+    pub bootstrap: bool,
+}
+
+impl ForestShape {
+    /// The bins it searches (the exact search is refused: it needs every row).
+    pub fn bins(&self) -> Result<usize> {
+        self.max_bins.ok_or_else(|| {
+            invalid("the exact distributed forest searches histograms: give max_bins (the exact search needs every row)")
+        })
+    }
+
+    /// Its growth on `n_features` features, each node with a seed of its own; `seed` for the
+    /// forest's.
+    pub fn growth(&self, n_features: usize, seed: u64) -> (GrowParams, ForestSampling) {
+        let grow = GrowParams {
+            max_depth: self.max_depth,
+            max_features: self.max_features.resolve(n_features),
+            min_weight_split: self.min_weight_split,
+            threshold_rule: ThresholdRule::Best,
+        };
+        (grow, ForestSampling { n_trees: self.n_trees, seed, bootstrap: self.bootstrap, node_seeds: true })
+    }
+}
+
+/// Refuses a part's codes or rankings that do not match the forest's features and labels.
+pub fn check_part(layout: &BinLayout, n_labels: usize, codes: &[u8], y: &RankMatrixView<'_>) -> Result<()> {
+    if codes.len() != y.n_rows() * layout.n_features() || y.n_labels() != n_labels {
+        return Err(invalid("the part's codes or rankings do not match the forest"));
+    }
+    Ok(())
 }

@@ -29,8 +29,8 @@ mod rows;
 pub use driver::LevelGrower;
 pub use exact::ExactGrowth;
 pub use features::{
-    decode, encode, part_bin_counts, part_codes, part_values_in_bins, parts_data, summarise_part, Medians, PartSummary,
-    PartsData, MAX_RANKINGS,
+    check_part, decode, encode, part_bin_counts, part_codes, part_values_in_bins, parts_data, summarise_part, ForestShape,
+    Medians, PartSummary, PartsData, MAX_RANKINGS,
 };
 pub use parts::{check_codes, part_sums, records, LevelPlan, PlanNode};
 
