@@ -187,25 +187,33 @@ def _wine_arrays(frame):
     return x, frame.select(["L1", "L2", "L3"]).to_numpy().astype(np.int32)
 
 
-@pytest.mark.parametrize(("npartitions", "rows_limit"), [(1, None), (3, None), (3, 0), (3, 20)])
-def test_the_exact_forest_is_the_one_grown_on_all_rows(client, wine, npartitions, rows_limit):
+def _exact_and_single(client, learner, params, ddf, x, y, rows_limit=None):
+    """The exact forest fitted on the cluster and ``node_seeds=True``'s on all rows, asserted equal."""
     from lrank.dask.exact import fit_exact
 
+    est = fit_exact(
+        learner(**params), ddf, label_columns=None, feature_columns=None, client=client, rows_limit=rows_limit
+    )
+    single = learner(node_seeds=True, **params).fit(x, y)
+    assert est.node_seeds and est.model_ == single.model_
+    return est, single
+
+
+def _tied_frame(x, y):
+    """Features x0.. and label columns L1.. of a tied problem."""
+    return pl.DataFrame(x, schema=[f"x{j}" for j in range(x.shape[1])]).with_columns(
+        [pl.Series(f"L{j + 1}", y[:, j]) for j in range(y.shape[1])]
+    )
+
+
+@pytest.mark.parametrize(("npartitions", "rows_limit"), [(1, None), (3, None), (3, 0), (3, 20)])
+def test_the_exact_forest_is_the_one_grown_on_all_rows(client, wine, npartitions, rows_limit):
     data, frame = wine
     params = {"n_estimators": 8, "random_state": 7}
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
     # Small nodes' rows sent (by default: the whole of wine), none (0), or below 20 samples.
-    est = fit_exact(
-        LabelRankingRandomForest(**params),
-        ddf,
-        label_columns=None,
-        feature_columns=None,
-        client=client,
-        rows_limit=rows_limit,
-    )
     x, y = _wine_arrays(frame)
-    single = LabelRankingRandomForest(node_seeds=True, **params).fit(x, y)
-    assert est.node_seeds and est.model_ == single.model_
+    est, single = _exact_and_single(client, LabelRankingRandomForest, params, ddf, x, y, rows_limit)
     np.testing.assert_array_equal(est.predict(frame.drop(["L1", "L2", "L3"])), single.predict(x))
     assert est.labels_ == ["L1", "L2", "L3"] and list(est.feature_names_in_) == list(data.features.columns)
     # The same forest by the command line's switch, and an ordinary model: pickles.
@@ -238,28 +246,15 @@ def test_the_exact_forest_from_parquet_files_with_incomplete_rankings_and_other_
 
 @pytest.mark.parametrize(("npartitions", "rows_limit"), [(1, None), (3, 0), (3, 15)])
 def test_the_exact_labelwise_forest_is_the_one_grown_on_all_rows(client, wine, npartitions, rows_limit, tmp_path):
-    from lrank.dask.exact import fit_exact
-
     _, frame = wine
     params = {"n_estimators": 6, "min_samples_leaf": 2, "random_state": 3}
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
-    est = fit_exact(
-        LabelwiseRandomForest(**params),
-        ddf,
-        label_columns=None,
-        feature_columns=None,
-        client=client,
-        rows_limit=rows_limit,
-    )
     x, y = _wine_arrays(frame)
-    single = LabelwiseRandomForest(node_seeds=True, **params).fit(x, y)
-    assert est.node_seeds and est.model_ == single.model_
+    est, single = _exact_and_single(client, LabelwiseRandomForest, params, ddf, x, y, rows_limit)
     np.testing.assert_array_equal(est.predict_scores(frame.drop(["L1", "L2", "L3"])), single.predict_scores(x))
     # Rankings with ties (bucket orders) from Parquet files, a depth limit and 16 bins.
     ties = make_tied_problem(n=150, seed=4)
-    tied = pl.DataFrame(ties[0], schema=[f"x{j}" for j in range(ties[0].shape[1])]).with_columns(
-        [pl.Series(f"L{j + 1}", ties[1][:, j]) for j in range(ties[1].shape[1])]
-    )
+    tied = _tied_frame(*ties)
     labels = [f"L{j + 1}" for j in range(ties[1].shape[1])]
     params = {"n_estimators": 4, "max_depth": 4, "max_bins": 16, "random_state": 1}
     single = LabelwiseRandomForest(node_seeds=True, **params).fit(ties[0], ties[1])
@@ -271,45 +266,21 @@ def test_the_exact_labelwise_forest_is_the_one_grown_on_all_rows(client, wine, n
 
 @pytest.mark.parametrize("rows_limit", [None, 0, 25])
 def test_the_exact_plr_forest_is_the_one_grown_on_all_rows(client, rows_limit):
-    from lrank.dask.exact import fit_exact
-
     x, y = make_tied_problem(n=160, seed=6)
-    frame = pl.DataFrame(x, schema=[f"x{j}" for j in range(x.shape[1])]).with_columns(
-        [pl.Series(f"L{j + 1}", y[:, j]) for j in range(y.shape[1])]
-    )
+    frame = _tied_frame(x, y)
     params = {"n_estimators": 5, "criterion": "disagreements", "random_state": 8}
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=3)
-    est = fit_exact(
-        PartialLabelRankingForest(**params),
-        ddf,
-        label_columns=None,
-        feature_columns=None,
-        client=client,
-        rows_limit=rows_limit,
-    )
-    single = PartialLabelRankingForest(node_seeds=True, **params).fit(x, y)
-    assert est.node_seeds and est.model_ == single.model_
+    est, single = _exact_and_single(client, PartialLabelRankingForest, params, ddf, x, y, rows_limit)
     np.testing.assert_array_equal(est.predict(frame.drop([f"L{j + 1}" for j in range(y.shape[1])])), single.predict(x))
 
 
 @pytest.mark.parametrize("rows_limit", [None, 0])
 def test_the_exact_one_versus_one_forest_is_the_one_grown_on_all_rows(client, wine, rows_limit):
-    from lrank.dask.exact import fit_exact
-
     _, frame = wine
     params = {"classifier": "forest", "n_estimators": 4, "max_bins": 32, "random_state": 9}
     ddf = dd.from_pandas(frame.to_pandas(), npartitions=3)
-    est = fit_exact(
-        OneVsOneLabelRanker(**params),
-        ddf,
-        label_columns=None,
-        feature_columns=None,
-        client=client,
-        rows_limit=rows_limit,
-    )
     x, y = _wine_arrays(frame)
-    single = OneVsOneLabelRanker(node_seeds=True, **params).fit(x, y)
-    assert est.node_seeds and est.model_ == single.model_
+    est, single = _exact_and_single(client, OneVsOneLabelRanker, params, ddf, x, y, rows_limit)
     np.testing.assert_array_equal(est.predict_scores(frame.drop(["L1", "L2", "L3"])), single.predict_scores(x))
 
 

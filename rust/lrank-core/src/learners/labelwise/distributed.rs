@@ -18,7 +18,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learner::Params;
-use crate::tree::levelwise::{self, parts_data, ExactGrowth, ForestShape, LevelPlan, PartSummary, SummedLeaf};
+use crate::tree::levelwise::{self, parts_data, ExactGrowth, LevelPlan, PartSummary, SummedLeaf};
 use crate::tree::{BinLayout, FlatTrees, LabelwiseVariance, MeanScores, ScoreLeaf, Targets, UnitSquares};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -120,15 +120,7 @@ impl ExactLabelwise {
     pub fn new(mut params: LabelwiseParams, summaries: &[PartSummary], n_labels: usize, budget: usize) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let shape = ForestShape {
-            max_bins: params.max_bins,
-            max_depth: params.max_depth,
-            max_features: params.max_features,
-            min_weight_split: params.min_samples_split,
-            n_trees: params.n_estimators,
-            seed: params.seed,
-            bootstrap: params.bootstrap,
-        };
+        let shape = levelwise::forest_shape!(params, params.min_samples_split);
         let max_bins = shape.bins()?;
         if params.tune_depth {
             return Err(invalid(

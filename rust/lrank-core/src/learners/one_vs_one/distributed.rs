@@ -14,7 +14,7 @@ use crate::data::ranking::{has_ties, RankMatrixView};
 use crate::error::{invalid, Result};
 use crate::learner::Params;
 use crate::rng::child_seed;
-use crate::tree::levelwise::{self, parts_data, records, ForestShape, LevelGrower, LevelPlan, Medians, PartSummary, SummedLeaf};
+use crate::tree::levelwise::{self, parts_data, records, LevelGrower, LevelPlan, Medians, PartSummary, SummedLeaf};
 use crate::tree::{BinLayout, ClassEntropy, FlatTrees};
 use serde::{Deserialize, Serialize};
 
@@ -103,15 +103,7 @@ impl ExactOvo {
     pub fn new(mut params: PairwiseParams, summaries: &[PartSummary], n_labels: usize, budget: usize) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let shape = ForestShape {
-            max_bins: params.max_bins,
-            max_depth: params.max_depth,
-            max_features: params.max_features,
-            min_weight_split: params.min_samples_split,
-            n_trees: params.n_estimators,
-            seed: params.seed,
-            bootstrap: params.bootstrap,
-        };
+        let shape = levelwise::forest_shape!(params, params.min_samples_split);
         let max_bins = shape.bins()?;
         if params.n_estimators == 1 && !params.bootstrap {
             return Err(invalid(

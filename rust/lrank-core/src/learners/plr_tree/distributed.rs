@@ -13,7 +13,7 @@ use crate::consensus::buckets::BucketConsensus;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learner::Params;
-use crate::tree::levelwise::{self, parts_data, ExactGrowth, ForestShape, LevelPlan, PartSummary, SummedLeaf};
+use crate::tree::levelwise::{self, parts_data, ExactGrowth, LevelPlan, PartSummary, SummedLeaf};
 use crate::tree::{BinLayout, FlatTrees};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -85,15 +85,7 @@ impl ExactPlrForest {
     pub fn new(mut params: PlrTreeParams, summaries: &[PartSummary], n_labels: usize, budget: usize) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let shape = ForestShape {
-            max_bins: params.max_bins,
-            max_depth: params.max_depth,
-            max_features: params.max_features,
-            min_weight_split: params.min_samples_split,
-            n_trees: params.n_estimators,
-            seed: params.seed,
-            bootstrap: params.bootstrap,
-        };
+        let shape = levelwise::forest_shape!(params, params.min_samples_split);
         let max_bins = shape.bins()?;
         if params.n_estimators == 1 && !params.bootstrap {
             return Err(invalid(

@@ -25,7 +25,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::{ranking_from_scores, RankMatrixView};
 use crate::error::{invalid, Result};
 use crate::learner::Params;
-use crate::tree::levelwise::{self, parts_data, ForestShape, LevelGrower, LevelPlan, Medians, SummedLeaf, MAX_RANKINGS};
+use crate::tree::levelwise::{self, parts_data, LevelGrower, LevelPlan, Medians, SummedLeaf, MAX_RANKINGS};
 pub use crate::tree::levelwise::{decode, encode, part_values_in_bins, summarise_part, PartSummary};
 use crate::tree::{BinLayout, ClassEntropy, FlatTrees, PairwiseEntropy, Tree};
 use serde::{Deserialize, Serialize};
@@ -154,15 +154,7 @@ impl ExactForest {
     ) -> Result<Self> {
         params.node_seeds = true;
         params.validate()?;
-        let shape = ForestShape {
-            max_bins: params.max_bins,
-            max_depth: params.max_depth,
-            max_features: params.max_features,
-            min_weight_split: 0.0,
-            n_trees: params.n_estimators,
-            seed: params.seed,
-            bootstrap: params.bootstrap,
-        };
+        let shape = levelwise::forest_shape!(params, 0.0);
         let max_bins = shape.bins()?;
         if params.leaf_missing > 0.0 {
             return Err(invalid("leaf_missing keeps each leaf's training rows: the exact distributed forest cannot"));

@@ -273,6 +273,23 @@ impl Medians {
     }
 }
 
+/// The [`ForestShape`] of a forest learner's parameters `p` (their fields bear these names),
+/// nodes of less weight than `min_weight_split` left unsplit.
+macro_rules! forest_shape {
+    ($p:expr, $min_weight_split:expr) => {
+        $crate::tree::levelwise::ForestShape {
+            max_bins: $p.max_bins,
+            max_depth: $p.max_depth,
+            max_features: $p.max_features,
+            min_weight_split: $min_weight_split,
+            n_trees: $p.n_estimators,
+            seed: $p.seed,
+            bootstrap: $p.bootstrap,
+        }
+    };
+}
+pub(crate) use forest_shape;
+
 /// What an exact forest's parameters say of its growth (each learner's own names, gathered).
 pub struct ForestShape {
     pub max_bins: Option<usize>,

@@ -28,6 +28,7 @@ mod rows;
 
 pub use driver::LevelGrower;
 pub use exact::ExactGrowth;
+pub(crate) use features::forest_shape;
 pub use features::{
     check_part, decode, encode, part_bin_counts, part_codes, part_values_in_bins, parts_data, summarise_part, ForestShape,
     Medians, PartSummary, PartsData, MAX_RANKINGS,
