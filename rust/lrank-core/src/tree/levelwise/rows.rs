@@ -38,30 +38,25 @@ impl<C: AdditiveCriterion, L: SummedLeaf> LevelGrower<C, L> {
         let asked = self.asked_rows();
         let mut slots: Vec<Vec<Record<'_>>> = (0..asked.len()).map(|_| Vec::new()).collect();
         let (d, k, n_stats) = (self.layout().n_features(), self.leaf().n_leaf_stats(), self.n_stats());
-        let mut at = 0;
-        while at < rows.len() {
-            let head = rows.get(at..at + 2 + d + k + 1).ok_or_else(|| invalid("a record is cut short".into()))?;
-            let (slot, weight) = (head[0], head[1]);
+        for (slot, span) in super::records(rows, d, k)? {
+            let record = &rows[span];
+            let weight = record[1];
             if !(slot >= 0.0 && (slot as usize) < slots.len() && slot.fract() == 0.0) {
                 return Err(invalid(format!("slot {slot} is not one the round asked for")));
             }
             if !(weight > 0.0 && weight.is_finite()) {
                 return Err(invalid(format!("a weight of {weight}")));
             }
-            let codes = &head[2..2 + d];
+            let codes = &record[2..2 + d];
             if let Some(f) = (0..d).find(|&f| !(codes[f] >= 0.0 && (codes[f] as usize) < self.layout().n_bins(f))) {
                 return Err(invalid(format!("a code of feature {f} is beyond its bins")));
             }
-            let leaf = &head[2 + d..2 + d + k];
-            let pairs = head[2 + d + k];
-            let end = at + 2 + d + k + 1 + 2 * (pairs.max(0.0) as usize);
-            let stats = rows.get(at + 2 + d + k + 1..end).ok_or_else(|| invalid("a record is cut short".into()))?;
+            let (leaf, stats) = (&record[2 + d..2 + d + k], &record[2 + d + k + 1..]);
             let bad_entry = stats.chunks_exact(2).any(|p| !(p[0] >= 0.0 && (p[0] as usize) < n_stats && p[1].is_finite()));
-            if pairs.fract() != 0.0 || bad_entry || leaf.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
+            if bad_entry || leaf.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
                 return Err(invalid("a record's statistics are not the criterion's".into()));
             }
             slots[slot as usize].push(Record { weight, codes, leaf, stats });
-            at = end;
         }
         asked
             .par_iter()
