@@ -190,29 +190,18 @@ impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
         let model = (self.leaf_fitter.uses_parent()
             && self.leaf_fitter.children_need_parent(samples, |sample| choice.goes_left(x, sample as usize)))
         .then(|| self.leaf_fitter.fit_node(samples, weights, parent));
-        let (right_s, right_w) = (&mut scratch.right_samples, &mut scratch.right_weights);
-        right_s.clear();
-        right_w.clear();
-        let mut n_left = 0;
         if orders.is_some() && scratch.goes_left.len() < x.n_rows {
             scratch.goes_left.resize(x.n_rows, false);
         }
-        for k in 0..samples.len() {
-            let left = choice.goes_left(x, samples[k] as usize);
-            if orders.is_some() {
-                scratch.goes_left[samples[k] as usize] = left;
+        // The side test specialised per kind of split (one match per node, not one per sample).
+        let mark = orders.is_some();
+        let n_left = match choice {
+            SplitChoice::Bins { feature, last_left, .. } => {
+                let bins = x.bins.as_ref().expect("binned features");
+                partition(samples, weights, mark, scratch, |s| bins.code(s, feature) <= last_left)
             }
-            if left {
-                samples[n_left] = samples[k];
-                weights[n_left] = weights[k];
-                n_left += 1;
-            } else {
-                right_s.push(samples[k]);
-                right_w.push(weights[k]);
-            }
-        }
-        samples[n_left..].copy_from_slice(right_s);
-        weights[n_left..].copy_from_slice(right_w);
+            _ => partition(samples, weights, mark, scratch, |s| choice.goes_left(x, s)),
+        };
         if let Some(orders) = orders {
             // Each feature's block, partitioned stably: the left parts first (d blocks of
             // n_left), then the right parts.
@@ -348,6 +337,42 @@ impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
             }
         }
     }
+}
+
+/// Partitions a node's samples and weights stably, those `goes_left` sends left first; returns
+/// how many go left. `mark`: also records each sample's side in `scratch.goes_left`.
+#[inline]
+fn partition(
+    samples: &mut [u32],
+    weights: &mut [f64],
+    mark: bool,
+    scratch: &mut Scratch,
+    goes_left: impl Fn(usize) -> bool,
+) -> usize {
+    let n = samples.len();
+    let (right_s, right_w) = (&mut scratch.right_samples, &mut scratch.right_weights);
+    right_s.resize(n, 0);
+    right_w.resize(n, 0.0);
+    let (mut n_left, mut n_right) = (0, 0);
+    // Without branches on the side (which is as good as random): each sample is written to
+    // both places and only its side's count advances (n_left <= k, so the left writes never
+    // overtake the reads).
+    for k in 0..n {
+        let (s, w) = (samples[k], weights[k]);
+        let left = goes_left(s as usize);
+        if mark {
+            scratch.goes_left[s as usize] = left;
+        }
+        samples[n_left] = s;
+        weights[n_left] = w;
+        right_s[n_right] = s;
+        right_w[n_right] = w;
+        n_left += left as usize;
+        n_right += !left as usize;
+    }
+    samples[n_left..].copy_from_slice(&right_s[..n_right]);
+    weights[n_left..].copy_from_slice(&right_w[..n_right]);
+    n_left
 }
 
 /// A tree whose root splits by `choice` into `left` and `right` (renumbered after it).

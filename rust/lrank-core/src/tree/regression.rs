@@ -195,9 +195,26 @@ impl SplitCriterion for LabelwiseVariance<'_> {
     fn node_stats(&self, samples: &[u32], weights: &[f64]) -> NodeSums {
         let (t, m) = (&*self.targets, self.targets.m);
         let mut sums = vec![0.0; 2 * m];
+        let mut total = 0.0;
+        if t.complete {
+            // Every row has every label: the weights are the total, and the node is uniform when
+            // every row of positive weight has the first such row's units.
+            let (e_weight, e_units) = sums.split_at_mut(m);
+            let mut first: Option<&[f64]> = None;
+            let mut uniform = true;
+            for (&s, &w) in samples.iter().zip(weights) {
+                let units = t.units_row(s);
+                e_units.iter_mut().zip(units).for_each(|(e, &u)| *e += w * u);
+                total += w;
+                if w > 0.0 && uniform {
+                    uniform = *first.get_or_insert(units) == units;
+                }
+            }
+            e_weight.iter_mut().for_each(|e| *e = total);
+            return NodeSums::new(sums, m, total, uniform);
+        }
         // Per label, the least and largest unit of the rows that have one.
         let mut range = vec![(f64::INFINITY, f64::NEG_INFINITY); m];
-        let mut total = 0.0;
         {
             let (e_weight, e_units) = sums.split_at_mut(m);
             for (&s, &w) in samples.iter().zip(weights) {
@@ -343,8 +360,8 @@ impl SplitSides for VarianceSides<'_> {
         if !(self.w_left >= min_leaf && right_total >= min_leaf) {
             return None;
         }
-        let mut gain = -node.proxy;
         let (weight, units) = (node.part(0), node.part(1));
+        let mut gain = -node.proxy;
         for j in 0..t.m {
             let (wl, sl) = if t.complete { (self.w_left, self.left[j]) } else { (self.left[j], self.left[t.m + j]) };
             let (wr, sr) = (weight[j] - wl, units[j] - sl);
@@ -380,6 +397,19 @@ impl LeafFitter for MeanScores<'_> {
 
     fn fit_node(&self, samples: &[u32], weights: &[f64], parent: Option<&ScoreLeaf>) -> ScoreLeaf {
         let m = self.targets.m;
+        if self.targets.complete {
+            // Every label's weight is the total: the unit sums become the means in place.
+            let (mut scores, mut total) = (vec![0.0; m], 0.0);
+            for (&s, &w) in samples.iter().zip(weights) {
+                scores.iter_mut().zip(self.targets.units_row(s)).for_each(|(sum, &u)| *sum += w * u);
+                total += w;
+            }
+            for (j, score) in scores.iter_mut().enumerate() {
+                *score =
+                    self.targets.mean_of_units(total, *score).unwrap_or_else(|| parent.map_or(self.default, |p| p.scores[j]));
+            }
+            return ScoreLeaf { scores };
+        }
         let (mut weight, mut units) = (vec![0.0; m], vec![0.0; m]);
         for (&s, &w) in samples.iter().zip(weights) {
             let (_, present) = self.targets.row(s);

@@ -303,7 +303,7 @@ impl AdditiveCriterion for PairOrderImpurity<'_> {
 
     fn with_sides<T: SidesTask>(&self, node: &NodeStats, task: T) -> T::Output {
         match self.kind {
-            PlrCriterion::Entropy if node.whole_complete.is_some() => task.run(&mut WholeCompleteSides::new(self, node)),
+            PlrCriterion::Entropy if node.whole_complete.is_some() => WholeCompleteSides::run(self, node, task),
             PlrCriterion::Entropy => task.run(&mut PairEntropySides::new(self, node)),
             PlrCriterion::Disagreements | PlrCriterion::Distance => task.run(&mut ConsensusSides::new(self, node)),
         }

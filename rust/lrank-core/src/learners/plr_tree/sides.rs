@@ -10,7 +10,7 @@
 //!   consensus), computed at each boundary.
 
 use super::criterion::{pair_entropy, NodeStats, PairOrderImpurity};
-use crate::tree::SplitSides;
+use crate::tree::{SidesTask, SplitSides};
 
 /// Units of one pair entropy (at most ln 3) in [`PairEntropySides`]' fixed point.
 const PAIR_ENTROPY_SCALE: f64 = (1u64 << 50) as f64;
@@ -18,8 +18,8 @@ const PAIR_ENTROPY_SCALE: f64 = (1u64 << 50) as f64;
 /// A split's sides for the entropy with complete rankings and whole-number weights.
 pub(super) struct WholeCompleteSides<'a, 'c> {
     criterion: &'a PairOrderImpurity<'c>,
-    left: Vec<u32>,
-    right: Vec<u32>,
+    left: &'a mut [u32],
+    right: &'a mut [u32],
     /// Each side's Σ over its counts of xlnx(c), in fixed point.
     s_left: i64,
     s_right: i64,
@@ -29,13 +29,26 @@ pub(super) struct WholeCompleteSides<'a, 'c> {
     spread: i64,
 }
 
+thread_local! {
+    /// The left and right counts of a split in progress (one pair per thread: no allocation per
+    /// feature scored).
+    static WHOLE_SIDES: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 impl<'a, 'c> WholeCompleteSides<'a, 'c> {
-    pub(super) fn new(criterion: &'a PairOrderImpurity<'c>, node: &NodeStats) -> Self {
+    /// Runs `task` on the sides of `node`, all of it on the right.
+    pub(super) fn run<T: SidesTask>(criterion: &'a PairOrderImpurity<'c>, node: &NodeStats, task: T) -> T::Output {
         let (counts, s_right) = node.whole_complete.as_ref().expect("a node of whole weights and complete rankings");
-        let (right, s_right) = (counts.clone(), *s_right);
         let total = node.total as u32;
         let spread = criterion.codes.n_pairs as i64 * criterion.fixed.whole(total) - s_right;
-        WholeCompleteSides { criterion, left: vec![0; right.len()], right, s_left: 0, s_right, w_left: 0, total, spread }
+        WHOLE_SIDES.with(|cell| {
+            let (left, right) = &mut *cell.borrow_mut();
+            left.clear();
+            left.resize(counts.len(), 0);
+            right.clear();
+            right.extend_from_slice(counts);
+            task.run(&mut WholeCompleteSides { criterion, left, right, s_left: 0, s_right: *s_right, w_left: 0, total, spread })
+        })
     }
 
     /// Moves `w` of count `c` to the left.
