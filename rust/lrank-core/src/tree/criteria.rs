@@ -284,7 +284,7 @@ pub struct WholeClassSides<'a, 'c> {
 }
 
 impl WholeClassSides<'_, '_> {
-    #[inline]
+    #[inline(always)]
     fn shift(&mut self, c: usize, amount: u32) {
         let t = &self.criterion.fixed;
         let (l, r) = (self.left[c], self.right[c]);
