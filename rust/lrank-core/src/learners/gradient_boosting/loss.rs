@@ -12,6 +12,7 @@
 //! Both are convex in the scores; the Hessian's diagonal is what the trees' leaf values use
 //! (Newton steps, as in second-order gradient boosting).
 
+use crate::data::ranking::RankMatrixView;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +49,39 @@ pub struct RowScratch {
     tails: Vec<f64>,
 }
 
+/// Every row's ranked labels, most preferred first (ties in label order), found once per fit:
+/// the rankings do not change between boosting rounds.
+pub struct RankOrders {
+    labels: Vec<usize>,
+    starts: Vec<usize>,
+}
+
+impl RankOrders {
+    pub fn new(y: &RankMatrixView<'_>) -> Self {
+        let (mut labels, mut starts) = (Vec::new(), vec![0]);
+        let mut order = Vec::new();
+        for row in y.rows() {
+            ranked_order(row, &mut order);
+            labels.extend_from_slice(&order);
+            starts.push(labels.len());
+        }
+        RankOrders { labels, starts }
+    }
+
+    /// Row `i`'s ranked labels in order.
+    pub fn row(&self, i: usize) -> &[usize] {
+        &self.labels[self.starts[i]..self.starts[i + 1]]
+    }
+}
+
+/// The labels `ranks` holds (rank > 0), most preferred first; a stable sort keeps tied labels in
+/// label order.
+fn ranked_order(ranks: &[i32], order: &mut Vec<usize>) {
+    order.clear();
+    order.extend((0..ranks.len()).filter(|&j| ranks[j] > 0));
+    order.sort_by_key(|&j| ranks[j]);
+}
+
 impl RankingLoss {
     /// The loss of one row's `scores` against its rank vector `ranks`; when `grad` and `hess`
     /// are given (length m), they receive each label's gradient and Hessian diagonal.
@@ -58,17 +92,39 @@ impl RankingLoss {
         derivatives: Option<(&mut [f64], &mut [f64])>,
         scratch: &mut RowScratch,
     ) -> f64 {
-        self.evaluate(ranks, scores, derivatives, scratch, true)
+        let mut order = std::mem::take(&mut scratch.order);
+        ranked_order(ranks, &mut order);
+        let loss = self.evaluate(&order, ranks, scores, derivatives, scratch, true);
+        scratch.order = order;
+        loss
     }
 
     /// [`Self::row`]'s gradients and Hessian diagonal alone: boosting rounds need no loss value
     /// (its logarithms were a tenth of a fit).
     pub fn derivatives(self, ranks: &[i32], scores: &[f64], g: &mut [f64], h: &mut [f64], scratch: &mut RowScratch) {
-        self.evaluate(ranks, scores, Some((g, h)), scratch, false);
+        let mut order = std::mem::take(&mut scratch.order);
+        ranked_order(ranks, &mut order);
+        self.evaluate(&order, ranks, scores, Some((g, h)), scratch, false);
+        scratch.order = order;
+    }
+
+    /// [`Self::row`] with the row's ranked labels in order given ([`RankOrders`]): its loss, and
+    /// its gradients and Hessian diagonal into `g` and `h`.
+    pub fn row_ordered(
+        self,
+        order: &[usize],
+        ranks: &[i32],
+        scores: &[f64],
+        g: &mut [f64],
+        h: &mut [f64],
+        scratch: &mut RowScratch,
+    ) -> f64 {
+        self.evaluate(order, ranks, scores, Some((g, h)), scratch, true)
     }
 
     fn evaluate(
         self,
+        order: &[usize],
         ranks: &[i32],
         scores: &[f64],
         mut derivatives: Option<(&mut [f64], &mut [f64])>,
@@ -79,24 +135,21 @@ impl RankingLoss {
             g.fill(0.0);
             h.fill(0.0);
         }
-        let order = &mut scratch.order;
-        order.clear();
-        order.extend((0..ranks.len()).filter(|&j| ranks[j] > 0));
-        order.sort_by_key(|&j| ranks[j]);
         match self {
-            RankingLoss::PlackettLuce => plackett_luce(scratch, scores, derivatives, with_loss),
-            RankingLoss::PairwiseLogistic => pairwise_logistic(&scratch.order, ranks, scores, derivatives, with_loss),
+            RankingLoss::PlackettLuce => plackett_luce(order, scratch, scores, derivatives, with_loss),
+            RankingLoss::PairwiseLogistic => pairwise_logistic(order, ranks, scores, derivatives, with_loss),
         }
     }
 }
 
 fn plackett_luce(
+    order: &[usize],
     scratch: &mut RowScratch,
     scores: &[f64],
     derivatives: Option<(&mut [f64], &mut [f64])>,
     with_loss: bool,
 ) -> f64 {
-    let RowScratch { order, weights, tails } = scratch;
+    let RowScratch { weights, tails, .. } = scratch;
     let k = order.len();
     if k < 2 {
         return 0.0;

@@ -37,7 +37,7 @@ use crate::tree::{
     check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, MaxFeatures, ScoreLeaf, ThresholdRule, TrainingFeatures, Tree,
     MAX_BINS,
 };
-use loss::{RankingLoss, RowScratch};
+use loss::{RankOrders, RankingLoss, RowScratch};
 use newton::{Gradients, NewtonCriterion, NewtonLeaves};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -200,8 +200,31 @@ impl Learner for GradientBoostingModel {
         let (mut train_loss, mut validation_loss) = (Vec::new(), Vec::new());
         let (mut best, mut best_round, mut since_best) = (f64::INFINITY, 0usize, 0usize);
         let mut sampler = Rng::new(child_seed(params.seed ^ SALT, 1));
-        for round in 0..params.n_estimators {
-            derivatives(params.loss, y, &scores, &mut g, &mut h);
+        let orders = RankOrders::new(y);
+        let mut row_loss = vec![0.0; n];
+        // Round r's pass gives the derivatives for tree r and every row's loss after tree r - 1
+        // (the same scores): one pass over the rows per round. The pass after the last tree
+        // gives only the losses.
+        for round in 0..=params.n_estimators {
+            derivatives_and_losses(params.loss, y, &orders, &scores, &mut g, &mut h, &mut row_loss);
+            if round > 0 {
+                train_loss.push(mean_loss(&row_loss, &data.weights, &train_rows));
+                if !valid_rows.is_empty() {
+                    let loss = mean_loss(&row_loss, &data.weights, &valid_rows);
+                    validation_loss.push(loss);
+                    if round == 1 || best - loss > 1e-7 * best.abs() {
+                        (best, best_round, since_best) = (loss, round, 0);
+                    } else {
+                        since_best += 1;
+                        if since_best >= params.n_iter_no_change {
+                            break;
+                        }
+                    }
+                }
+            }
+            if round == params.n_estimators {
+                break;
+            }
             let rows = subsample(&train_rows, params.subsample, &mut sampler);
             let row_weights: Vec<f64> = rows.iter().map(|&i| data.weights[i as usize]).collect();
             let grads = || Gradients { g: &g, h: &h, m };
@@ -214,19 +237,6 @@ impl Learner for GradientBoostingModel {
                 .expect("one tree");
             add_tree(&tree, &xv, &filled.fill, &mut scores, m);
             trees.push(tree);
-            train_loss.push(mean_loss(params.loss, y, &scores, &data.weights, &train_rows));
-            if !valid_rows.is_empty() {
-                let loss = mean_loss(params.loss, y, &scores, &data.weights, &valid_rows);
-                validation_loss.push(loss);
-                if round == 0 || best - loss > 1e-7 * best.abs() {
-                    (best, best_round, since_best) = (loss, round + 1, 0);
-                } else {
-                    since_best += 1;
-                    if since_best >= params.n_iter_no_change {
-                        break;
-                    }
-                }
-            }
         }
         if !valid_rows.is_empty() {
             trees.truncate(best_round);
@@ -344,26 +354,29 @@ fn subsample(rows: &[u32], share: f64, rng: &mut Rng) -> Vec<u32> {
     drawn
 }
 
-/// Every row's gradients and Hessian diagonals at `scores` (n x m each).
-fn derivatives(loss: RankingLoss, y: &RankMatrixView<'_>, scores: &[f64], g: &mut [f64], h: &mut [f64]) {
+/// Every row's gradients and Hessian diagonals (n x m each) and loss (n) at `scores`.
+fn derivatives_and_losses(
+    loss: RankingLoss,
+    y: &RankMatrixView<'_>,
+    orders: &RankOrders,
+    scores: &[f64],
+    g: &mut [f64],
+    h: &mut [f64],
+    row_loss: &mut [f64],
+) {
     let m = y.n_labels();
-    g.par_chunks_mut(m).zip(h.par_chunks_mut(m)).enumerate().for_each_init(RowScratch::default, |scratch, (i, (gi, hi))| {
-        loss.derivatives(y.row(i), &scores[i * m..(i + 1) * m], gi, hi, scratch);
-    });
+    g.par_chunks_mut(m).zip(h.par_chunks_mut(m)).zip(row_loss.par_iter_mut()).enumerate().for_each_init(
+        RowScratch::default,
+        |scratch, (i, ((gi, hi), li))| {
+            *li = loss.row_ordered(orders.row(i), y.row(i), &scores[i * m..(i + 1) * m], gi, hi, scratch);
+        },
+    );
 }
 
-/// The weighted mean loss of `rows`.
-fn mean_loss(loss: RankingLoss, y: &RankMatrixView<'_>, scores: &[f64], weights: &[f64], rows: &[u32]) -> f64 {
-    let m = y.n_labels();
-    let (total, weight) = rows
-        .par_iter()
-        .map_init(RowScratch::default, |scratch, &i| {
-            let i = i as usize;
-            (weights[i] * loss.row(y.row(i), &scores[i * m..(i + 1) * m], None, scratch), weights[i])
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .fold((0.0, 0.0), |(a, b), (l, w)| (a + l, b + w));
+/// The weighted mean of the rows' losses over `rows` (summed in row order).
+fn mean_loss(row_loss: &[f64], weights: &[f64], rows: &[u32]) -> f64 {
+    let (total, weight) =
+        rows.iter().fold((0.0, 0.0), |(a, b), &i| (a + weights[i as usize] * row_loss[i as usize], b + weights[i as usize]));
     if weight > 0.0 {
         total / weight
     } else {
