@@ -99,13 +99,18 @@ impl RankingLoss {
         loss
     }
 
-    /// [`Self::row`]'s gradients and Hessian diagonal alone: boosting rounds need no loss value
-    /// (its logarithms were a tenth of a fit).
-    pub fn derivatives(self, ranks: &[i32], scores: &[f64], g: &mut [f64], h: &mut [f64], scratch: &mut RowScratch) {
-        let mut order = std::mem::take(&mut scratch.order);
-        ranked_order(ranks, &mut order);
-        self.evaluate(&order, ranks, scores, Some((g, h)), scratch, false);
-        scratch.order = order;
+    /// [`Self::row_ordered`]'s gradients and Hessian diagonal alone, without the loss value (its
+    /// logarithms), for the initial scores' Newton steps.
+    pub fn derivatives(
+        self,
+        order: &[usize],
+        ranks: &[i32],
+        scores: &[f64],
+        g: &mut [f64],
+        h: &mut [f64],
+        scratch: &mut RowScratch,
+    ) {
+        self.evaluate(order, ranks, scores, Some((g, h)), scratch, false);
     }
 
     /// [`Self::row`] with the row's ranked labels in order given ([`RankOrders`]): its loss, and
@@ -279,7 +284,9 @@ mod tests {
                 let (mut g2, mut h2) = (vec![7.0; m], vec![7.0; m]);
                 let mut used = RowScratch::default();
                 loss.row(&[1, 0, 2], &[0.3, -1.0, 2.0], None, &mut used);
-                loss.derivatives(&ranks, &scores, &mut g2, &mut h2, &mut used);
+                let mut order = Vec::new();
+                ranked_order(&ranks, &mut order);
+                loss.derivatives(&order, &ranks, &scores, &mut g2, &mut h2, &mut used);
                 assert_eq!((&g, &h), (&g2, &h2));
                 for j in 0..m {
                     let mut up = scores.clone();

@@ -187,7 +187,8 @@ impl Learner for GradientBoostingModel {
             None => TrainingFeatures::new(&xv),
         };
         let (train_rows, valid_rows) = split_rows(n, &data.weights, &params);
-        let init_scores = constant_scores(params.loss, y, &data.weights, &train_rows, params.l2_regularization);
+        let orders = RankOrders::new(y);
+        let init_scores = constant_scores(params.loss, y, &orders, &data.weights, &train_rows, params.l2_regularization);
         let mut scores: Vec<f64> = (0..n).flat_map(|_| init_scores.iter().copied()).collect();
         let (mut g, mut h) = (vec![0.0; n * m], vec![0.0; n * m]);
         let grow = GrowParams {
@@ -200,7 +201,6 @@ impl Learner for GradientBoostingModel {
         let (mut train_loss, mut validation_loss) = (Vec::new(), Vec::new());
         let (mut best, mut best_round, mut since_best) = (f64::INFINITY, 0usize, 0usize);
         let mut sampler = Rng::new(child_seed(params.seed ^ SALT, 1));
-        let orders = RankOrders::new(y);
         let mut row_loss = vec![0.0; n];
         // Round r's pass gives the derivatives for tree r and every row's loss after tree r - 1
         // (the same scores): one pass over the rows per round. The pass after the last tree
@@ -386,15 +386,23 @@ fn mean_loss(row_loss: &[f64], weights: &[f64], rows: &[u32]) -> f64 {
 
 /// The best constant scores for the loss on `rows`: diagonal Newton steps from zero (the loss is
 /// convex in the scores), centred (only differences between scores matter).
-fn constant_scores(loss: RankingLoss, y: &RankMatrixView<'_>, weights: &[f64], rows: &[u32], l2: f64) -> Vec<f64> {
+fn constant_scores(
+    loss: RankingLoss,
+    y: &RankMatrixView<'_>,
+    orders: &RankOrders,
+    weights: &[f64],
+    rows: &[u32],
+    l2: f64,
+) -> Vec<f64> {
     let m = y.n_labels();
     let mut s = vec![0.0; m];
     let (mut g, mut h, mut scratch) = (vec![0.0; m], vec![0.0; m], RowScratch::default());
     for _ in 0..INIT_STEPS {
         let (mut g_sum, mut h_sum) = (vec![0.0; m], vec![0.0; m]);
         for &i in rows {
-            let w = weights[i as usize];
-            loss.derivatives(y.row(i as usize), &s, &mut g, &mut h, &mut scratch);
+            let i = i as usize;
+            let w = weights[i];
+            loss.derivatives(orders.row(i), y.row(i), &s, &mut g, &mut h, &mut scratch);
             for j in 0..m {
                 g_sum[j] += w * g[j];
                 h_sum[j] += w * h[j];

@@ -52,7 +52,7 @@ fn the_initial_scores_minimise_the_loss_among_constants() {
     let rows: Vec<u32> = (0..300).collect();
     let w = vec![1.0; 300];
     for loss in [RankingLoss::PlackettLuce, RankingLoss::PairwiseLogistic] {
-        let s = constant_scores(loss, &yv, &w, &rows, 0.0);
+        let s = constant_scores(loss, &yv, &loss::RankOrders::new(&yv), &w, &rows, 0.0);
         let total = |s: &[f64]| {
             rows.iter().map(|&i| loss.row(yv.row(i as usize), s, None, &mut loss::RowScratch::default())).sum::<f64>()
         };
