@@ -149,3 +149,31 @@ def test_tune_chooses_by_inner_cv_and_fits_the_choice(iris):
     assert tuned.n_estimators_ == best["n_estimators"]
     out = CliRunner().invoke(main, ["train", "-t", str(IRIS), "-W", "GBLR", "--no-cv", "--", "-I", "8", "-tune"])
     assert out.exit_code == 0, out.output
+
+
+def test_per_label_trees_from_python_the_cli_and_a_model_file(iris, tmp_path):
+    x, y = iris
+    xa, ya, xb, yb = _halves(x, y)
+    est = GradientBoostingLabelRanker(n_estimators=20, min_samples_leaf=3, per_label_trees=True, random_state=2)
+    est.fit(xa, ya)
+    assert est.n_estimators_ == 20
+    assert kendall_tau(yb, est.predict(xb)) > 0.9
+    shared = GradientBoostingLabelRanker(n_estimators=20, min_samples_leaf=3, random_state=2).fit(xa, ya)
+    assert not np.array_equal(shared.predict_scores(xb), est.predict_scores(xb))
+    again = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(again.predict_scores(xb), est.predict_scores(xb))
+    model = tmp_path / "per_label.lrm"
+    out = CliRunner().invoke(
+        main,
+        ["train", "-t", str(IRIS), "-W", "GBLR", "--no-cv", "-d", str(model), "--", "-I", "10", "-per-label"],
+    )
+    assert out.exit_code == 0, out.output
+    from lrank.model_file import load_model
+
+    loaded = load_model(model)
+    assert loaded.estimator.per_label_trees is True
+    direct = GradientBoostingLabelRanker(n_estimators=10, per_label_trees=True, random_state=1).fit(x, y)
+    assert loaded.estimator.n_estimators_ == 10
+    assert loaded.estimator.predict(x).shape == direct.predict(x).shape
+    help_text = CliRunner().invoke(main, ["learners"])
+    assert "-per-label" in help_text.output, help_text.output

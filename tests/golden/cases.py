@@ -135,6 +135,9 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "GBLR_pairwise_subsample_exact": lambda: L.GradientBoostingLabelRanker(
             loss="pairwise", n_estimators=6, subsample=0.7, max_features=2, max_bins=None, random_state=s
         ),
+        "GBLR_per_label": lambda: L.GradientBoostingLabelRanker(
+            n_estimators=6, min_samples_leaf=5, per_label_trees=True, random_state=s
+        ),
         # Added with BoostLR (issue 25).
         "BoostLR": lambda: L.AdaBoostLabelRanker(L.LabelRankingTree(max_depth=3), n_estimators=5, random_state=s),
         "BoostLR_reweight_square_kemeny": lambda: L.AdaBoostLabelRanker(

@@ -3,7 +3,7 @@ fitted by Newton steps to the gradients of a ranking loss."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -63,6 +63,9 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
         improved for ``n_iter_no_change`` rounds, and the rounds up to its best are kept.
     validation_fraction : held-out share for early stopping (default 0.1).
     n_iter_no_change : patience of early stopping in rounds (default 10).
+    per_label_trees : fit one single-output tree per label each round, to that label's
+        gradients (as multiclass boosting does), instead of one multi-output tree for all labels
+        (default False). m times the trees: more capacity per round, at more cost.
     tune : choose ``max_depth`` (3 or 6), ``learning_rate`` (0.05, 0.1 or 0.3) and the number of
         rounds (a quarter, half, three quarters or all of ``n_estimators``) by inner 3-fold
         cross-validation (mean Kendall tau; ties to the simpler), then fit with the choice.
@@ -81,6 +84,7 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
     """
 
     _core_kind = "GradientBoosting"
+    _added_params: ClassVar[dict[str, Any]] = {"per_label_trees": False}
 
     def __init__(
         self,
@@ -96,6 +100,7 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
         early_stopping: str | bool = "auto",
         validation_fraction: float = 0.1,
         n_iter_no_change: int = 10,
+        per_label_trees: bool = False,
         tune: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
@@ -113,6 +118,7 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.per_label_trees = per_label_trees
         self.tune = tune
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -133,6 +139,7 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
                 "early_stopping": _early_stopping(self.early_stopping),
                 "validation_fraction": _convert.finite("validation_fraction", self.validation_fraction),
                 "n_iter_no_change": _convert.count("n_iter_no_change", self.n_iter_no_change),
+                "per_label_trees": _convert.flag("per_label_trees", self.per_label_trees),
                 "tune": _convert.flag("tune", self.tune),
                 "seed": seed,
             }
@@ -199,6 +206,13 @@ LEARNER_SPECS = (
             ),
             LearnerOption("-validation", "validation_fraction", "held-out share (default 0.1)", float, "X"),
             LearnerOption("-patience", "n_iter_no_change", "rounds without improvement before stopping (default 10)"),
+            LearnerOption(
+                "-per-label",
+                "per_label_trees",
+                "one tree per label per round, on that label's gradients (default: one tree for all labels)",
+                None,
+                "",
+            ),
             LearnerOption(
                 "-tune",
                 "tune",

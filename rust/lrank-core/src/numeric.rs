@@ -199,6 +199,11 @@ pub mod file_version {
     pub fn added_in_7<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
         added_in(7, d)
     }
+
+    /// A field added in model format version 8.
+    pub fn added_in_8<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(8, d)
+    }
 }
 
 #[cfg(test)]

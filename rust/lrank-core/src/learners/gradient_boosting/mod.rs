@@ -5,6 +5,9 @@
 //! log-likelihood, which uses incomplete and top-k rankings as they stand, or a pairwise logistic
 //! loss over the label pairs a ranking orders), and adds its leaf values times the learning rate
 //! ([`newton`]: leaf value -G/(H + λ), split gain the sum over labels of G²/(H + λ)).
+//! With `per_label_trees`, each round instead fits one single-output tree per label to that
+//! label's derivatives (as multiclass boosting does): m times the trees, each free to split on
+//! what matters to its label.
 //!
 //! - Trees grow in the one tree engine, with its histogram search (at most `max_bins` bins per
 //!   feature, binned once per fit) or exact search (`max_bins = None`).
@@ -85,6 +88,10 @@ pub struct GradientBoostingParams {
     #[serde(default)]
     pub tune: bool,
     pub seed: u64,
+    /// One tree per label per round (each fitted to its label's derivatives) instead of one
+    /// multi-output tree per round.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_8")]
+    pub per_label_trees: bool,
 }
 
 impl Default for GradientBoostingParams {
@@ -104,6 +111,7 @@ impl Default for GradientBoostingParams {
             n_iter_no_change: 10,
             tune: false,
             seed: 0,
+            per_label_trees: false,
         }
     }
 }
@@ -151,7 +159,9 @@ pub struct GradientBoostingModel {
     pub fill_values: Vec<f64>,
     /// The constant scores boosting starts from.
     pub init_scores: Vec<f64>,
-    /// One tree per kept round; leaves hold score increments (the learning rate applied).
+    /// One tree per kept round, or with `per_label_trees` one per label per round (tree t for
+    /// label t mod m, leaves of one value); leaves hold score increments (the learning rate
+    /// applied).
     pub trees: Vec<Tree<ScoreLeaf>>,
     /// Mean training loss after each round (over the rows the rounds were fitted on).
     pub train_loss: Vec<f64>,
@@ -227,19 +237,42 @@ impl Learner for GradientBoostingModel {
             }
             let rows = subsample(&train_rows, params.subsample, &mut sampler);
             let row_weights: Vec<f64> = rows.iter().map(|&i| data.weights[i as usize]).collect();
-            let grads = || Gradients { g: &g, h: &h, m };
-            let criterion = NewtonCriterion { grads: grads(), l2: params.l2_regularization, min_leaf: params.min_samples_leaf };
-            let leaves = NewtonLeaves { grads: grads(), l2: params.l2_regularization, learning_rate: params.learning_rate };
             let seed = child_seed(params.seed, round as u64);
-            let tree = Growth::SingleTree { seed }
-                .grow_additive(&features, &rows, &row_weights, &criterion, &leaves, &grow)
-                .pop()
-                .expect("one tree");
-            add_tree(&tree, &xv, &filled.fill, &mut scores, m);
-            trees.push(tree);
+            let grow_tree = |grads: Gradients<'_>, seed: u64| {
+                let criterion = NewtonCriterion {
+                    grads,
+                    l2: params.l2_regularization,
+                    min_leaf: params.min_samples_leaf,
+                };
+                let leaves = NewtonLeaves { grads, l2: params.l2_regularization, learning_rate: params.learning_rate };
+                Growth::SingleTree { seed }
+                    .grow_additive(&features, &rows, &row_weights, &criterion, &leaves, &grow)
+                    .pop()
+                    .expect("one tree")
+            };
+            if params.per_label_trees {
+                // Label j's derivatives gathered into their own columns; the labels' trees grow
+                // side by side, each from its own stream.
+                let label_trees: Vec<Tree<ScoreLeaf>> = (0..m)
+                    .into_par_iter()
+                    .map(|j| {
+                        let column = |v: &[f64]| v.iter().skip(j).step_by(m).copied().collect::<Vec<f64>>();
+                        let (gj, hj) = (column(&g), column(&h));
+                        grow_tree(Gradients { g: &gj, h: &hj, m: 1 }, child_seed(seed, j as u64))
+                    })
+                    .collect();
+                for (j, tree) in label_trees.into_iter().enumerate() {
+                    add_tree(&tree, Some(j), &xv, &filled.fill, &mut scores, m);
+                    trees.push(tree);
+                }
+            } else {
+                let tree = grow_tree(Gradients { g: &g, h: &h, m }, seed);
+                add_tree(&tree, None, &xv, &filled.fill, &mut scores, m);
+                trees.push(tree);
+            }
         }
         if !valid_rows.is_empty() {
-            trees.truncate(best_round);
+            trees.truncate(best_round * if params.per_label_trees { m.max(1) } else { 1 });
         }
         Ok(GradientBoostingModel {
             params,
@@ -276,7 +309,7 @@ impl Learner for GradientBoostingModel {
 
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
-            "n_rounds": self.trees.len(),
+            "n_rounds": self.trees.len() / self.trees_per_round(),
             "init_scores": self.init_scores,
             "train_loss": self.train_loss,
             "validation_loss": self.validation_loss,
@@ -290,16 +323,39 @@ impl Learner for GradientBoostingModel {
     fn check(&self) -> std::result::Result<(), String> {
         same_len(self.fill_values.len(), self.n_features, "fill_values")?;
         same_len(self.init_scores.len(), self.n_labels, "init_scores")?;
-        if self.trees.len() > self.params.n_estimators {
-            return Err(format!("{} trees for at most {} rounds", self.trees.len(), self.params.n_estimators));
+        let per_round = self.trees_per_round();
+        if self.trees.len() > self.params.n_estimators * per_round || self.trees.len() % per_round != 0 {
+            return Err(format!(
+                "{} trees for at most {} rounds of {per_round} trees",
+                self.trees.len(),
+                self.params.n_estimators
+            ));
         }
-        self.trees
-            .iter()
-            .try_for_each(|t| t.check(self.n_features, |leaf| same_len(leaf.scores.len(), self.n_labels, "a leaf's scores")))
+        let leaf_len = if self.params.per_label_trees { 1 } else { self.n_labels };
+        self.trees.iter().try_for_each(|t| t.check(self.n_features, |leaf| same_len(leaf.scores.len(), leaf_len, "a leaf's scores")))
     }
 }
 
 impl GradientBoostingModel {
+    /// Trees per boosting round: one per label, or one for all labels.
+    pub fn trees_per_round(&self) -> usize {
+        if self.params.per_label_trees {
+            self.n_labels.max(1)
+        } else {
+            1
+        }
+    }
+
+    /// Adds the values of tree `t`'s leaf to a row's scores.
+    #[inline]
+    pub(super) fn add_leaf(&self, t: usize, leaf: &ScoreLeaf, row: &mut [f64]) {
+        if self.params.per_label_trees {
+            row[t % self.n_labels] += leaf.scores[0];
+        } else {
+            row.iter_mut().zip(&leaf.scores).for_each(|(d, s)| *d += s);
+        }
+    }
+
     /// Each row's label scores (n x m): the initial scores plus every tree's leaf values.
     fn scores(&self, x: &FeatureMatrixView<'_>) -> Vec<f64> {
         let flat = self.flat.of(self.trees.iter(), x.n_rows());
@@ -308,9 +364,9 @@ impl GradientBoostingModel {
         fill_row_blocks(x, m, BlockRows::default, |block, rows, dst: &mut [f64]| {
             dst.chunks_exact_mut(m.max(1)).for_each(|row| row.copy_from_slice(&self.init_scores));
             block.load(x, rows, &self.fill_values);
-            for (tree, walk) in self.trees.iter().zip(flat.iter()) {
+            for (t, (tree, walk)) in self.trees.iter().zip(flat.iter()).enumerate() {
                 for (&leaf, row) in block.leaves_in(tree, walk.as_ref()).iter().zip(dst.chunks_exact_mut(m.max(1))) {
-                    row.iter_mut().zip(&tree.leaves[leaf as usize].scores).for_each(|(d, s)| *d += s);
+                    self.add_leaf(t, &tree.leaves[leaf as usize], row);
                 }
             }
         })
@@ -419,10 +475,21 @@ fn constant_scores(
     s
 }
 
-/// Adds a new tree's leaf values to every row's scores.
-fn add_tree(tree: &Tree<ScoreLeaf>, x: &FeatureMatrixView<'_>, fill: &[f64], scores: &mut [f64], m: usize) {
+/// Adds a new tree's leaf values to every row's scores: to every label's, or (a per-label tree)
+/// to `label`'s.
+fn add_tree(
+    tree: &Tree<ScoreLeaf>,
+    label: Option<usize>,
+    x: &FeatureMatrixView<'_>,
+    fill: &[f64],
+    scores: &mut [f64],
+    m: usize,
+) {
     scores.par_chunks_mut(m).enumerate().for_each(|(i, s)| {
         let leaf = tree.leaf_for(x.row(i), fill);
-        s.iter_mut().zip(&leaf.scores).for_each(|(a, b)| *a += b);
+        match label {
+            Some(j) => s[j] += leaf.scores[0],
+            None => s.iter_mut().zip(&leaf.scores).for_each(|(a, b)| *a += b),
+        }
     });
 }

@@ -13,6 +13,7 @@ use crate::tree::{
 };
 
 /// The gradients of one round (n x m each, row-major, 0 for labels a row does not rank).
+#[derive(Clone, Copy)]
 pub(super) struct Gradients<'a> {
     pub g: &'a [f64],
     pub h: &'a [f64],

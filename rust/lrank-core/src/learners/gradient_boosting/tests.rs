@@ -218,3 +218,89 @@ fn tuning_picks_the_best_candidate_by_inner_cross_validation_and_fits_with_it() 
     let direct = fit(&x, &y, chosen);
     assert_eq!((model.trees, model.init_scores), (direct.trees, direct.init_scores));
 }
+
+#[test]
+fn per_label_trees_fit_each_label_with_its_own_tree() {
+    let (x, y) = problem(500, 13);
+    let (xt, yt) = problem(300, 14);
+    let xtv = FeatureMatrixView::new(&xt, 300, 3).unwrap();
+    for loss in [RankingLoss::PlackettLuce, RankingLoss::PairwiseLogistic] {
+        let params = GradientBoostingParams {
+            loss,
+            n_estimators: 30,
+            min_samples_leaf: 5.0,
+            per_label_trees: true,
+            seed: 3,
+            ..Default::default()
+        };
+        let model = fit(&x, &y, params.clone());
+        assert_eq!(model.trees.len(), 30 * 4, "a tree per label per round");
+        assert!(model.trees.iter().all(|t| t.leaves.iter().all(|l| l.scores.len() == 1)));
+        assert!(model.train_loss.windows(2).all(|w| w[1] <= w[0] + 1e-9), "{loss:?}: {:?}", model.train_loss);
+        // Slow reference: the scores are the initial ones plus each tree's leaf value on its label.
+        let scores = model.scores(&xtv);
+        for (i, row) in scores.chunks(4).enumerate() {
+            let mut expected = model.init_scores.clone();
+            for (t, tree) in model.trees.iter().enumerate() {
+                expected[t % 4] += tree.leaf_for(xtv.row(i), &model.fill_values).scores[0];
+            }
+            row.iter().zip(&expected).for_each(|(a, b)| assert!((a - b).abs() < 1e-12, "row {i}: {row:?} vs {expected:?}"));
+        }
+        let tau = mean_tau(&yt, &model.predict_ranks(&xtv).unwrap());
+        assert!(tau > 0.8, "{loss:?}: test tau {tau}");
+        // Another model than one multi-output tree per round, and a consistent one: check passes,
+        // and a tree too many is refused.
+        let shared = fit(&x, &y, GradientBoostingParams { per_label_trees: false, ..params });
+        assert_ne!(shared.predict_ranks(&xtv).unwrap(), model.predict_ranks(&xtv).unwrap());
+        assert_eq!(model.check(), Ok(()));
+        let mut broken = model.clone();
+        broken.trees.pop();
+        assert!(broken.check().is_err());
+    }
+}
+
+#[test]
+fn per_label_trees_are_deterministic_at_any_thread_count_and_stop_early_by_whole_rounds() {
+    let (x, y) = problem(400, 15);
+    let params = GradientBoostingParams {
+        n_estimators: 200,
+        learning_rate: 0.5,
+        min_samples_leaf: 1.0,
+        max_depth: Some(8),
+        subsample: 0.8,
+        early_stopping: EarlyStopping::On,
+        n_iter_no_change: 4,
+        per_label_trees: true,
+        seed: 7,
+        ..Default::default()
+    };
+    let one = with_threads(Some(1), || fit(&x, &y, params.clone())).unwrap();
+    let two = with_threads(Some(2), || fit(&x, &y, params.clone())).unwrap();
+    assert_eq!(one, two);
+    let v = &one.validation_loss;
+    assert!(v.len() < 200, "stopped early: {} rounds", v.len());
+    let best_round = v.iter().position(|&l| l == v.iter().cloned().fold(f64::INFINITY, f64::min)).unwrap() + 1;
+    assert_eq!(one.trees.len(), 4 * best_round);
+    assert_eq!(one.summary()["n_rounds"], best_round);
+}
+
+#[test]
+fn tuning_with_per_label_trees_reads_whole_rounds() {
+    let (x, y) = problem(240, 16);
+    let params = GradientBoostingParams {
+        n_estimators: 8,
+        min_samples_leaf: 5.0,
+        per_label_trees: true,
+        tune: true,
+        seed: 4,
+        ..Default::default()
+    };
+    let model = fit(&x, &y, params.clone());
+    let best = tune::best(&model.tuning).unwrap().clone();
+    assert_eq!(model.trees.len(), 4 * best.n_estimators);
+    // A staged tau after k rounds equals the tau of a model fitted with k rounds.
+    let chosen =
+        GradientBoostingParams { max_depth: Some(best.max_depth), learning_rate: best.learning_rate, tune: false, ..params };
+    let direct = fit(&x, &y, GradientBoostingParams { n_estimators: best.n_estimators, ..chosen });
+    assert_eq!(model.trees, direct.trees);
+}

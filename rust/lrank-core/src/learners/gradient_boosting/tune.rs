@@ -124,12 +124,15 @@ fn staged_taus(model: &GradientBoostingModel, x: &FeatureMatrixView<'_>, truth: 
     let (mut ranks, mut buf) = (vec![0; m], Vec::new());
     let mut out = Vec::new();
     let mut next = 0;
+    let per_round = model.trees_per_round();
     for (t, tree) in model.trees.iter().enumerate() {
         for (i, s) in scores.chunks_mut(m).enumerate() {
-            let leaf = tree.leaf_for(x.row(i), &model.fill_values);
-            s.iter_mut().zip(&leaf.scores).for_each(|(a, b)| *a += b);
+            model.add_leaf(t, tree.leaf_for(x.row(i), &model.fill_values), s);
         }
-        while next < rounds.len() && rounds[next] == t + 1 {
+        if (t + 1) % per_round != 0 {
+            continue;
+        }
+        while next < rounds.len() && rounds[next] == (t + 1) / per_round {
             let (mut sum, mut count) = (0.0, 0usize);
             for (s, r) in scores.chunks(m).zip(truth) {
                 ranking_from_scores_into(s, &mut buf, &mut ranks);
