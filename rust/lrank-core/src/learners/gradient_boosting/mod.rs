@@ -41,7 +41,7 @@ use crate::tree::{
     MAX_BINS,
 };
 use loss::{RankOrders, RankingLoss, RowScratch};
-use newton::{Gradients, NewtonCriterion, NewtonLeaves};
+use newton::{Gradients, LeafValues, NewtonCriterion, NewtonLeaves};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use tune::TuningScore;
@@ -212,6 +212,7 @@ impl Learner for GradientBoostingModel {
         let (mut best, mut best_round, mut since_best) = (f64::INFINITY, 0usize, 0usize);
         let mut sampler = Rng::new(child_seed(params.seed ^ SALT, 1));
         let mut row_loss = vec![0.0; n];
+        let (mut grown_on, leaf_values) = (vec![false; n], LeafValues::new(n * m));
         // Round r's pass gives the derivatives for tree r and every row's loss after tree r - 1
         // (the same scores): one pass over the rows per round. The pass after the last tree
         // gives only the losses.
@@ -237,14 +238,18 @@ impl Learner for GradientBoostingModel {
             }
             let rows = subsample(&train_rows, params.subsample, &mut sampler);
             let row_weights: Vec<f64> = rows.iter().map(|&i| data.weights[i as usize]).collect();
+            grown_on.iter_mut().for_each(|g| *g = false);
+            rows.iter().for_each(|&i| grown_on[i as usize] = true);
             let seed = child_seed(params.seed, round as u64);
-            let grow_tree = |grads: Gradients<'_>, seed: u64| {
-                let criterion = NewtonCriterion {
+            let grow_tree = |grads: Gradients<'_>, seed: u64, offset: usize| {
+                let criterion = NewtonCriterion { grads, l2: params.l2_regularization, min_leaf: params.min_samples_leaf };
+                let leaves = NewtonLeaves {
                     grads,
                     l2: params.l2_regularization,
-                    min_leaf: params.min_samples_leaf,
+                    learning_rate: params.learning_rate,
+                    record: &leaf_values,
+                    offset,
                 };
-                let leaves = NewtonLeaves { grads, l2: params.l2_regularization, learning_rate: params.learning_rate };
                 Growth::SingleTree { seed }
                     .grow_additive(&features, &rows, &row_weights, &criterion, &leaves, &grow)
                     .pop()
@@ -258,17 +263,17 @@ impl Learner for GradientBoostingModel {
                     .map(|j| {
                         let column = |v: &[f64]| v.iter().skip(j).step_by(m).copied().collect::<Vec<f64>>();
                         let (gj, hj) = (column(&g), column(&h));
-                        grow_tree(Gradients { g: &gj, h: &hj, m: 1 }, child_seed(seed, j as u64))
+                        grow_tree(Gradients { g: &gj, h: &hj, m: 1 }, child_seed(seed, j as u64), j * n)
                     })
                     .collect();
-                for (j, tree) in label_trees.into_iter().enumerate() {
-                    add_tree(&tree, Some(j), &xv, &filled.fill, &mut scores, m);
-                    trees.push(tree);
-                }
+                let added = AddedTrees { trees: &label_trees, per_label: true, grown_on: &grown_on, values: &leaf_values };
+                added.add_to(&xv, &filled.fill, &mut scores, m);
+                trees.extend(label_trees);
             } else {
-                let tree = grow_tree(Gradients { g: &g, h: &h, m }, seed);
-                add_tree(&tree, None, &xv, &filled.fill, &mut scores, m);
-                trees.push(tree);
+                let tree = [grow_tree(Gradients { g: &g, h: &h, m }, seed, 0)];
+                let added = AddedTrees { trees: &tree, per_label: false, grown_on: &grown_on, values: &leaf_values };
+                added.add_to(&xv, &filled.fill, &mut scores, m);
+                trees.extend(tree);
             }
         }
         if !valid_rows.is_empty() {
@@ -332,7 +337,9 @@ impl Learner for GradientBoostingModel {
             ));
         }
         let leaf_len = if self.params.per_label_trees { 1 } else { self.n_labels };
-        self.trees.iter().try_for_each(|t| t.check(self.n_features, |leaf| same_len(leaf.scores.len(), leaf_len, "a leaf's scores")))
+        self.trees
+            .iter()
+            .try_for_each(|t| t.check(self.n_features, |leaf| same_len(leaf.scores.len(), leaf_len, "a leaf's scores")))
     }
 }
 
@@ -475,21 +482,33 @@ fn constant_scores(
     s
 }
 
-/// Adds a new tree's leaf values to every row's scores: to every label's, or (a per-label tree)
-/// to `label`'s.
-fn add_tree(
-    tree: &Tree<ScoreLeaf>,
-    label: Option<usize>,
-    x: &FeatureMatrixView<'_>,
-    fill: &[f64],
-    scores: &mut [f64],
-    m: usize,
-) {
-    scores.par_chunks_mut(m).enumerate().for_each(|(i, s)| {
-        let leaf = tree.leaf_for(x.row(i), fill);
-        match label {
-            Some(j) => s[j] += leaf.scores[0],
-            None => s.iter_mut().zip(&leaf.scores).for_each(|(a, b)| *a += b),
-        }
-    });
+/// A round's new trees: one for all labels, or one per label (tree j for label j).
+struct AddedTrees<'a> {
+    trees: &'a [Tree<ScoreLeaf>],
+    per_label: bool,
+    /// The rows the trees were grown on (their leaves recorded their values in `values`).
+    grown_on: &'a [bool],
+    values: &'a LeafValues,
+}
+
+impl AddedTrees<'_> {
+    /// Adds the trees' leaf values to every row's scores: a row the trees were grown on takes the
+    /// values its leaves recorded (the leaf its tree's growth sent it to), any other row walks
+    /// the trees.
+    fn add_to(&self, x: &FeatureMatrixView<'_>, fill: &[f64], scores: &mut [f64], m: usize) {
+        let n = scores.len() / m.max(1);
+        scores.par_chunks_mut(m).enumerate().for_each(|(i, s)| {
+            let grown_on = self.grown_on[i];
+            if self.per_label {
+                for (j, tree) in self.trees.iter().enumerate() {
+                    s[j] += if grown_on { self.values.get(j * n + i) } else { tree.leaf_for(x.row(i), fill).scores[0] };
+                }
+            } else if grown_on {
+                s.iter_mut().enumerate().for_each(|(j, a)| *a += self.values.get(i * m + j));
+            } else {
+                let leaf = self.trees[0].leaf_for(x.row(i), fill);
+                s.iter_mut().zip(&leaf.scores).for_each(|(a, b)| *a += b);
+            }
+        });
+    }
 }

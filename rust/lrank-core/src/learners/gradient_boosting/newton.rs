@@ -7,6 +7,8 @@
 //! G_j² / (2 (H_j + λ)); a split scores the sum over labels of G²/(H + λ) of its two sides minus
 //! the node's (the gain, up to the factor 1/2). λ is the L2 penalty on leaf values.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::tree::{
     additive_best_boundary, AdditiveCriterion, Boundaries, LeafFitter, ScoreLeaf, SidesTask, SortedSample, SplitCriterion,
     SplitSides,
@@ -188,11 +190,36 @@ impl SplitSides for NewtonSides<'_> {
     }
 }
 
-/// Leaf values: the Newton step -G_j/(H_j + λ) per label, times the learning rate.
+/// Leaf values: the Newton step -G_j/(H_j + λ) per label, times the learning rate. Each leaf
+/// also records its values for the samples that reach it (in `record`, from `offset`: sample s's
+/// value j at `offset + s m + j`), so that the rows a tree was grown on take their new scores
+/// without walking it.
 pub(super) struct NewtonLeaves<'a> {
     pub grads: Gradients<'a>,
     pub l2: f64,
     pub learning_rate: f64,
+    pub record: &'a LeafValues,
+    pub offset: usize,
+}
+
+/// The leaf values of a round's samples, written by the leaves as they are fitted (in parallel,
+/// each sample's by the one leaf it reaches).
+pub(super) struct LeafValues(Vec<AtomicU64>);
+
+impl LeafValues {
+    pub fn new(len: usize) -> Self {
+        LeafValues((0..len).map(|_| AtomicU64::new(0)).collect())
+    }
+
+    #[inline]
+    pub fn get(&self, at: usize) -> f64 {
+        f64::from_bits(self.0[at].load(Ordering::Relaxed))
+    }
+
+    #[inline]
+    fn set(&self, at: usize, value: f64) {
+        self.0[at].store(value.to_bits(), Ordering::Relaxed);
+    }
 }
 
 impl LeafFitter for NewtonLeaves<'_> {
@@ -217,7 +244,11 @@ impl LeafFitter for NewtonLeaves<'_> {
                     0.0
                 }
             })
-            .collect();
+            .collect::<Vec<f64>>();
+        for &s in samples {
+            let at = self.offset + s as usize * m;
+            scores.iter().enumerate().for_each(|(j, &v)| self.record.set(at + j, v));
+        }
         ScoreLeaf { scores }
     }
 }

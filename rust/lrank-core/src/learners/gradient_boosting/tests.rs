@@ -304,3 +304,42 @@ fn tuning_with_per_label_trees_reads_whole_rounds() {
     let direct = fit(&x, &y, GradientBoostingParams { n_estimators: best.n_estimators, ..chosen });
     assert_eq!(model.trees, direct.trees);
 }
+
+#[test]
+fn the_training_loss_is_the_loss_of_the_models_own_scores() {
+    // The rows a round's trees were grown on take their leaves' recorded values, the others walk
+    // the trees: either way the scores must be what the model predicts. Missing values, a
+    // nominal feature, subsampling (unsampled rows walk) and both kinds of trees.
+    use crate::data::features::FeatureKind;
+    let (mut x, y) = problem(300, 17);
+    for (i, v) in x.iter_mut().enumerate() {
+        if i % 3 == 1 {
+            *v = (*v * 4.0).floor(); // nominal: codes 0 to 3
+        } else if i % 11 == 0 {
+            *v = f64::NAN;
+        }
+    }
+    let kinds = [FeatureKind::Numeric, FeatureKind::Nominal, FeatureKind::Numeric];
+    let xv = FeatureMatrixView::new(&x, 300, 3).unwrap().with_kinds(Some(&kinds)).unwrap();
+    let yv = RankMatrixView::new(&y, 300, 4).unwrap();
+    for (per_label_trees, max_bins) in [(false, Some(255)), (true, Some(255)), (true, None), (false, Some(4))] {
+        let params = GradientBoostingParams {
+            loss: RankingLoss::PairwiseLogistic,
+            n_estimators: 12,
+            min_samples_leaf: 3.0,
+            subsample: 0.6,
+            per_label_trees,
+            max_bins,
+            seed: 5,
+            ..Default::default()
+        };
+        let model = GradientBoostingModel::fit_views(&xv, &yv, None, params).unwrap();
+        let scores = model.scores(&xv);
+        let mut scratch = loss::RowScratch::default();
+        let mean =
+            (0..300).map(|i| model.params.loss.row(yv.row(i), &scores[i * 4..(i + 1) * 4], None, &mut scratch)).sum::<f64>()
+                / 300.0;
+        let last = *model.train_loss.last().unwrap();
+        assert!((mean - last).abs() <= 1e-12 * last.abs(), "{per_label_trees} {max_bins:?}: {mean} vs {last}");
+    }
+}
