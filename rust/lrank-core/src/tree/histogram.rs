@@ -82,11 +82,20 @@ impl Histograms {
         dense.resize(self.stride - HEAD, 0.0);
         if let (Some(&s), Some(&w)) = (samples.first(), weights.first()) {
             if criterion.dense_sample_stats(s, w, dense) {
-                for (&s, &w) in samples.iter().zip(weights) {
-                    criterion.dense_sample_stats(s, w, dense);
-                    self.add_to_cells(&mut hist, bins.row(s as usize), w, |cell| {
-                        cell.iter_mut().zip(dense.iter()).for_each(|(c, &a)| *c += a)
-                    });
+                // Cells of a few numbers are added as fixed-size arrays (no loop per cell).
+                match self.stride {
+                    3 => self.build_dense::<3, C>(&mut hist, bins, criterion, samples, weights),
+                    4 => self.build_dense::<4, C>(&mut hist, bins, criterion, samples, weights),
+                    6 => self.build_dense::<6, C>(&mut hist, bins, criterion, samples, weights),
+                    8 => self.build_dense::<8, C>(&mut hist, bins, criterion, samples, weights),
+                    _ => {
+                        for (&s, &w) in samples.iter().zip(weights) {
+                            criterion.dense_sample_stats(s, w, dense);
+                            self.add_to_cells(&mut hist, bins.row(s as usize), w, |cell| {
+                                cell.iter_mut().zip(dense.iter()).for_each(|(c, &a)| *c += a)
+                            });
+                        }
+                    }
                 }
                 return hist;
             }
@@ -98,6 +107,30 @@ impl Histograms {
             self.add_to_cells(&mut hist, bins.row(s as usize), w, |cell| stats.iter().for_each(|&(e, a)| cell[e as usize] += a));
         }
         hist
+    }
+
+    /// [`build`](Self::build)'s dense case for cells of `S` numbers (`S == self.stride`).
+    fn build_dense<const S: usize, C: AdditiveCriterion>(
+        &self,
+        hist: &mut [f64],
+        bins: &Bins,
+        criterion: &C,
+        samples: &[u32],
+        weights: &[f64],
+    ) {
+        debug_assert_eq!(S, self.stride);
+        let mut add = [0.0; S];
+        add[0] = 1.0;
+        for (&s, &w) in samples.iter().zip(weights) {
+            add[1] = w;
+            criterion.dense_sample_stats(s, w, &mut add[HEAD..]);
+            let codes = bins.row(s as usize);
+            for &(f, start) in &self.binned {
+                let at = start + codes[f] as usize * S;
+                let cell: &mut [f64; S] = (&mut hist[at..at + S]).try_into().expect("a cell");
+                cell.iter_mut().zip(&add).for_each(|(c, &a)| *c += a);
+            }
+        }
     }
 
     /// Counts a sample of weight `w` (bin codes `codes`) in its bin of every binned feature;

@@ -200,7 +200,8 @@ impl Learner for GradientBoostingModel {
         let orders = RankOrders::new(y);
         let init_scores = constant_scores(params.loss, y, &orders, &data.weights, &train_rows, params.l2_regularization);
         let mut scores: Vec<f64> = (0..n).flat_map(|_| init_scores.iter().copied()).collect();
-        let (mut g, mut h) = (vec![0.0; n * m], vec![0.0; n * m]);
+        // Each row's gradients, then its Hessian diagonals (2m numbers per row).
+        let mut gh = vec![0.0; n * 2 * m];
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
@@ -217,7 +218,7 @@ impl Learner for GradientBoostingModel {
         // (the same scores): one pass over the rows per round. The pass after the last tree
         // gives only the losses.
         for round in 0..=params.n_estimators {
-            derivatives_and_losses(params.loss, y, &orders, &scores, &mut g, &mut h, &mut row_loss);
+            derivatives_and_losses(params.loss, y, &orders, &scores, &mut gh, &mut row_loss);
             if round > 0 {
                 train_loss.push(mean_loss(&row_loss, &data.weights, &train_rows));
                 if !valid_rows.is_empty() {
@@ -261,16 +262,15 @@ impl Learner for GradientBoostingModel {
                 let label_trees: Vec<Tree<ScoreLeaf>> = (0..m)
                     .into_par_iter()
                     .map(|j| {
-                        let column = |v: &[f64]| v.iter().skip(j).step_by(m).copied().collect::<Vec<f64>>();
-                        let (gj, hj) = (column(&g), column(&h));
-                        grow_tree(Gradients { g: &gj, h: &hj, m: 1 }, child_seed(seed, j as u64), j * n)
+                        let ghj: Vec<f64> = gh.chunks_exact(2 * m).flat_map(|row| [row[j], row[m + j]]).collect();
+                        grow_tree(Gradients { gh: &ghj, m: 1 }, child_seed(seed, j as u64), j * n)
                     })
                     .collect();
                 let added = AddedTrees { trees: &label_trees, per_label: true, grown_on: &grown_on, values: &leaf_values };
                 added.add_to(&xv, &filled.fill, &mut scores, m);
                 trees.extend(label_trees);
             } else {
-                let tree = [grow_tree(Gradients { g: &g, h: &h, m }, seed, 0)];
+                let tree = [grow_tree(Gradients { gh: &gh, m }, seed, 0)];
                 let added = AddedTrees { trees: &tree, per_label: false, grown_on: &grown_on, values: &leaf_values };
                 added.add_to(&xv, &filled.fill, &mut scores, m);
                 trees.extend(tree);
@@ -417,20 +417,21 @@ fn subsample(rows: &[u32], share: f64, rng: &mut Rng) -> Vec<u32> {
     drawn
 }
 
-/// Every row's gradients and Hessian diagonals (n x m each) and loss (n) at `scores`.
+/// Every row's gradients and Hessian diagonals (`gh`: per row its m gradients, then its m
+/// Hessian entries) and loss (n) at `scores`.
 fn derivatives_and_losses(
     loss: RankingLoss,
     y: &RankMatrixView<'_>,
     orders: &RankOrders,
     scores: &[f64],
-    g: &mut [f64],
-    h: &mut [f64],
+    gh: &mut [f64],
     row_loss: &mut [f64],
 ) {
     let m = y.n_labels();
-    g.par_chunks_mut(m).zip(h.par_chunks_mut(m)).zip(row_loss.par_iter_mut()).enumerate().for_each_init(
+    gh.par_chunks_mut(2 * m).zip(row_loss.par_iter_mut()).enumerate().for_each_init(
         RowScratch::default,
-        |scratch, (i, ((gi, hi), li))| {
+        |scratch, (i, (ghi, li))| {
+            let (gi, hi) = ghi.split_at_mut(m);
             *li = loss.row_ordered(orders.row(i), y.row(i), &scores[i * m..(i + 1) * m], gi, hi, scratch);
         },
     );

@@ -14,19 +14,25 @@ use crate::tree::{
     SplitSides,
 };
 
-/// The gradients of one round (n x m each, row-major, 0 for labels a row does not rank).
+/// The gradients and Hessian diagonals of one round: per row its m gradients, then its m
+/// Hessian entries (0 for labels a row does not rank), the order of a node's sums.
 #[derive(Clone, Copy)]
 pub(super) struct Gradients<'a> {
-    pub g: &'a [f64],
-    pub h: &'a [f64],
+    pub gh: &'a [f64],
     pub m: usize,
 }
 
 impl Gradients<'_> {
+    /// Row `i`'s gradients and Hessian entries, together.
+    #[inline]
+    fn both(&self, i: u32) -> &[f64] {
+        let at = i as usize * 2 * self.m;
+        &self.gh[at..at + 2 * self.m]
+    }
+
     #[inline]
     fn row(&self, i: u32) -> (&[f64], &[f64]) {
-        let at = i as usize * self.m;
-        (&self.g[at..at + self.m], &self.h[at..at + self.m])
+        self.both(i).split_at(self.m)
     }
 }
 
@@ -74,11 +80,7 @@ impl SplitCriterion for NewtonCriterion<'_> {
         let mut sums = vec![0.0; 2 * m];
         let mut total = 0.0;
         for (&s, &w) in samples.iter().zip(weights) {
-            let (g, h) = self.grads.row(s);
-            for j in 0..m {
-                sums[j] += w * g[j];
-                sums[m + j] += w * h[j];
-            }
+            sums.iter_mut().zip(self.grads.both(s)).for_each(|(a, &v)| *a += w * v);
             total += w;
         }
         let score = self.node_score(&sums);
@@ -122,12 +124,7 @@ impl AdditiveCriterion for NewtonCriterion<'_> {
     /// Every label has a gradient and a Hessian entry (0 for a label the row leaves out).
     #[inline]
     fn dense_sample_stats(&self, sample: u32, weight: f64, out: &mut [f64]) -> bool {
-        let m = self.grads.m;
-        let (g, h) = self.grads.row(sample);
-        for j in 0..m {
-            out[j] = weight * g[j];
-            out[m + j] = weight * h[j];
-        }
+        out.iter_mut().zip(self.grads.both(sample)).for_each(|(o, &v)| *o = weight * v);
         true
     }
 
@@ -158,12 +155,7 @@ struct NewtonSides<'a> {
 impl SplitSides for NewtonSides<'_> {
     #[inline]
     fn move_sample(&mut self, sample: u32, weight: f64) {
-        let m = self.criterion.grads.m;
-        let (g, h) = self.criterion.grads.row(sample);
-        for j in 0..m {
-            self.left[j] += weight * g[j];
-            self.left[m + j] += weight * h[j];
-        }
+        self.left.iter_mut().zip(self.criterion.grads.both(sample)).for_each(|(l, &v)| *l += weight * v);
         self.w_left += weight;
     }
 
@@ -227,14 +219,11 @@ impl LeafFitter for NewtonLeaves<'_> {
 
     fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> ScoreLeaf {
         let m = self.grads.m;
-        let (mut g_sum, mut h_sum) = (vec![0.0; m], vec![0.0; m]);
+        let mut sums = vec![0.0; 2 * m];
         for (&s, &w) in samples.iter().zip(weights) {
-            let (g, h) = self.grads.row(s);
-            for j in 0..m {
-                g_sum[j] += w * g[j];
-                h_sum[j] += w * h[j];
-            }
+            sums.iter_mut().zip(self.grads.both(s)).for_each(|(a, &v)| *a += w * v);
         }
+        let (g_sum, h_sum) = sums.split_at(m);
         let scores = (0..m)
             .map(|j| {
                 let d = h_sum[j] + self.l2;

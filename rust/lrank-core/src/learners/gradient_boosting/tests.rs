@@ -77,7 +77,8 @@ fn the_split_gain_is_the_drop_of_the_second_order_approximation() {
     let g: Vec<f64> = (0..n * m).map(|_| rng.uniform() - 0.5).collect();
     let h: Vec<f64> = (0..n * m).map(|_| rng.uniform()).collect();
     let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(3) as f64).collect();
-    let criterion = NewtonCriterion { grads: Gradients { g: &g, h: &h, m }, l2, min_leaf: 1.0 };
+    let gh: Vec<f64> = (0..n).flat_map(|i| g[i * m..(i + 1) * m].iter().chain(&h[i * m..(i + 1) * m]).copied()).collect();
+    let criterion = NewtonCriterion { grads: Gradients { gh: &gh, m }, l2, min_leaf: 1.0 };
     let rows: Vec<u32> = (0..n as u32).collect();
     let sorted: Vec<SortedSample> = (0..n).map(|i| SortedSample { value: i as f64, sample: i as u32, weight: w[i] }).collect();
     let node = criterion.node_stats(&rows, &w);
