@@ -237,6 +237,12 @@ impl Bins {
         self.codes[i * self.n_features + f]
     }
 
+    /// Every row's codes (row-major) and the codes per row.
+    #[inline]
+    pub(super) fn all_codes(&self) -> (&[u8], usize) {
+        (&self.codes, self.n_features)
+    }
+
     /// Row `i`'s codes for every feature.
     #[inline]
     pub(super) fn row(&self, i: usize) -> &[u8] {

@@ -197,8 +197,9 @@ impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
         let mark = orders.is_some();
         let n_left = match choice {
             SplitChoice::Bins { feature, last_left, .. } => {
-                let bins = x.bins.as_ref().expect("binned features");
-                partition(samples, weights, mark, scratch, |s| bins.code(s, feature) <= last_left)
+                // The codes' slice held in locals: the partition's stores cannot move it.
+                let (codes, stride) = x.bins.as_ref().expect("binned features").all_codes();
+                partition(samples, weights, mark, scratch, |s| codes[s * stride + feature] <= last_left)
             }
             _ => partition(samples, weights, mark, scratch, |s| choice.goes_left(x, s)),
         };

@@ -34,6 +34,36 @@ impl Gradients<'_> {
     fn row(&self, i: u32) -> (&[f64], &[f64]) {
         self.both(i).split_at(self.m)
     }
+
+    /// Σ w g_j, then Σ w h_j (2m numbers), and Σ w over `samples`, summed in sample order.
+    fn weighted_sums(&self, samples: &[u32], weights: &[f64]) -> (Vec<f64>, f64) {
+        match self.m {
+            1 => self.weighted_sums_fixed::<2>(samples, weights),
+            2 => self.weighted_sums_fixed::<4>(samples, weights),
+            3 => self.weighted_sums_fixed::<6>(samples, weights),
+            4 => self.weighted_sums_fixed::<8>(samples, weights),
+            _ => {
+                let (mut sums, mut total) = (vec![0.0; 2 * self.m], 0.0);
+                for (&s, &w) in samples.iter().zip(weights) {
+                    sums.iter_mut().zip(self.both(s)).for_each(|(a, &v)| *a += w * v);
+                    total += w;
+                }
+                (sums, total)
+            }
+        }
+    }
+
+    /// [`weighted_sums`](Self::weighted_sums) with the sums in a fixed-size array (registers,
+    /// not memory, between samples); `S == 2m`.
+    fn weighted_sums_fixed<const S: usize>(&self, samples: &[u32], weights: &[f64]) -> (Vec<f64>, f64) {
+        let (mut sums, mut total) = ([0.0; S], 0.0);
+        for (&s, &w) in samples.iter().zip(weights) {
+            let row: &[f64; S] = self.both(s).try_into().expect("2m numbers");
+            sums.iter_mut().zip(row).for_each(|(a, &v)| *a += w * v);
+            total += w;
+        }
+        (sums.to_vec(), total)
+    }
 }
 
 /// Split criterion of a boosting round's tree.
@@ -76,13 +106,7 @@ impl SplitCriterion for NewtonCriterion<'_> {
     type NodeStats = NewtonNode;
 
     fn node_stats(&self, samples: &[u32], weights: &[f64]) -> NewtonNode {
-        let m = self.grads.m;
-        let mut sums = vec![0.0; 2 * m];
-        let mut total = 0.0;
-        for (&s, &w) in samples.iter().zip(weights) {
-            sums.iter_mut().zip(self.grads.both(s)).for_each(|(a, &v)| *a += w * v);
-            total += w;
-        }
+        let (sums, total) = self.grads.weighted_sums(samples, weights);
         let score = self.node_score(&sums);
         NewtonNode { sums, total, score }
     }
@@ -219,10 +243,7 @@ impl LeafFitter for NewtonLeaves<'_> {
 
     fn fit_leaf(&self, samples: &[u32], weights: &[f64]) -> ScoreLeaf {
         let m = self.grads.m;
-        let mut sums = vec![0.0; 2 * m];
-        for (&s, &w) in samples.iter().zip(weights) {
-            sums.iter_mut().zip(self.grads.both(s)).for_each(|(a, &v)| *a += w * v);
-        }
+        let (sums, _) = self.grads.weighted_sums(samples, weights);
         let (g_sum, h_sum) = sums.split_at(m);
         let scores = (0..m)
             .map(|j| {
