@@ -58,6 +58,8 @@ LEARNERS = (
     "gblr_sklearn_j2",
     "gblr_lrank_j1",
     "gblr_lrank_j2",
+    "gblrpl_lrank_j1",
+    "gblrpl_lrank_j2",
     # partial label ranking (rankings with ties): bench.plr
     "plrt_sklr",
     "plrt_lrank_j1",
@@ -282,10 +284,15 @@ def build(learner, params):
             est = lrank.InstanceBasedPlackettLuce(n_neighbors=p["n_neighbors"], random_state=seed, n_jobs=jobs)
         elif method == "lwrf":
             est = lrank.LabelwiseRandomForest(n_estimators=p["lw_trees"], random_state=seed, n_jobs=jobs)
-        elif method == "gblr":
-            # GBLR's defaults (depth 6, 20 per leaf, L2 1, 255 bins), every round kept.
+        elif method in ("gblr", "gblrpl"):
+            # GBLR's defaults (depth 6, 20 per leaf, L2 1, 255 bins), every round kept; gblrpl
+            # grows a tree per label per round, as the peer does.
             est = lrank.GradientBoostingLabelRanker(
-                n_estimators=p["gb_rounds"], early_stopping=False, random_state=seed, n_jobs=jobs
+                n_estimators=p["gb_rounds"],
+                early_stopping=False,
+                per_label_trees=method == "gblrpl",
+                random_state=seed,
+                n_jobs=jobs,
             )
         elif method == "plrt":
             est = lrank.PartialLabelRankingTree(random_state=seed, n_jobs=jobs)

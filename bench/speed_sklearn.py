@@ -11,7 +11,8 @@ lrank's ``LabelwiseRandomForest(n_estimators=T)`` (a third of the features per n
 ``DecisionTreeRegressor()`` against ``LabelwiseDecisionTree()``, both fully grown, and
 ``HistGradientBoostingRegressor`` per label (100 rounds, depth 6, learning rate 0.1, 20 rows per
 leaf, L2 1, 255 bins, no early stopping; OpenMP threads limited to n_jobs) against
-``GradientBoostingLabelRanker`` with the same settings (one multi-output tree per round). Same folds,
+``GradientBoostingLabelRanker`` with the same settings (one multi-output tree per round, and
+``gblrpl``: ``per_label_trees=True``, a tree per label per round as the peer grows). Same folds,
 fresh processes and tables as bench.speed_sklr (see bench/harness.py). scikit-learn is in lrank's
 test extras, so this suite also runs in the project's own .venv; bench/.venv313 is the
 environment the recorded numbers come from.
@@ -30,7 +31,14 @@ SUITE = harness.SpeedSuite(
     groups={
         "lwrf": ["lwrf_sklearn_j1", "lwrf_lrank_j1", "lwrf_sklearn_j2", "lwrf_lrank_j2"],
         "lwdt": ["lwdt_sklearn", "lwdt_lrank_j1"],
-        "gblr": ["gblr_sklearn_j1", "gblr_lrank_j1", "gblr_sklearn_j2", "gblr_lrank_j2"],
+        "gblr": [
+            "gblr_sklearn_j1",
+            "gblr_lrank_j1",
+            "gblrpl_lrank_j1",
+            "gblr_sklearn_j2",
+            "gblr_lrank_j2",
+            "gblrpl_lrank_j2",
+        ],
     },
     pairs=[
         ("lwrf_sklearn_j1", "lwrf_lrank_j1"),
@@ -38,6 +46,8 @@ SUITE = harness.SpeedSuite(
         ("lwdt_sklearn", "lwdt_lrank_j1"),
         ("gblr_sklearn_j1", "gblr_lrank_j1"),
         ("gblr_sklearn_j2", "gblr_lrank_j2"),
+        ("gblr_sklearn_j1", "gblrpl_lrank_j1"),
+        ("gblr_sklearn_j2", "gblrpl_lrank_j2"),
     ],
 )
 
