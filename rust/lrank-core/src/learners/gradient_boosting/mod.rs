@@ -116,6 +116,17 @@ impl Default for GradientBoostingParams {
     }
 }
 
+impl GradientBoostingParams {
+    /// Trees per boosting round for `m` labels: one per label, or one for all labels.
+    pub fn trees_per_round(&self, m: usize) -> usize {
+        if self.per_label_trees {
+            m.max(1)
+        } else {
+            1
+        }
+    }
+}
+
 impl Params for GradientBoostingParams {
     fn validate(&self) -> Result<()> {
         check_models("n_estimators", self.models())?;
@@ -277,7 +288,7 @@ impl Learner for GradientBoostingModel {
             }
         }
         if !valid_rows.is_empty() {
-            trees.truncate(best_round * if params.per_label_trees { m.max(1) } else { 1 });
+            trees.truncate(best_round * params.trees_per_round(m));
         }
         Ok(GradientBoostingModel {
             params,
@@ -346,11 +357,7 @@ impl Learner for GradientBoostingModel {
 impl GradientBoostingModel {
     /// Trees per boosting round: one per label, or one for all labels.
     pub fn trees_per_round(&self) -> usize {
-        if self.params.per_label_trees {
-            self.n_labels.max(1)
-        } else {
-            1
-        }
+        self.params.trees_per_round(self.n_labels)
     }
 
     /// Adds the values of tree `t`'s leaf to a row's scores.
