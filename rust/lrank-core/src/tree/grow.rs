@@ -350,10 +350,29 @@ fn partition(
     scratch: &mut Scratch,
     goes_left: impl Fn(usize) -> bool,
 ) -> usize {
+    if mark {
+        partition_marking::<true>(samples, weights, scratch, goes_left)
+    } else {
+        partition_marking::<false>(samples, weights, scratch, goes_left)
+    }
+}
+
+/// [`partition`] with the marking decided at compile time. The buffers are taken out of the
+/// scratch as slices before the loop: through `&mut Vec`s the compiler reloaded their pointers
+/// and lengths from memory on every sample.
+#[inline]
+fn partition_marking<const MARK: bool>(
+    samples: &mut [u32],
+    weights: &mut [f64],
+    scratch: &mut Scratch,
+    goes_left: impl Fn(usize) -> bool,
+) -> usize {
     let n = samples.len();
-    let (right_s, right_w) = (&mut scratch.right_samples, &mut scratch.right_weights);
-    right_s.resize(n, 0);
-    right_w.resize(n, 0.0);
+    let Scratch { right_samples, right_weights, goes_left: marks, .. } = scratch;
+    right_samples.resize(n, 0);
+    right_weights.resize(n, 0.0);
+    let (right_s, right_w, weights) = (&mut right_samples[..n], &mut right_weights[..n], &mut weights[..n]);
+    let marks = &mut marks[..];
     let (mut n_left, mut n_right) = (0, 0);
     // Without branches on the side (which is as good as random): each sample is written to
     // both places and only its side's count advances (n_left <= k, so the left writes never
@@ -361,8 +380,8 @@ fn partition(
     for k in 0..n {
         let (s, w) = (samples[k], weights[k]);
         let left = goes_left(s as usize);
-        if mark {
-            scratch.goes_left[s as usize] = left;
+        if MARK {
+            marks[s as usize] = left;
         }
         samples[n_left] = s;
         weights[n_left] = w;
