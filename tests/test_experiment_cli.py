@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -160,6 +161,39 @@ def test_plots(store, tmp_path):
     mean = tmp_path / "mean.png"
     assert invoke("experiment", "plot", "missing", store, "--mean", "-o", str(mean)).exit_code == 0
     assert mean.stat().st_size > 1000
+
+
+def test_report_and_plot_of_several_stores(store, tmp_path):
+    """A learner run later into a store of its own joins the table of the first store's learners."""
+    later = str(tmp_path / "later.parquet")
+    result = invoke("experiment", "run", DATASETS, "-W", "Dummy", "--missing", "0,0.3", *SMALL, "-o", later)
+    assert result.exit_code == 0, result.output
+    both = invoke("experiment", "report", store, later, "--p", "0", "--format", "markdown")
+    assert both.exit_code == 0, both.output
+    assert "| data set | LRRF -I 5 | K5 | LRT -depth 2 | Dummy |" in both.stdout
+    assert "over N = 2 data sets and k = 4 learners" in both.stdout
+    # The first store's learners keep their means: the same cells, only more columns.
+    alone = invoke("experiment", "report", store, "--p", "0", "--format", "csv", "--no-stats")
+    joined = invoke("experiment", "report", store, later, "--p", "0", "--format", "csv", "--no-stats")
+    means = [
+        pl.read_csv(io.StringIO(r.stdout)).filter(pl.col("dataset").is_in(["iris", "wine"])).select("dataset", "K5")
+        for r in (alone, joined)
+    ]
+    assert means[0].height == 2 and means[0].equals(means[1])
+    png = tmp_path / "cd.png"
+    result = invoke("experiment", "plot", "cd", store, later, "-o", str(png))
+    assert result.exit_code == 0 and png.read_bytes()[:4] == b"\x89PNG", result.output
+    other_folds = str(tmp_path / "x4.parquet")
+    result = invoke("experiment", "run", DATASETS, "-W", "Dummy", "-x", "4", "--repeats", "1", "-o", other_folds)
+    assert result.exit_code == 0, result.output
+    for args, message in (
+        ((store, store), "learner 'LRRF -I 5' is in both"),
+        ((store, other_folds), "were made with other folds, repeats or seeds (3, 1, 1 against 4, 1, 1)"),
+        ((store, str(tmp_path / "nothing.parquet")), "nothing.parquet: no such store"),
+    ):
+        result = invoke("experiment", "report", *args)
+        assert result.exit_code == 1 and message in result.output and "Traceback" not in result.output, result.output
+    assert invoke("experiment", "report").exit_code == 2  # a store is required
 
 
 def test_sweep_and_parameter_plot(tmp_path):

@@ -28,7 +28,7 @@ from lrank.experiment.config import (
 )
 from lrank.experiment.report import FORMATS, build_tables, render, table_statistics
 from lrank.experiment.runner import plan_experiment, run_experiment
-from lrank.experiment.store import MEASURE_COLUMNS, ResultStore
+from lrank.experiment.store import MEASURE_COLUMNS, ResultStore, read_stores
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 MEASURE_CHOICE = click.Choice(list(MEASURE_COLUMNS))
@@ -288,7 +288,7 @@ def _print_report(
 
 
 @experiment_group.command("report", context_settings=CONTEXT)
-@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@click.argument("store_paths", metavar="STORE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option(
     "--measure",
     type=MEASURE_CHOICE,
@@ -349,7 +349,7 @@ def _print_report(
 @click.option("--digits", type=click.IntRange(0, 12), default=3, show_default=True, help="Decimals of the means.")
 @click.option("--no-stats", is_flag=True, help="Tables only, without the statistics.")
 def report_command(
-    store_path: str,
+    store_paths: tuple[str, ...],
     measure: str | None,
     fmt: str,
     output: str | None,
@@ -371,19 +371,17 @@ def report_command(
     learner), and Demšar's (2006) tests: Friedman, Iman-Davenport, Nemenyi and
     Bonferroni-Dunn critical differences, Holm against the best learner, Wilcoxon.
     Data sets where a learner lacks folds are shown but left out of ranks and tests.
-    Nothing is recomputed: a finished store renders instantly.
+    Nothing is recomputed: a finished store renders instantly. Several stores made with the
+    same folds, repeats and seed (a learner run later into a store of its own) make one table.
     """
     with user_errors():
-        store = ResultStore(store_path)
-        if not store.exists():
-            raise ExperimentError(f"{store_path}: no such store (write one with `lrank experiment run`)")
         tables = build_tables(
-            store.read(),
+            read_stores(store_paths),
             measure=measure,
             missing=list(missing) or None,
             learners=list(learners) or None,
             datasets=list(datasets) or None,
-            source=store_path,
+            source=", ".join(store_paths),
         )
         stats = [] if no_stats else [table_statistics(t, alpha=alpha, control=control, pairs=pairs) for t in tables]
         text = render(tables, fmt, digits=digits, stats=stats)
@@ -397,7 +395,7 @@ def report_command(
 
 @experiment_group.command("plot", context_settings=CONTEXT)
 @click.argument("kind", type=click.Choice(["cd", "missing", "parameter"]))
-@click.argument("store_path", metavar="STORE", type=click.Path(dir_okay=False))
+@click.argument("store_paths", metavar="STORE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Figure file: .png, .svg or .pdf.")
 @click.option(
     "--measure",
@@ -445,7 +443,7 @@ def report_command(
 @click.option("--title", help="Figure title.")
 def plot_command(
     kind: str,
-    store_path: str,
+    store_paths: tuple[str, ...],
     output: str,
     measure: str | None,
     missing: float | None,
@@ -477,12 +475,7 @@ def plot_command(
 
     with user_errors():
         plots.check_plot_path(output)
-        store = ResultStore(store_path)
-        if not store.exists():
-            raise ExperimentError(f"{store_path}: no such store (write one with `lrank experiment run`)")
-        frame = store.read()
-        if frame.is_empty():
-            raise ExperimentError(f"{store_path}: the store holds no results yet")
+        frame = read_stores(store_paths)
         if kind == "cd":
             (table,) = build_tables(
                 frame,

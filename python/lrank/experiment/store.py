@@ -23,7 +23,7 @@ import polars as pl
 from lrank.errors import ExperimentError
 from lrank.parquet_io import read_verified, write_checksummed
 
-__all__ = ["COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter"]
+__all__ = ["COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter", "read_stores"]
 
 MEASURE_COLUMNS = ("kendall_tau", "spearman_rho", "footrule", "top_label_accuracy", "exact_match", "tau_x")
 
@@ -201,3 +201,45 @@ class StoreWriter:
 
     def close(self) -> None:
         self.flush()
+
+
+def read_stores(paths: Sequence[str | os.PathLike[str]]) -> pl.DataFrame:
+    """The cells of one or more stores, as one table: results computed in separate runs (a learner
+    added later, a tuned variant) compared on their common folds.
+
+    The stores must share folds, repeats and seed (their folds are then the same rows, so the
+    comparison stays paired), a data set name must mean the same file in all of them, and a cell
+    may come from one store only (a learner label present in two is refused: it would be counted
+    twice or mix two runs)."""
+    frames: list[tuple[Path, pl.DataFrame]] = []
+    for path in paths:
+        store = ResultStore(path)
+        if not store.exists():
+            raise ExperimentError(f"{store.path}: no such store (write one with `lrank experiment run`)")
+        frame = store.read()
+        if frame.is_empty():
+            raise ExperimentError(f"{store.path}: the store holds no results yet")
+        frames.append((store.path, frame))
+    first_path, first = frames[0]
+    protocol = first.row(0, named=True)
+    files = dict(first.select("dataset", "dataset_sha256").unique().iter_rows())
+    owner = dict.fromkeys(first.get_column("learner").unique(), first_path)
+    for path, frame in frames[1:]:
+        row = frame.row(0, named=True)
+        if any(row[c] != protocol[c] for c in ("folds", "repeats", "seed")):
+            raise ExperimentError(
+                f"{first_path} and {path} were made with other folds, repeats or seeds "
+                f"({protocol['folds']}, {protocol['repeats']}, {protocol['seed']} against "
+                f"{row['folds']}, {row['repeats']}, {row['seed']}): their results are not on the same folds"
+            )
+        for name, digest in frame.select("dataset", "dataset_sha256").unique().iter_rows():
+            if files.setdefault(name, digest) != digest:
+                raise ExperimentError(f"{first_path} and {path} hold different files named {name!r}")
+        for label in frame.get_column("learner").unique():
+            if label in owner:
+                raise ExperimentError(
+                    f"learner {label!r} is in both {owner[label]} and {path}: "
+                    "give it another label in one of the runs (-W LABEL=SPEC)"
+                )
+            owner[label] = path
+    return pl.concat([frame for _, frame in frames], how="vertical")
