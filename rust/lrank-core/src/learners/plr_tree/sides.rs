@@ -18,8 +18,9 @@ const PAIR_ENTROPY_SCALE: f64 = (1u64 << 50) as f64;
 /// A split's sides for the entropy with complete rankings and whole-number weights.
 pub(super) struct WholeCompleteSides<'a, 'c> {
     criterion: &'a PairOrderImpurity<'c>,
-    left: &'a mut [u32],
-    right: &'a mut [u32],
+    /// Per count, both sides' values in one word: the left's in the low 32 bits, the right's in
+    /// the high (a unit moving left is one addition of [`UNIT_LEFT`], one load and one store).
+    sides: &'a mut [u64],
     /// Each side's Σ over its counts of xlnx(c), in fixed point.
     s_left: i64,
     s_right: i64,
@@ -30,9 +31,23 @@ pub(super) struct WholeCompleteSides<'a, 'c> {
 }
 
 thread_local! {
-    /// The left and right counts of a split in progress (one pair per thread: no allocation per
-    /// feature scored).
-    static WHOLE_SIDES: std::cell::RefCell<(Vec<u32>, Vec<u32>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+    /// The sides' counts of a split in progress (one per thread: no allocation per feature
+    /// scored).
+    static WHOLE_SIDES: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Added to a packed count, moves one unit from the right (high half) to the left (low half):
+/// neither half carries into the other, as the left stays below 2^32 and the right above 0.
+const UNIT_LEFT: u64 = 1u64.wrapping_sub(1 << 32);
+
+#[inline]
+fn unpack(v: u64) -> (u32, u32) {
+    (v as u32, (v >> 32) as u32)
+}
+
+#[inline]
+fn pack(left: u32, right: u32) -> u64 {
+    left as u64 | (right as u64) << 32
 }
 
 impl<'a, 'c> WholeCompleteSides<'a, 'c> {
@@ -42,12 +57,10 @@ impl<'a, 'c> WholeCompleteSides<'a, 'c> {
         let total = node.total as u32;
         let spread = criterion.codes.n_pairs as i64 * criterion.fixed.whole(total) - s_right;
         WHOLE_SIDES.with(|cell| {
-            let (left, right) = &mut *cell.borrow_mut();
-            left.clear();
-            left.resize(counts.len(), 0);
-            right.clear();
-            right.extend_from_slice(counts);
-            task.run(&mut WholeCompleteSides { criterion, left, right, s_left: 0, s_right: *s_right, w_left: 0, total, spread })
+            let sides = &mut *cell.borrow_mut();
+            sides.clear();
+            sides.extend(counts.iter().map(|&c| pack(0, c)));
+            task.run(&mut WholeCompleteSides { criterion, sides, s_left: 0, s_right: *s_right, w_left: 0, total, spread })
         })
     }
 
@@ -55,11 +68,10 @@ impl<'a, 'c> WholeCompleteSides<'a, 'c> {
     #[inline]
     fn shift(&mut self, c: usize, w: u32) {
         let t = &self.criterion.fixed;
-        let (a, b) = (self.left[c], self.right[c]);
+        let (a, b) = unpack(self.sides[c]);
         self.s_left += t.whole(a + w) - t.whole(a);
         self.s_right += t.whole(b - w) - t.whole(b);
-        self.left[c] = a + w;
-        self.right[c] = b - w;
+        self.sides[c] = pack(a + w, b - w);
     }
 }
 
@@ -76,15 +88,15 @@ impl SplitSides for WholeCompleteSides<'_, '_> {
             // A unit weight: the changes are read from the table of steps and summed apart (a
             // chain of dependent additions per move instead of two per pair).
             let steps = &self.criterion.unit_steps;
-            let (left, right) = (&mut self.left[..3 * p], &mut self.right[..3 * p]);
+            let sides = &mut self.sides[..3 * p];
             let (mut dl, mut dr) = (0i64, 0i64);
             for (k, &r) in relations.iter().enumerate() {
                 let c = 3 * k + r as usize;
-                let (a, b) = (left[c], right[c]);
+                let v = sides[c];
+                let (a, b) = unpack(v);
                 dl += steps[a as usize];
                 dr -= steps[b as usize - 1];
-                left[c] = a + 1;
-                right[c] = b - 1;
+                sides[c] = v.wrapping_add(UNIT_LEFT);
             }
             self.s_left += dl;
             self.s_right += dr;
