@@ -187,7 +187,7 @@ def test_report_and_plot_of_several_stores(store, tmp_path):
     result = invoke("experiment", "run", DATASETS, "-W", "Dummy", "-x", "4", "--repeats", "1", "-o", other_folds)
     assert result.exit_code == 0, result.output
     for args, message in (
-        ((store, store), "learner 'LRRF -I 5' is in both"),
+        ((store, store), f"is in both {store} and {store}: give it another label"),
         ((store, other_folds), "were made with other folds, repeats or seeds (3, 1, 1 against 4, 1, 1)"),
         ((store, str(tmp_path / "nothing.parquet")), "nothing.parquet: no such store"),
     ):

@@ -222,8 +222,8 @@ def read_stores(paths: Sequence[str | os.PathLike[str]]) -> pl.DataFrame:
         frames.append((store.path, frame))
     first_path, first = frames[0]
     protocol = first.row(0, named=True)
-    files = dict(first.select("dataset", "dataset_sha256").unique().iter_rows())
-    owner = dict.fromkeys(first.get_column("learner").unique(), first_path)
+    files = dict(first.select("dataset", "dataset_sha256").unique(maintain_order=True).iter_rows())
+    owner = dict.fromkeys(first.get_column("learner").unique(maintain_order=True), first_path)
     for path, frame in frames[1:]:
         row = frame.row(0, named=True)
         if any(row[c] != protocol[c] for c in ("folds", "repeats", "seed")):
@@ -232,10 +232,10 @@ def read_stores(paths: Sequence[str | os.PathLike[str]]) -> pl.DataFrame:
                 f"({protocol['folds']}, {protocol['repeats']}, {protocol['seed']} against "
                 f"{row['folds']}, {row['repeats']}, {row['seed']}): their results are not on the same folds"
             )
-        for name, digest in frame.select("dataset", "dataset_sha256").unique().iter_rows():
+        for name, digest in frame.select("dataset", "dataset_sha256").unique(maintain_order=True).iter_rows():
             if files.setdefault(name, digest) != digest:
                 raise ExperimentError(f"{first_path} and {path} hold different files named {name!r}")
-        for label in frame.get_column("learner").unique():
+        for label in frame.get_column("learner").unique(maintain_order=True):
             if label in owner:
                 raise ExperimentError(
                     f"learner {label!r} is in both {owner[label]} and {path}: "
