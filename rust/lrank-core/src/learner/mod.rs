@@ -7,6 +7,7 @@
 //! out) and checks itself after it was read from a model file ([`Learner::check`]).
 
 pub mod checks;
+pub mod inner_cv;
 
 use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;

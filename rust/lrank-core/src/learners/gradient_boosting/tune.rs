@@ -10,12 +10,12 @@
 
 use super::{EarlyStopping, GradientBoostingModel, GradientBoostingParams};
 use crate::data::features::FeatureMatrixView;
-use crate::data::ranking::{ranking_from_scores_into, RankMatrixView};
+use crate::data::ranking::ranking_from_scores_into;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
+use crate::learner::inner_cv::InnerFolds;
 use crate::learner::Learner;
 use crate::metrics::distance::kendall_tau;
-use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 /// Depths tried.
@@ -48,19 +48,14 @@ pub(super) fn tune(
     params: &GradientBoostingParams,
 ) -> Result<(GradientBoostingParams, Vec<TuningScore>)> {
     let (x, y) = (&data.x, &data.y);
-    let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
+    let n = x.n_rows();
     if n < 2 * TUNING_FOLDS {
         return Err(invalid(format!(
             "tuning GBLR by {TUNING_FOLDS}-fold cross-validation needs at least {} rows, got {n}",
             2 * TUNING_FOLDS
         )));
     }
-    let mut order: Vec<usize> = (0..n).collect();
-    Rng::new(params.seed ^ 0x7E5E_D6B1).shuffle(&mut order);
-    let mut fold_of = vec![0; n];
-    for (pos, &i) in order.iter().enumerate() {
-        fold_of[i] = pos % TUNING_FOLDS;
-    }
+    let folds = InnerFolds::deal(n, TUNING_FOLDS, params.seed ^ 0x7E5E_D6B1);
     let rounds = checkpoints(params.n_estimators);
     let mut candidates = Vec::new();
     for &depth in &TUNE_DEPTHS {
@@ -71,20 +66,10 @@ pub(super) fn tune(
         }
     }
     for fold in 0..TUNING_FOLDS {
-        let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != fold).collect();
-        let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == fold).collect();
-        let xs: Vec<f64> = train.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
-        let ys: Vec<i32> = train.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
-        let ws: Vec<f64> = train.iter().map(|&i| data.weights[i]).collect();
-        let xv = FeatureMatrixView::new(&xs, train.len(), d)?.with_kinds(x.kinds())?;
-        let yv = RankMatrixView::from_valid(&ys, train.len(), m);
-        if ws.iter().all(|&w| w == 0.0) {
-            return Err(invalid("tuning GBLR: an inner training fold has only rows of weight zero"));
-        }
-        let fold_set = TrainingSet::from_checked(xv, yv, ws);
-        let xt: Vec<f64> = test.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
-        let xtv = FeatureMatrixView::new(&xt, test.len(), d)?;
-        let truth: Vec<&[i32]> = test.iter().map(|&i| y.row(i)).collect();
+        let split = folds.split(fold, x, y, &data.weights);
+        let fold_set = split.training_set(x, "GBLR")?;
+        let xtv = split.test_x()?;
+        let truth: Vec<&[i32]> = split.test.iter().map(|&i| y.row(i)).collect();
         for (c, chunk) in candidates.chunks_mut(rounds.len()).enumerate() {
             let (depth, rate) = (TUNE_DEPTHS[c / TUNE_RATES.len()], TUNE_RATES[c % TUNE_RATES.len()]);
             let candidate = GradientBoostingParams {

@@ -25,10 +25,9 @@ use crate::data::ranking::{ranking_from_scores, RankMatrixView};
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
+use crate::learner::inner_cv::InnerFolds;
 use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
-use crate::metrics::distance::kendall_tau;
-use crate::rng::Rng;
 use crate::tree::{
     all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
     Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
@@ -322,29 +321,13 @@ fn tune_depth(
             "tuning max_depth by {TUNING_FOLDS}-fold cross-validation needs at least {TUNING_FOLDS} rows, got {n}"
         )));
     }
-    // A seeded shuffle dealt into folds.
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut rng = Rng::new(params.seed ^ 0x7A5E_D0C5);
-    rng.shuffle(&mut order);
-    let fold_of: Vec<usize> = {
-        let mut f = vec![0; n];
-        for (pos, &i) in order.iter().enumerate() {
-            f[i] = pos % TUNING_FOLDS;
-        }
-        f
-    };
+    let folds = InnerFolds::deal(n, TUNING_FOLDS, params.seed ^ 0x7A5E_D0C5);
     let mut taus = vec![(0.0f64, 0usize); DEPTH_CANDIDATES.len()];
     for fold in 0..TUNING_FOLDS {
-        let train: Vec<usize> = (0..n).filter(|&i| fold_of[i] != fold).collect();
-        let test: Vec<usize> = (0..n).filter(|&i| fold_of[i] == fold).collect();
-        let xs: Vec<f64> = train.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
-        let ys: Vec<i32> = train.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
-        let ws: Vec<f64> = train.iter().map(|&i| weights[i]).collect();
-        let xv = FeatureMatrixView::new(&xs, train.len(), d)?.with_kinds(x.kinds())?;
+        let split = folds.split(fold, x, y, weights);
+        let xv = split.train_x(x)?;
         let features = features_of(&xv, params);
-        let yv = RankMatrixView::from_valid(&ys, train.len(), m);
-        let xt: Vec<f64> = test.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
-        let xtv = FeatureMatrixView::new(&xt, test.len(), d)?;
+        let (yv, xtv) = (split.train_y(), split.test_x()?);
         for (c, &depth) in DEPTH_CANDIDATES.iter().enumerate() {
             let model = LabelwiseModel {
                 params: params.clone(),
@@ -353,18 +336,11 @@ fn tune_depth(
                 n_features: d,
                 n_labels: m,
                 fill_values: vec![0.0; d],
-                trees: grow(&features, &yv, &ws, params, depth),
+                trees: grow(&features, &yv, &split.train_weights, params, depth),
                 leaf_table: LeafTable::default(),
                 flat: FlatTrees::default(),
             };
-            let pred = scores_to_rankings(&model.mean_scores(&xtv), m);
-            for (t, &i) in test.iter().enumerate() {
-                let tau = kendall_tau(y.row(i), &pred[t * m..(t + 1) * m]);
-                if tau.is_finite() {
-                    taus[c].0 += tau;
-                    taus[c].1 += 1;
-                }
-            }
+            split.add_taus(y, &scores_to_rankings(&model.mean_scores(&xtv), m), &mut taus[c]);
         }
     }
     let scores: Vec<DepthScore> = DEPTH_CANDIDATES

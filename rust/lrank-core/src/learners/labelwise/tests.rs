@@ -1,5 +1,7 @@
 use super::*;
+use crate::metrics::distance::kendall_tau;
 use crate::parallel::with_threads;
+use crate::rng::Rng;
 use crate::tree::{Boundaries, SortedSample, SplitCriterion};
 
 fn view(y: &[i32], m: usize) -> RankMatrixView<'_> {
