@@ -183,6 +183,8 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "Bagging_PLRT_bpa": lambda: L.BaggingLabelRanker(
             L.PartialLabelRankingTree(), n_estimators=3, aggregation="bpa", random_state=s
         ),
+        # Added with RPC's tuned mode (issue 25).
+        "RPC_tune": lambda: L.RankingByPairwiseComparison(tune=True),
     }
 
 

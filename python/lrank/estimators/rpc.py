@@ -25,17 +25,32 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
     by their summed probabilities of winning, ``"binary"`` by their number of predicted wins;
     ties go to the lower label. A pair that no training ranking holds predicts 1/2.
 
+    The default C = 1 penalises hard: on the KEBI benchmark sets the best C lies between 10 and
+    1000 and gains up to .07 Kendall tau. ``tune=True`` chooses C from 0.01, 0.1, 1, 10, 100 and
+    1000 by inner 5-fold cross-validation (mean Kendall tau, ties to the smaller C; the folds are
+    a fixed shuffle of the rows, so the model stays deterministic), then fits with it: six times
+    five extra fits.
+
     Parameters
     ----------
     C : inverse regularisation strength (default 1.0).
     voting : "soft" (default) or "binary".
     max_iter : Newton steps at most per pair.
     tol : stop when the objective is within this of its minimum (half the Newton decrement).
+    tune : choose C by inner cross-validation (see above); ``C`` is then not used.
     n_jobs : threads (None or -1: all cores); the model does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
+
+    Attributes
+    ----------
+    n_iter_ : the most Newton steps any pair took.
+    best_params_ : with ``tune``, ``{"C": the chosen C}``; else None.
+    tuning_scores_ : with ``tune``, every candidate's ``{"c", "tau"}`` (mean inner
+        cross-validation Kendall tau); else empty.
     """
 
     _core_kind = "Rpc"
+    _added_params: ClassVar[dict[str, Any]] = {"tune": False}
 
     def __init__(
         self,
@@ -43,6 +58,7 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
         voting: str = "soft",
         max_iter: int = 100,
         tol: float = 1e-8,
+        tune: bool = False,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
     ) -> None:
@@ -50,6 +66,7 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
         self.voting = voting
         self.max_iter = max_iter
         self.tol = tol
+        self.tune = tune
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
@@ -64,11 +81,15 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
                 "max_iter": _convert.count("max_iter", self.max_iter),
                 "tol": _convert.finite("tol", self.tol),
                 "seed": seed,
+                "tune": _convert.flag("tune", self.tune),
             }
         }
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.n_iter_ = summary["max_iterations"]
+        tuned = summary.get("tuned")
+        self.best_params_ = None if tuned is None else {"C": tuned}
+        self.tuning_scores_ = list(summary.get("tuning", []))
         if fitting and summary["not_converged"]:
             warnings.warn(
                 f"RPC: {summary['not_converged']} of {summary['n_pairs']} pairwise models did not converge "
@@ -100,6 +121,13 @@ LEARNER_SPECS = (
                 "VOTE",
             ),
             LearnerOption("-max-iter", "max_iter", "Newton steps at most per pair (default 100)"),
+            LearnerOption(
+                "-tune",
+                "tune",
+                "choose C from 0.01, 0.1, 1, 10, 100, 1000 by inner 5-fold CV (-C is then not used)",
+                None,
+                "",
+            ),
         ),
         seed_param=None,
     ),

@@ -204,6 +204,11 @@ pub mod file_version {
     pub fn added_in_8<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
         added_in(8, d)
     }
+
+    /// A field added in model format version 9.
+    pub fn added_in_9<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(9, d)
+    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! - Voting: soft (a label scores Σ_b P(label before b), the default) or binary (one point per
 //!   predicted win, half a point for a probability of exactly 1/2); labels by decreasing score,
 //!   ties to the lower label.
+//! - `tune`: C chosen by inner cross-validation ([`tune`]).
 
 use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::ranking_from_scores;
@@ -19,6 +20,7 @@ use crate::pairwise::{check_pairs, fit_pairs, vote, PairwiseVoting};
 
 pub use crate::logistic::Encoding;
 use serde::{Deserialize, Serialize};
+use tune::CScore;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RpcParams {
@@ -31,6 +33,9 @@ pub struct RpcParams {
     pub tol: f64,
     /// Unused (RPC is deterministic); kept so that every learner takes a seed.
     pub seed: u64,
+    /// Choose C from [`tune::TUNE_C`] by inner cross-validation (`c` is then not used).
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_9")]
+    pub tune: bool,
 }
 
 impl Params for RpcParams {
@@ -53,7 +58,7 @@ impl RpcParams {
 
 impl Default for RpcParams {
     fn default() -> Self {
-        RpcParams { c: 1.0, voting: PairwiseVoting::Probability, max_iter: 100, tol: 1e-8, seed: 0 }
+        RpcParams { c: 1.0, voting: PairwiseVoting::Probability, max_iter: 100, tol: 1e-8, seed: 0, tune: false }
     }
 }
 
@@ -79,6 +84,9 @@ pub struct RpcModel {
     pub fill_values: Vec<f64>,
     pub encoding: Vec<Encoding>,
     pub pairs: Vec<PairModel>,
+    /// With `tune`, every candidate C's mean inner cross-validation tau (empty otherwise).
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_9")]
+    pub tuning: Vec<CScore>,
 }
 
 impl Learner for RpcModel {
@@ -86,26 +94,14 @@ impl Learner for RpcModel {
 
     fn fit(params: RpcParams, data: &TrainingSet<'_>) -> Result<Self> {
         data.refuse_ties("RPC (binary classes per label pair)")?;
-        let (x, y) = (&data.x, &data.y);
-        let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
-        let (fill_values, encoding) = encoding_of(x, &data.weights);
-        let model = RpcModel { params: params.clone(), n_features: d, n_labels: m, fill_values, encoding, pairs: Vec::new() };
-        let q = model.encoding.len();
-        // Each pair's Newton steps keep a Hessian of the encoded features (one per thread).
-        crate::memory::check::<f64>("the logistic regression's Hessian", &[q + 1, q + 1, rayon::current_num_threads()])?;
-        let z: Vec<f64> = (0..n).flat_map(|i| model.encode(x.row(i))).collect();
-        let pairs = fit_pairs(y, &data.weights, |pair| {
-            let (a, b) = (pair.a as u32, pair.b as u32);
-            if pair.rows.is_empty() {
-                return PairModel { a, b, intercept: None, coef: vec![0.0; q], iterations: 0, converged: true };
-            }
-            let rows = &pair.rows;
-            let zs: Vec<f64> = rows.iter().flat_map(|&i| z[i as usize * q..(i as usize + 1) * q].iter().copied()).collect();
-            let t: Vec<f64> = rows.iter().map(|&i| pair.classes[i as usize] as f64).collect();
-            let (intercept, coef, iterations, converged) = binary(&zs, &t, &pair.weights, q, params.solver());
-            PairModel { a, b, intercept: Some(intercept), coef, iterations, converged }
-        })?;
-        Ok(RpcModel { pairs, ..model })
+        if !params.tune {
+            return RpcModel::fit_with(params, data);
+        }
+        // The model keeps the parameters asked for (tune on) and reports what was chosen.
+        let tuning = tune::tune(data, &params)?;
+        let c = tune::best(&tuning).expect("candidates").c;
+        let model = RpcModel::fit_with(RpcParams { c, tune: false, ..params.clone() }, data)?;
+        Ok(RpcModel { params, tuning, ..model })
     }
 
     fn header(&self) -> Header {
@@ -137,6 +133,8 @@ impl Learner for RpcModel {
             "n_pairs": self.pairs.len(),
             "not_converged": self.pairs.iter().filter(|p| !p.converged).count(),
             "max_iterations": self.pairs.iter().map(|p| p.iterations).max(),
+            "tuned": tune::best(&self.tuning).map(|b| b.c),
+            "tuning": self.tuning,
         })
     }
 
@@ -149,6 +147,38 @@ impl Learner for RpcModel {
 }
 
 impl RpcModel {
+    /// Fits with the C of `params` (tuning off).
+    fn fit_with(params: RpcParams, data: &TrainingSet<'_>) -> Result<Self> {
+        let (x, y) = (&data.x, &data.y);
+        let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
+        let (fill_values, encoding) = encoding_of(x, &data.weights);
+        let model = RpcModel {
+            params: params.clone(),
+            n_features: d,
+            n_labels: m,
+            fill_values,
+            encoding,
+            pairs: Vec::new(),
+            tuning: Vec::new(),
+        };
+        let q = model.encoding.len();
+        // Each pair's Newton steps keep a Hessian of the encoded features (one per thread).
+        crate::memory::check::<f64>("the logistic regression's Hessian", &[q + 1, q + 1, rayon::current_num_threads()])?;
+        let z: Vec<f64> = (0..n).flat_map(|i| model.encode(x.row(i))).collect();
+        let pairs = fit_pairs(y, &data.weights, |pair| {
+            let (a, b) = (pair.a as u32, pair.b as u32);
+            if pair.rows.is_empty() {
+                return PairModel { a, b, intercept: None, coef: vec![0.0; q], iterations: 0, converged: true };
+            }
+            let rows = &pair.rows;
+            let zs: Vec<f64> = rows.iter().flat_map(|&i| z[i as usize * q..(i as usize + 1) * q].iter().copied()).collect();
+            let t: Vec<f64> = rows.iter().map(|&i| pair.classes[i as usize] as f64).collect();
+            let (intercept, coef, iterations, converged) = binary(&zs, &t, &pair.weights, q, params.solver());
+            PairModel { a, b, intercept: Some(intercept), coef, iterations, converged }
+        })?;
+        Ok(RpcModel { pairs, ..model })
+    }
+
     /// The logistic regression inputs of one raw row.
     fn encode(&self, row: &[f64]) -> Vec<f64> {
         encode(&self.encoding, &self.fill_values, row)
@@ -160,6 +190,8 @@ impl RpcModel {
         self.pairs.iter().map(|p| p.intercept.map_or(0.5, |b0| sigmoid(b0 + dot(&z, &p.coef)))).collect()
     }
 }
+
+pub mod tune;
 
 #[cfg(test)]
 mod tests;
