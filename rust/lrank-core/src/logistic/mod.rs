@@ -123,6 +123,20 @@ fn cholesky_solve(a: &mut [f64], b: &[f64], p: usize) -> Option<Vec<f64>> {
 /// Weighted L2-regularised logistic regression on rows `z` (n x q, row-major, no intercept
 /// column), targets `t` in {0, 1} and weights `w`: returns (intercept, coef, iterations, converged).
 pub fn binary(z: &[f64], t: &[f64], w: &[f64], q: usize, solver: Solver) -> (f64, Vec<f64>, usize, bool) {
+    binary_from(z, t, w, q, solver, None)
+}
+
+/// As [`binary`], Newton's method started from `start` (intercept, coefficients) instead of
+/// zero: the solution for a nearby C is a few steps from this one (RPC's tuning walks C upwards).
+/// The objective is strictly convex, so the minimum found is the same, within the tolerance.
+pub fn binary_from(
+    z: &[f64],
+    t: &[f64],
+    w: &[f64],
+    q: usize,
+    solver: Solver,
+    start: Option<(f64, &[f64])>,
+) -> (f64, Vec<f64>, usize, bool) {
     let n = t.len();
     let p = q + 1; // beta[0] is the intercept
     let c = solver.c;
@@ -135,7 +149,10 @@ pub fn binary(z: &[f64], t: &[f64], w: &[f64], q: usize, solver: Solver) -> (f64
         }
         f
     };
-    let mut beta = vec![0.0; p];
+    let mut beta = match start {
+        Some((intercept, coef)) if coef.len() == q => std::iter::once(intercept).chain(coef.iter().copied()).collect(),
+        _ => vec![0.0; p],
+    };
     let mut f = objective(&beta);
     let (mut grad, mut hess) = (vec![0.0; p], vec![0.0; p * p]);
     for iter in 0..solver.max_iter {

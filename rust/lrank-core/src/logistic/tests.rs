@@ -102,3 +102,20 @@ fn a_separable_class_stays_finite() {
     softmax_probabilities(&fit.coef, &[0.9], &mut probs);
     assert!(probs[2] > 0.99, "{probs:?}");
 }
+
+#[test]
+fn a_warm_start_from_another_c_reaches_the_same_optimum_in_fewer_steps() {
+    let (n, q) = (300, 4);
+    let (z, y, w) = problem(4, n, q, 2);
+    let t: Vec<f64> = y.iter().map(|&c| c as f64).collect();
+    let weak = Solver { c: 100.0, ..SOLVER };
+    let (b0, coef, cold_steps, converged) = binary(&z, &t, &w, q, weak);
+    assert!(converged);
+    let (s0, start, _, _) = binary(&z, &t, &w, q, Solver { c: 10.0, ..SOLVER });
+    let (w0, warm, warm_steps, converged) = binary_from(&z, &t, &w, q, weak, Some((s0, &start)));
+    assert!(converged);
+    assert!((w0 - b0).abs() < 1e-6 && warm.iter().zip(&coef).all(|(a, b)| (a - b).abs() < 1e-6), "{warm:?} {coef:?}");
+    assert!(warm_steps < cold_steps, "{warm_steps} >= {cold_steps}");
+    // A start of the wrong length is ignored: the fit starts from zero.
+    assert_eq!(binary_from(&z, &t, &w, q, weak, Some((s0, &start[..2]))), (b0, coef, cold_steps, true));
+}

@@ -15,7 +15,7 @@ use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{fill_rows, Header, Learner, Outputs, Params, Prediction};
-use crate::logistic::{binary, check_encoding, dot, encode, encoding_of, sigmoid, Solver};
+use crate::logistic::{binary_from, check_encoding, dot, encode, encoding_of, sigmoid, Solver};
 use crate::pairwise::{check_pairs, fit_pairs, vote, PairwiseVoting};
 
 pub use crate::logistic::Encoding;
@@ -95,12 +95,12 @@ impl Learner for RpcModel {
     fn fit(params: RpcParams, data: &TrainingSet<'_>) -> Result<Self> {
         data.refuse_ties("RPC (binary classes per label pair)")?;
         if !params.tune {
-            return RpcModel::fit_with(params, data);
+            return RpcModel::fit_with(params, data, None);
         }
         // The model keeps the parameters asked for (tune on) and reports what was chosen.
         let tuning = tune::tune(data, &params)?;
         let c = tune::best(&tuning).expect("candidates").c;
-        let model = RpcModel::fit_with(RpcParams { c, tune: false, ..params.clone() }, data)?;
+        let model = RpcModel::fit_with(RpcParams { c, tune: false, ..params.clone() }, data, None)?;
         Ok(RpcModel { params, tuning, ..model })
     }
 
@@ -147,8 +147,9 @@ impl Learner for RpcModel {
 }
 
 impl RpcModel {
-    /// Fits with the C of `params` (tuning off).
-    fn fit_with(params: RpcParams, data: &TrainingSet<'_>) -> Result<Self> {
+    /// Fits with the C of `params` (tuning off), each pair's Newton steps started from `start`'s
+    /// model of the pair (a fit to the same data with another C) or from zero.
+    fn fit_with(params: RpcParams, data: &TrainingSet<'_>, start: Option<&RpcModel>) -> Result<Self> {
         let (x, y) = (&data.x, &data.y);
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let (fill_values, encoding) = encoding_of(x, &data.weights);
@@ -173,7 +174,8 @@ impl RpcModel {
             let rows = &pair.rows;
             let zs: Vec<f64> = rows.iter().flat_map(|&i| z[i as usize * q..(i as usize + 1) * q].iter().copied()).collect();
             let t: Vec<f64> = rows.iter().map(|&i| pair.classes[i as usize] as f64).collect();
-            let (intercept, coef, iterations, converged) = binary(&zs, &t, &pair.weights, q, params.solver());
+            let from = start.and_then(|m| m.pairs.get(pair.index)).and_then(|p| Some((p.intercept?, p.coef.as_slice())));
+            let (intercept, coef, iterations, converged) = binary_from(&zs, &t, &pair.weights, q, params.solver(), from);
             PairModel { a, b, intercept: Some(intercept), coef, iterations, converged }
         })?;
         Ok(RpcModel { pairs, ..model })
