@@ -28,6 +28,15 @@ impl InnerFolds {
         InnerFolds { fold_of, k }
     }
 
+    /// [`deal`](Self::deal) for a tuned mode, refusing fewer than two rows per fold; `learner`
+    /// names the tuned mode in the error.
+    pub fn for_tuning(n: usize, k: usize, seed: u64, learner: &str) -> Result<Self> {
+        if n < 2 * k {
+            return Err(invalid(format!("tuning {learner} by {k}-fold cross-validation needs at least {} rows, got {n}", 2 * k)));
+        }
+        Ok(InnerFolds::deal(n, k, seed))
+    }
+
     pub fn k(&self) -> usize {
         self.k
     }
@@ -129,6 +138,10 @@ mod tests {
         // The same seed deals the same folds; another seed others.
         assert_eq!(InnerFolds::deal(23, 5, 9).fold_of, folds.fold_of);
         assert_ne!(InnerFolds::deal(23, 5, 10).fold_of, folds.fold_of);
+        // A tuned mode needs two rows per fold.
+        assert_eq!(InnerFolds::for_tuning(10, 5, 9, "X").unwrap().fold_of.len(), 10);
+        let err = InnerFolds::for_tuning(9, 5, 9, "X").err().unwrap().to_string();
+        assert!(err.contains("tuning X by 5-fold cross-validation needs at least 10 rows, got 9"), "{err}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{EarlyStopping, GradientBoostingModel, GradientBoostingParams};
 use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::ranking_from_scores_into;
 use crate::data::training::TrainingSet;
-use crate::error::{invalid, Result};
+use crate::error::Result;
 use crate::learner::inner_cv::InnerFolds;
 use crate::learner::Learner;
 use crate::metrics::distance::kendall_tau;
@@ -49,13 +49,7 @@ pub(super) fn tune(
 ) -> Result<(GradientBoostingParams, Vec<TuningScore>)> {
     let (x, y) = (&data.x, &data.y);
     let n = x.n_rows();
-    if n < 2 * TUNING_FOLDS {
-        return Err(invalid(format!(
-            "tuning GBLR by {TUNING_FOLDS}-fold cross-validation needs at least {} rows, got {n}",
-            2 * TUNING_FOLDS
-        )));
-    }
-    let folds = InnerFolds::deal(n, TUNING_FOLDS, params.seed ^ 0x7E5E_D6B1);
+    let folds = InnerFolds::for_tuning(n, TUNING_FOLDS, params.seed ^ 0x7E5E_D6B1, "GBLR")?;
     let rounds = checkpoints(params.n_estimators);
     let mut candidates = Vec::new();
     for &depth in &TUNE_DEPTHS {
