@@ -95,3 +95,22 @@ def test_options_in_effect_read_back_as_the_same_parameters():
                 assert type(again[key]) is type(value), name
             else:
                 assert again[key] == value, f"{name}: {key} {value!r} -> {text!r} -> {again[key]!r}"
+
+
+def test_a_tuned_model_reports_what_its_inner_cross_validation_chose():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(resources.files("lrank.cli").joinpath("train_report.schema.json").read_text())
+    for learner, option in [("RPC", "-C"), ("LWDT", "-depth"), ("GBLR", "-shrinkage")]:
+        extra = ["-I", "8"] if learner == "GBLR" else []
+        report = json.loads(
+            run("train", "-t", "iris", "-W", learner, "--no-cv", "--format", "json", "--", "-tune", *extra).output
+        )
+        jsonschema.validate(report, schema)
+        tuned = report["learner"]["tuned"]
+        assert tuned and option in report["learner"]["tuned_options"].split()
+        text = run("train", "-t", "iris", "-W", learner, "--no-cv", "--", "-tune", *extra).output
+        assert f"Tuned:        {report['learner']['tuned_options']}  (chosen by inner cross-validation)" in text
+    plain = json.loads(run("train", "-t", "iris", "-W", "RPC", "--no-cv", "--format", "json").output)
+    jsonschema.validate(plain, schema)
+    assert plain["learner"]["tuned"] is None and plain["learner"]["tuned_options"] is None
+    assert "Tuned:" not in run("train", "-t", "iris", "-W", "RPC", "--no-cv").output

@@ -21,6 +21,10 @@ def text_report(r: dict[str, Any]) -> str:
         "",
         f"Learner:      {r['learner']['name']} {opts}".rstrip(),
         f"Parameters:   {params}  (seed {r['seed']})",
+    ]
+    if r["learner"].get("tuned"):
+        lines.append(f"Tuned:        {r['learner']['tuned_options']}  (chosen by inner cross-validation)")
+    lines += [
         f"Relation:     {r['relation']}",
         f"Instances:    {r['instances']}",
         f"Features:     {r['features']}",

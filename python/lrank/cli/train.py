@@ -6,7 +6,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -14,6 +14,9 @@ from lrank.cli.common import user_errors
 from lrank.cli.report import text_report
 from lrank.evaluation import FoldResult
 from lrank.evaluation.workflow import Progress, train_and_evaluate
+
+if TYPE_CHECKING:
+    from lrank.learner_spec import LearnerSpec
 
 
 class TrainCommand(click.Command):
@@ -163,6 +166,7 @@ def train_command(
             "options": result.options,
             "params": _jsonable(result.estimator.get_params(deep=False)),
             "options_in_effect": result.spec.describe(result.estimator.get_params(deep=False)),
+            **_tuned(result.spec, result.estimator),
         },
         "seed": seed,
         "relation": data.dataset.relation,
@@ -203,6 +207,15 @@ def _test_mode(test_file: str | None, folds: int, repeats: int, seed: int, no_cv
         return "evaluate on training data"
     rep = f", {repeats} repeats (seeds {seed}..{seed + repeats - 1})" if repeats > 1 else f", seed {seed}"
     return f"{folds}-fold stratified cross-validation{rep}"
+
+
+def _tuned(spec: LearnerSpec, estimator: Any) -> dict[str, Any]:
+    """What a tuned final model chose (``best_params_``), as parameters and as the learner's
+    options; both None when nothing was tuned."""
+    chosen = getattr(estimator, "best_params_", None)
+    if chosen is None:
+        return {"tuned": None, "tuned_options": None}
+    return {"tuned": _jsonable(chosen), "tuned_options": spec.describe(chosen)}
 
 
 def _jsonable(params: dict[str, Any]) -> dict[str, Any]:

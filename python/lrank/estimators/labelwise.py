@@ -19,7 +19,8 @@ _DOC_MODEL = """
     a leaf predicts each label's mean target, or its parent's for a label none of its rows ranks.
     The predicted ranking sorts labels by increasing predicted position, ties to the lower label.
     ``tune_depth=True`` chooses ``max_depth`` from {5, 10, 15, unlimited} by inner 5-fold
-    cross-validation (mean Kendall tau) before fitting. ``max_bins=None`` tries every midpoint
+    cross-validation (mean Kendall tau) before fitting: ``max_depth_`` and ``best_params_`` say
+    which, ``depth_scores_`` each candidate's tau. ``max_bins=None`` tries every midpoint
     between consecutive distinct values; ``max_bins=N`` cuts each feature once per fit into at
     most N quantile bins and searches histograms of them (a feature with at most N distinct values
     gets a bin per value: the exact search).
@@ -55,6 +56,7 @@ class _Labelwise(CoreLearnerRanker):
         self.max_depth_ = summary["max_depth"]
         # Inner cross-validation's mean tau per candidate depth (None: unlimited); empty unless tuned.
         self.depth_scores_ = {s["max_depth"]: s["tau"] for s in summary["depth_scores"]}
+        self.best_params_ = {"max_depth": self.max_depth_} if summary["depth_scores"] else None
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's predicted relative position in (0, 1) (lower is preferred), shape (n, m)."""
