@@ -21,7 +21,7 @@ pub const TUNE_C: [f64; 6] = [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0];
 /// Folds of the inner cross-validation.
 pub const TUNING_FOLDS: usize = 5;
 /// The seed of the fold shuffle (RPC's own seed is unused, so members of a bag tune alike).
-const FOLD_SEED: u64 = 0x2FC0_7E5E;
+pub(super) const FOLD_SEED: u64 = 0x2FC0_7E5E;
 
 /// One candidate's mean held-out Kendall tau.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
