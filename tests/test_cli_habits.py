@@ -93,8 +93,26 @@ def test_options_in_effect_read_back_as_the_same_parameters():
         for key, value in params.items():
             if key in ("estimator", "base_estimator"):
                 assert type(again[key]) is type(value), name
+                if hasattr(value, "get_params"):  # a member learner, its options after `--`
+                    assert again[key].get_params(deep=False) == value.get_params(deep=False), f"{name}: {text!r}"
+                else:
+                    assert again[key] == value, name
             else:
                 assert again[key] == value, f"{name}: {key} {value!r} -> {text!r} -> {again[key]!r}"
+
+
+def test_a_nested_learners_options_are_in_effect_after_its_name():
+    """A member's own options show after `--`, and read back as the same member."""
+    import shlex
+
+    from lrank.registry import get_learner
+
+    text = run("train", "-t", "iris", "-x", "2", "-W", "Bagging", "--", "-W", "RPC", "-I", "3", "--", "-C", "10").output
+    line = next(l for l in text.splitlines() if l.startswith("Parameters:"))
+    options = line.removeprefix("Parameters:").split("  (seed")[0].strip()
+    assert options.startswith("-W RPC -I 3 ") and " -- -C 10 " in options, line
+    member = get_learner("Bagging").build(shlex.split(options)).get_params(deep=False)["estimator"]
+    assert member.get_params(deep=False)["C"] == 10
 
 
 def test_a_tuned_model_reports_what_its_inner_cross_validation_chose():

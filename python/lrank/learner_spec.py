@@ -273,8 +273,10 @@ class LearnerSpec:
     def describe(self, params: dict[str, Any]) -> str:
         """An estimator's parameters in this learner's own options (``-I 50 -depth 8``), as a
         user would write them after ``--``; parameters without an option (seed, threads) are
-        left out, a nested learner is written ``-W NAME``."""
+        left out, a nested learner is written ``-W NAME`` and its own options follow ``--``
+        (``-W RPC -I 10 -- -C 10``), as :meth:`parse_options` reads them."""
         words: list[str] = []
+        nested: list[str] = []
         for opt in self.options:
             if opt.param not in params:
                 continue
@@ -286,7 +288,10 @@ class LearnerSpec:
             if value is None and not _zero_means_none(opt.parse):
                 continue  # None (e.g. "chosen when fitting") has no option text: the default
             words += [opt.flag, _option_text(opt.parse, value)]
-        return " ".join(words)
+            if opt.param == self.nested_param and hasattr(value, "get_params"):
+                inner = find_learner(words[-1]).describe(value.get_params(deep=False))
+                nested = ["--", inner] if inner else []
+        return " ".join(words + nested)
 
     def usage(self) -> str:
         """How the learner's options are written after ``--`` (for help texts)."""
