@@ -43,3 +43,20 @@ def test_dataframes():
 def test_aggregation():
     out = run("aggregation.py")
     assert all(method in out for method in ["Borda", "Copeland", "Kemeny", "Mallows"])
+
+
+def test_the_pages_include_every_example_by_a_snippet_line_the_site_reads():
+    """pymdownx.snippets reads only the exact ``--8<-- "file"`` form (a formatter once rewrote it
+    as ``--8 < --"file"`` and the site showed no code)."""
+    import re
+
+    docs = EXAMPLES.parent
+    included = set()
+    for page in docs.rglob("*.md"):
+        for line in page.read_text().splitlines():
+            if "--8" in line:
+                match = re.fullmatch(r'--8<-- "([\w.]+)"', line.strip())
+                assert match, f"{page.name}: {line!r} is not a snippet line"
+                assert (EXAMPLES / match.group(1)).is_file(), line
+                included.add(match.group(1))
+    assert included == {p.name for p in EXAMPLES.glob("*.py")}

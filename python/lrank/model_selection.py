@@ -6,11 +6,14 @@ stratify by top label (the most preferred label present in each ranking), exactl
 train -x K -s SEED`` and ``lrank experiment`` do, so ``cross_val_score(est, X, y,
 cv=StratifiedRankingKFold(10, random_state=1))`` scores the folds the CLI reports.
 
+```pycon
 >>> import numpy as np
 >>> from lrank.model_selection import StratifiedRankingKFold
 >>> y = np.array([[1, 2], [2, 1]] * 5, dtype=np.int32)
 >>> [len(test) for _, test in StratifiedRankingKFold(5, random_state=1).split(np.zeros((10, 1)), y)]
 [2, 2, 2, 2, 2]
+
+```
 """
 
 from __future__ import annotations
