@@ -1,5 +1,5 @@
 """Rankings with ties from the command line: lrank train reports tau_x first, predict writes ties
-with '=', refusing learners name the row, and lrank experiment reports tau_x for data with ties."""
+with "=", refusing learners name the line and labels, and lrank experiment reports tau_x for data with ties."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import polars as pl
 from click.testing import CliRunner
 from conftest import make_tied_problem
 from lrank.cli import main
-from lrank.data import dataset_from_arrays, write_dataset
+from lrank.data import dataset_from_arrays, read_dataset, write_dataset
+from lrank.rankings import tied_rows
 
 
 def _tied_file(tmp_path, suffix=".xarff"):
@@ -44,11 +45,34 @@ def test_predict_writes_ties_with_equals_signs(tmp_path):
     assert len(rows) == 90 and any("=" in r for r in rows)
 
 
+def _first_tie(path):
+    """Where the file's first tied ranking is (FILE:LINE) and its first two tied labels."""
+    data = read_dataset(path)
+    first = int(np.flatnonzero(tied_rows(data.rankings))[0])
+    row = list(data.rankings[first])
+    a = next(j for j, r in enumerate(row) if row.count(r) > 1)
+    return data.where(first), data.labels[a], data.labels[row.index(row[a], a + 1)]
+
+
 def test_a_learner_without_ties_refuses_them_in_one_line(tmp_path):
-    out = CliRunner().invoke(main, ["train", "-t", str(_tied_file(tmp_path)), "-W", "IBLR", "--no-cv"])
+    """Before any fit, naming the file's line and the tied labels."""
+    path = _tied_file(tmp_path)
+    out = CliRunner().invoke(main, ["train", "-t", str(path), "-W", "IBLR", "--no-cv"])
     assert out.exit_code != 0
-    assert "cannot learn from tied labels" in out.output and "Traceback" not in out.output
+    where, a, b = _first_tie(path)
+    assert out.output.startswith(f"Error: {where}: labels {a!r} and {b!r} are tied (")
+    assert "which IBLR cannot learn from (instance-based" in out.output and "-W PLRPW" in out.output
+    assert where.split(":")[-1].isdigit() and "Traceback" not in out.output
     assert len(out.output.strip().splitlines()) == 1
+
+
+def test_an_experiment_refuses_a_learner_without_ties_before_any_work(tmp_path):
+    path, store = _tied_file(tmp_path, ".csv"), tmp_path / "s.parquet"
+    out = CliRunner().invoke(main, ["experiment", "run", str(path), "-W", "PLRT", "-W", "RPC", "-o", str(store)])
+    assert out.exit_code != 0 and "Traceback" not in out.output
+    where, a, b = _first_tie(path)
+    assert f"{where}: labels {a!r} and {b!r} are tied" in out.output and "which RPC cannot learn from" in out.output
+    assert not store.exists()
 
 
 def test_experiment_report_defaults_to_tau_x_for_data_with_ties(tmp_path):

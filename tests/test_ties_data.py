@@ -240,3 +240,21 @@ def test_shared_partial_label_ranking_sets(name, tmp_path):
     for suffix in (".xarff", ".parquet"):
         write_dataset(ds, tmp_path / f"{name}{suffix}")
         np.testing.assert_array_equal(read_dataset(tmp_path / f"{name}{suffix}").rankings, ds.rankings)
+
+
+def test_a_row_is_named_by_its_file_line_where_the_file_has_lines(tmp_path):
+    """Blank lines and comments skipped: a row's line is where it is in the file; Parquet and
+    data built in memory name the 1-based instance."""
+    from lrank.data import dataset_from_arrays, read_dataset, write_dataset
+
+    csv = tmp_path / "d.csv"
+    csv.write_text("A1,L1,L2\n0.5,1,2\n\n1.5,2,1\n\n\n2.5,1,1\n")
+    assert [read_dataset(csv).where(i) for i in range(3)] == [f"{csv}:2", f"{csv}:4", f"{csv}:7"]
+    arff = tmp_path / "d.xarff"
+    header = "@relation r\n@attribute A1 numeric\n@attribute L RANKING {a,b}\n@data\n"
+    arff.write_text(header + "% a comment\n0.5,a>b\n\n1,b>a\n")
+    assert [read_dataset(arff).where(i) for i in range(2)] == [f"{arff}:6", f"{arff}:8"]
+    parquet = tmp_path / "d.parquet"
+    write_dataset(read_dataset(csv), parquet)
+    assert read_dataset(parquet).where(2) == f"{parquet}, instance 3"
+    assert dataset_from_arrays([[0.0]], [[1, 2]]).where(0) == "instance 1"

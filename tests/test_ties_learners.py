@@ -29,24 +29,53 @@ REFUSE = {
     "IBPL": "instance-based label ranking",
     "OVO": "one-versus-one",
     "RPC": "RPC",
+    "GBLR": "Plackett-Luce loss",
     "Bagging": "label ranking tree",  # its default base is LRT
+    "BoostLR": "label ranking tree",
 }
 LEARN_WITHOUT_TIES = ["LRRF", "LWDT", "LWRF", "Dummy"]
 
 
 @pytest.mark.parametrize("name", sorted(REFUSE))
 def test_learners_without_ties_refuse_tied_rankings(name):
+    """Before any work, naming the first tied row of y as given (not of a member's resample)
+    and its labels."""
     x, y = tied_problem()
     est = get_learner(name).build([], seed=0)
     with pytest.raises(InvalidInputError) as info:
         est.fit(x, y)
     message = str(info.value)
-    # the row named is a tied row of the data given (bagging names it in the ensemble's data)
-    row = int(re.match(r"row (\d+) of the rank matrix", message).group(1))
-    assert tied_rows(y)[row] and "share position" in message
-    if name != "Bagging":
-        assert row == int(np.flatnonzero(tied_rows(y))[0])
-    assert REFUSE[name] in message and "cannot learn from tied labels" in message
+    first = int(np.flatnonzero(tied_rows(y))[0])
+    row = list(y[first])
+    a = next(j for j, r in enumerate(row) if r > 0 and row.count(r) > 1)
+    b = row.index(row[a], a + 1)
+    assert message.startswith(f"row {first} of y: labels {a} and {b} are tied ({tied_rows(y).sum()} of {len(y)} ")
+    assert REFUSE[name] in message and "which this estimator cannot learn from" in message
+    assert "PairwisePartialLabelRanker" in message
+
+
+def test_every_learner_says_whether_it_learns_from_ties_as_its_fit_does():
+    """The core's own refusal (the estimators ask first) agrees with ``tie_refusal`` for every
+    registered learner, ensembles over members that refuse included."""
+    import json
+
+    from lrank import _core
+    from lrank.registry import available_learners
+
+    x, y = tied_problem()
+    for name, spec in available_learners().items():
+        est = spec.build(["-loss", "pairwise"] if name == "GBLR" else [], seed=0)
+        for variant in (est, spec.build(["-W", "RPC"], seed=0) if spec.nested_param else None):
+            if variant is None:
+                continue
+            refusal = variant._tie_refusal()
+            params = json.dumps(variant._core_params(0))
+            if refusal is None:
+                _core.Model.fit(params, x, y, n_jobs=1)
+            else:
+                said = re.escape(f"which this learner cannot learn from ({refusal})")
+                with pytest.raises(InvalidInputError, match=said):
+                    _core.Model.fit(params, x, y, n_jobs=1)
 
 
 @pytest.mark.parametrize("name", LEARN_WITHOUT_TIES)

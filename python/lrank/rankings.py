@@ -7,7 +7,7 @@ sharing a position are tied (a bucket order); positions are dense: ``[1, 2, 2, 3
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -57,6 +57,33 @@ def tied_rows(y: ArrayLike) -> NDArray[np.bool_]:
 def has_ties(y: ArrayLike) -> bool:
     """Whether any row of a valid rank matrix ties labels."""
     return bool(tied_rows(y).any())
+
+
+def tie_complaint(
+    y: ArrayLike,
+    refusal: str,
+    *,
+    learner: str = "this estimator",
+    where: Callable[[int], str] = lambda row: f"row {row} of y",
+    labels: Sequence[str] | None = None,
+    instead: str = "a partial label ranking learner",
+) -> str | None:
+    """What to tell a user whose training rankings ``y`` tie labels, for a ``learner`` that cannot
+    learn from ties (``refusal``, the core's ``tie_refusal``, says why); None when no row ties
+    labels. ``where`` names a 0-based row, ``labels`` the labels (else 0-based columns)."""
+    arr = np.asarray(y)
+    tied = tied_rows(arr)
+    if not tied.any():
+        return None
+    i = int(np.argmax(tied))
+    row = arr[i]
+    a = next(j for j in range(row.shape[0]) if row[j] > 0 and np.count_nonzero(row == row[j]) > 1)
+    b = next(j for j in range(a + 1, row.shape[0]) if row[j] == row[a])
+    pair = f"labels {labels[a]!r} and {labels[b]!r}" if labels is not None else f"labels {a} and {b}"
+    return (
+        f"{where(i)}: {pair} are tied ({int(tied.sum())} of {arr.shape[0]} rankings tie labels), which "
+        f"{learner} cannot learn from ({refusal}): use {instead}"
+    )
 
 
 def order_of(row: Sequence[int] | NDArray[np.integer]) -> list[int]:

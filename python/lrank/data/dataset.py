@@ -176,6 +176,9 @@ class LabelRankingDataset:
     partial_orders: dict[int, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
     source: str | None = None
     ranking_name: str = "L"
+    # Each row's 1-based line in its text file (XARFF/ARFF, KEBI CSV), for messages about a row;
+    # None for Parquet and data built in memory.
+    lines: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.labels = tuple(self.labels)
@@ -215,6 +218,13 @@ class LabelRankingDataset:
     @property
     def n_labels(self) -> int:
         return len(self.labels)
+
+    def where(self, row: int) -> str:
+        """Where 0-based ``row`` is, for a message: ``FILE:LINE`` when the file's lines are
+        known, else ``FILE, instance N`` (1-based, as WEKA counts), without a file ``instance N``."""
+        if self.source is not None and self.lines is not None and 0 <= row < len(self.lines):
+            return f"{self.source}:{int(self.lines[row])}"
+        return f"{self.source}, instance {row + 1}" if self.source is not None else f"instance {row + 1}"
 
     # -- views ---------------------------------------------------------------
     def feature_names(self) -> list[str]:

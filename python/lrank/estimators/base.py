@@ -26,8 +26,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
-from lrank.estimators import _inputs
-from lrank.rankings import has_ties
+from lrank.estimators import _convert, _inputs
+from lrank.rankings import has_ties, tie_complaint
+
+# What a learner that cannot learn from ties suggests instead (Python names).
+_PLR_ESTIMATORS = (
+    "a partial label ranking estimator (PairwisePartialLabelRanker, PartialLabelRankingForest, "
+    "PartialLabelRankingTree, LabelwisePartialLabelRanker, InstanceBasedPartialLabelRanker)"
+)
 
 
 class NotFittedError(LrankError, ValueError, AttributeError):
@@ -341,6 +347,10 @@ class CoreLearnerRanker(LabelRanker):
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         """Fitted attributes from the model's summary (on fit, and when a model is loaded)."""
 
+    def _tie_refusal(self) -> str | None:
+        """Why these parameters cannot learn from tied labels, or None when they can."""
+        return _core.tie_refusal(self._params_json(0))
+
     def _params_json(self, seed: int) -> str:
         """The core parameters with ``seed``, as JSON, errors naming this estimator's parameters."""
         try:
@@ -376,6 +386,12 @@ class CoreLearnerRanker(LabelRanker):
         seed = resolve_seed(names["random_state"]) if "random_state" in names else 0
         params = self._params_json(seed)
         x, y, w = self._validate_xy(X, y, sample_weight, labels)
+        refusal = _core.tie_refusal(params)
+        # Refused here, naming the row of y as given: the core's refusal may name a row of a
+        # resample (a bagged or boosted member's).
+        complaint = tie_complaint(y, refusal, instead=_PLR_ESTIMATORS) if refusal is not None else None
+        if complaint is not None:
+            raise InvalidInputError(complaint)
         try:
             self.model_ = _core.Model.fit(
                 params,
@@ -468,15 +484,18 @@ def resolve_categorical(categorical_features: ArrayLike | None, n_features: int)
     return [bool(b) for b in mask] if mask.any() else None
 
 
-def resolve_seed(random_state: int | None) -> int:
-    """A 64-bit seed: the given one, or a fresh random one for ``None`` (as in scikit-learn)."""
+def resolve_seed(random_state: int | np.random.RandomState | None) -> int:
+    """A 64-bit seed: the given one, one drawn from a ``RandomState`` (which advances it, as in
+    scikit-learn), or a fresh random one for ``None``."""
     if random_state is None:
         return int(np.random.SeedSequence().generate_state(1, dtype=np.uint64)[0])
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(0, 2**64, dtype=np.uint64))
     if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (int, np.integer)):
-        raise InvalidInputError(f"random_state must be an int or None, got {random_state!r}")
+        raise _convert._bad("random_state", f"must be an int, a numpy RandomState or None, got {random_state!r}")
     if not 0 <= random_state < 2**64:
         # Not folded into 64 bits: 2**64 would silently give the model of seed 0.
-        raise InvalidInputError(f"random_state must lie in [0, 2**64), got {random_state}")
+        raise _convert._bad("random_state", f"must lie in [0, 2**64), got {random_state}")
     return int(random_state)
 
 
@@ -485,7 +504,7 @@ def resolve_n_jobs(n_jobs: int | None) -> int | None:
     if n_jobs is None or n_jobs == -1:
         return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise InvalidInputError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
+        raise _convert._bad("n_jobs", f"must be a non-zero int or None, got {n_jobs!r}")
     if n_jobs < 0:
         import os
 

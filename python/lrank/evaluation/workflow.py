@@ -27,7 +27,7 @@ from lrank.errors import InvalidInputError, InvalidParameterError
 from lrank.evaluation.cross_validation import DELETION_SEED_TAG, FoldPlan, FoldResult, evaluate_folds, fold_plans
 from lrank.evaluation.measures import Evaluation
 from lrank.model_file import save_model
-from lrank.rankings import delete_labels
+from lrank.rankings import delete_labels, tie_complaint
 from lrank.registry import LearnerSpec, get_learner
 
 __all__ = ["TrainingData", "TrainingResult", "load_training_data", "train_and_evaluate"]
@@ -144,11 +144,15 @@ def train_and_evaluate(
     def make() -> Any:
         return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
 
+    complaint = tie_complaint_of(spec.name, make(), data)
+    if complaint is not None:
+        raise InvalidInputError(complaint)
+
     result = TrainingResult(spec=spec, options=options, data=data, estimator=None, build_seconds=None)
     # A file's name goes in front of the learners' complaints about its data; callers that hand
     # over data already loaded name it themselves (the experiment runner names the cell).
     named = not isinstance(train, (TrainingData, LabelRankingDataset))
-    with _naming(data.dataset.source if named else None):
+    with _naming(data.dataset.source if named else None, spec):
         if final_model:
             estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
             if test_set is not None:
@@ -168,14 +172,38 @@ def train_and_evaluate(
     return result
 
 
+def tie_complaint_of(learner: str, estimator: Any, data: TrainingData) -> str | None:
+    """What to tell a user whose training file ties labels when ``estimator`` (the learner
+    ``learner``) cannot learn from ties: the file's line and the labels; None otherwise. Asked
+    before any fit, as the learner's own refusal would name a row of a fold or a resample."""
+    refusal = getattr(estimator, "_tie_refusal", None)
+    try:
+        why = refusal() if refusal is not None else None
+    except InvalidParameterError:
+        return None  # the fit reports it, with the learner's option
+    if why is None:
+        return None
+    return tie_complaint(
+        data.y,
+        why,
+        learner=learner,
+        where=data.dataset.where,
+        labels=data.labels,
+        instead="a partial label ranking learner such as -W PLRPW (lrank learners lists them)",
+    )
+
+
 @contextlib.contextmanager
-def _naming(source: str | None) -> Iterator[None]:
-    """Puts the training file's name in front of the learners' complaints about its data (an
-    invalid parameter is no fault of the file)."""
+def _naming(source: str | None, spec: LearnerSpec) -> Iterator[None]:
+    """Puts the training file's name in front of the learners' complaints about its data; an
+    invalid parameter is no fault of the file, and is told with the learner's option."""
     try:
         yield
-    except InvalidParameterError:
-        raise
+    except InvalidParameterError as exc:
+        option_error = spec.option_error(exc)
+        if option_error is None:
+            raise
+        raise option_error from None
     except InvalidInputError as exc:
         if source is None or str(exc).startswith(source):
             raise

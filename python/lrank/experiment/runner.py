@@ -30,10 +30,11 @@ from lrank import __version__
 from lrank.data import read_dataset
 from lrank.errors import ExperimentError, LrankError
 from lrank.evaluation import FoldPlan, fold_plans
-from lrank.evaluation.workflow import TrainingData, load_training_data, train_and_evaluate
+from lrank.evaluation.workflow import TrainingData, load_training_data, tie_complaint_of, train_and_evaluate
 from lrank.experiment.config import DatasetSource, ExperimentConfig, LearnerSetting
 from lrank.experiment.store import KEY, MEASURE_COLUMNS, ResultStore, StoreWriter
 from lrank.rankings import has_ties
+from lrank.registry import get_learner
 
 __all__ = ["CellTask", "DatasetInfo", "RunSummary", "execute_cell", "plan_experiment", "run_experiment"]
 
@@ -207,13 +208,20 @@ class ExperimentPlan:
 
 
 def describe_datasets(config: ExperimentConfig) -> list[DatasetInfo]:
-    """Read every data file once (so a bad file fails before any work) and fingerprint it."""
+    """Read every data file once (so a bad file, or ties a learner cannot learn from, fail
+    before any work) and fingerprint it."""
     out = []
+    learners = [(lr, get_learner(lr.name).build(lr.options)) for lr in config.learners]
     for source in config.datasets:
         data = read_dataset(source.path)
         assert data.rankings is not None
         if config.folds > data.n_rows:
             raise ExperimentError(f"{source.path}: cannot make {config.folds} folds from {data.n_rows} instances")
+        training = TrainingData.from_dataset(data)
+        for setting, estimator in learners:
+            complaint = tie_complaint_of(setting.label, estimator, training)
+            if complaint is not None:
+                raise ExperimentError(complaint.replace(" such as -W PLRPW", " such as PLRPW"))
         out.append(
             DatasetInfo(source=source, sha256=file_sha256(source.path), n_instances=data.n_rows, n_labels=data.n_labels)
         )

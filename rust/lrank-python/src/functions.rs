@@ -232,6 +232,14 @@ pub fn _panic_for_test(py: Python<'_>) -> PyResult<()> {
     run_core(py, ONE_THREAD, || -> Result<(), CoreError> { panic!("deliberate test panic") })
 }
 
+/// Why learner parameters (serde JSON form) cannot learn from tied labels, or None when they
+/// can (the fit's own refusal says the same).
+#[pyfunction]
+pub fn tie_refusal(py: Python<'_>, params: &str) -> PyResult<Option<&'static str>> {
+    use lrank_core::learner::Params;
+    run_core(py, ONE_THREAD, || Ok(lrank_core::registry::LearnerParams::from_json(params)?.tie_refusal()))
+}
+
 /// Checks learner parameters (serde JSON form) without fitting: raises what `Model.fit` would.
 #[pyfunction]
 pub fn validate_params(py: Python<'_>, params: &str) -> PyResult<()> {

@@ -58,6 +58,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::theta_mle, m)?)?;
     m.add_function(wrap_pyfunction!(functions::validate_rank_matrix, m)?)?;
     m.add_function(wrap_pyfunction!(functions::validate_params, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::tie_refusal, m)?)?;
     m.add_function(wrap_pyfunction!(functions::check_allocation, m)?)?;
     m.add_function(wrap_pyfunction!(functions::_panic_for_test, m)?)?;
     Ok(())

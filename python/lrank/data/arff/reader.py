@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from lrank.data.arff.header import read_header
 from lrank.data.arff.rows import build_columns, read_rows
 from lrank.data.dataset import LabelRankingDataset
@@ -39,4 +41,5 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
         partial_orders=partial_orders,
         source=spath,
         ranking_name=header.ranking_name,
+        lines=np.asarray(data.lines, dtype=np.int64),
     )

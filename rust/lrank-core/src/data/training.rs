@@ -61,15 +61,19 @@ impl<'a> TrainingSet<'a> {
         TrainingSet { x, y, weights }
     }
 
-    /// For learners that cannot learn from tied labels: refuses a training set with ties, the
-    /// error naming the first tied row and the learner (rather than breaking ties silently).
-    pub fn refuse_ties(&self, learner: &str) -> Result<()> {
+    /// For learners that cannot learn from tied labels ([`Params::tie_refusal`] says why, `None`
+    /// when they can): refuses a training set with ties, the error naming the first tied row and
+    /// the learner (rather than breaking ties silently).
+    ///
+    /// [`Params::tie_refusal`]: crate::learner::Params::tie_refusal
+    pub fn refuse_ties(&self, refusal: Option<&str>) -> Result<()> {
+        let Some(why) = refusal else { return Ok(()) };
         match self.y.first_tied_row() {
             None => Ok(()),
             Some(row) => Err(LrankError::InvalidRanking {
                 row,
                 reason: format!(
-                    "{}; {learner} cannot learn from tied labels (use a partial label ranking learner)",
+                    "{}, which this learner cannot learn from ({why}); use a partial label ranking learner",
                     tie_message(self.y.row(row))
                 ),
             }),

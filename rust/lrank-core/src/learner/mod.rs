@@ -28,6 +28,12 @@ pub trait Params: Clone + Send + Sync {
     fn models(&self) -> u64 {
         1
     }
+    /// Why these parameters cannot learn from tied labels ("RPC learns binary classes per label
+    /// pair"), or `None` when they can: the one answer the fit's refusal and the callers' checks
+    /// before any work (a CLI, an experiment) both read.
+    fn tie_refusal(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// What a fitted model was fitted on.

@@ -73,6 +73,11 @@ macro_rules! learners {
                     $(LearnerParams::$kind(p) => p.models(),)*
                 }
             }
+            fn tie_refusal(&self) -> Option<&'static str> {
+                match self {
+                    $(LearnerParams::$kind(p) => p.tie_refusal(),)*
+                }
+            }
         }
 
         impl Model {

@@ -58,6 +58,10 @@ impl<P: Params> Params for BaggingParams<P> {
     fn models(&self) -> u64 {
         (self.n_estimators as u64).saturating_mul(self.base.models())
     }
+    /// A member's refusal (the members learn from the rows as given).
+    fn tie_refusal(&self) -> Option<&'static str> {
+        self.base.tie_refusal()
+    }
 }
 
 /// A bagged ensemble: members of type `M` fitted with parameters `P`.

@@ -96,6 +96,10 @@ impl<P: Params> Params for BoostingParams<P> {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    /// A member's refusal (the members learn from the rows as given).
+    fn tie_refusal(&self) -> Option<&'static str> {
+        self.base.tie_refusal()
+    }
 }
 
 /// A boosted ensemble: members of type `M` and each member's say in the consensus.

@@ -160,6 +160,10 @@ impl Params for GradientBoostingParams {
     fn models(&self) -> u64 {
         self.n_estimators as u64
     }
+    fn tie_refusal(&self) -> Option<&'static str> {
+        (self.loss == RankingLoss::PlackettLuce)
+            .then_some("GBLR's Plackett-Luce loss needs strict rankings; its pairwise loss learns from ties")
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -190,14 +194,13 @@ impl Learner for GradientBoostingModel {
     type Params = GradientBoostingParams;
 
     fn fit(params: GradientBoostingParams, data: &TrainingSet<'_>) -> Result<Self> {
+        // Before tuning: its inner folds would name a row of a fold.
+        data.refuse_ties(params.tie_refusal())?;
         if params.tune {
             // The model keeps the parameters asked for (tune on) and reports what was chosen.
             let (chosen, tuning) = tune::tune(data, &params)?;
             let model = Self::fit(chosen, data)?;
             return Ok(GradientBoostingModel { params, tuning, ..model });
-        }
-        if params.loss == RankingLoss::PlackettLuce {
-            data.refuse_ties("GBLR's Plackett-Luce loss (its pairwise loss can)")?;
         }
         let (x, y) = (&data.x, &data.y);
         let (n, m) = (y.n_rows(), y.n_labels());

@@ -81,6 +81,9 @@ impl Params for LabelTreeParams {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn tie_refusal(&self) -> Option<&'static str> {
+        Some("the label ranking tree fits a Mallows model")
+    }
 }
 
 impl Default for LabelTreeParams {
@@ -193,7 +196,7 @@ impl Learner for LabelTreeModel {
     type Params = LabelTreeParams;
 
     fn fit(params: LabelTreeParams, data: &TrainingSet<'_>) -> Result<Self> {
-        data.refuse_ties("the label ranking tree (a Mallows model)")?;
+        data.refuse_ties(params.tie_refusal())?;
         let (x, y) = (&data.x, &data.y);
         let (n, m) = (x.n_rows(), y.n_labels());
         let TreeInputs { fill_values, features } = TreeInputs::new(x);

@@ -28,7 +28,7 @@ use crate::data::ranking::{n_present, ranking_from_scores, ranking_from_scores_i
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::learner::{Header, Learner, Outputs, Prediction};
+use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::kendall_tau;
 use crate::neighbours::{KdIndex, Neighbour, SearchScratch};
 use crate::rng::Rng;
@@ -145,7 +145,7 @@ impl Learner for InstanceBasedModel {
     type Params = InstanceBasedParams;
 
     fn fit(params: InstanceBasedParams, data: &TrainingSet<'_>) -> Result<Self> {
-        data.refuse_ties("instance-based label ranking (a Mallows or Plackett-Luce model)")?;
+        data.refuse_ties(params.tie_refusal())?;
         let (x, y, sample_weight) = (&data.x, &data.y, data.weights.clone());
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let fill = fill_values(x);

@@ -60,6 +60,9 @@ impl Params for InstanceBasedParams {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn tie_refusal(&self) -> Option<&'static str> {
+        Some("instance-based label ranking fits a Mallows or Plackett-Luce model")
+    }
 }
 
 impl Default for InstanceBasedParams {

@@ -92,6 +92,9 @@ impl Params for PairwiseParams {
     fn models(&self) -> u64 {
         self.n_estimators as u64
     }
+    fn tie_refusal(&self) -> Option<&'static str> {
+        Some("one-versus-one learns binary classes per label pair")
+    }
 }
 
 /// The classifier of one label pair (a < b): P(a before b).
@@ -147,7 +150,7 @@ impl Learner for PairwiseModel {
     type Params = PairwiseParams;
 
     fn fit(params: PairwiseParams, data: &TrainingSet<'_>) -> Result<Self> {
-        data.refuse_ties("one-versus-one (binary classes per label pair)")?;
+        data.refuse_ties(params.tie_refusal())?;
         let (x, y) = (&data.x, &data.y);
         let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
         let grow = GrowParams {

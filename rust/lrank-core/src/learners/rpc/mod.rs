@@ -48,6 +48,9 @@ impl Params for RpcParams {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn tie_refusal(&self) -> Option<&'static str> {
+        Some("RPC learns binary classes per label pair")
+    }
 }
 
 impl RpcParams {
@@ -93,7 +96,7 @@ impl Learner for RpcModel {
     type Params = RpcParams;
 
     fn fit(params: RpcParams, data: &TrainingSet<'_>) -> Result<Self> {
-        data.refuse_ties("RPC (binary classes per label pair)")?;
+        data.refuse_ties(params.tie_refusal())?;
         if !params.tune {
             return RpcModel::fit_with(params, data, None);
         }
