@@ -182,7 +182,7 @@ def test_rank_rows_agree_with_scipy_and_sum_to_k_k_plus_1_over_2(rows):
 
 def test_friedman_of_identical_rankings_is_infinite_f_and_of_equal_ranks_zero():
     perfect = friedman_test([1.0, 2.0, 3.0], 10)
-    assert perfect.ff == math.inf and perfect.ff_p == 0.0 and perfect.chi2 == pytest.approx(20.0)
+    assert perfect.ff == math.inf and perfect.ff_p == pytest.approx(6.0**-9) and perfect.chi2 == pytest.approx(20.0)
     flat = friedman_test([2.0, 2.0, 2.0], 10)
     assert flat.chi2 == 0.0 and flat.chi2_p == 1.0 and flat.ff == 0.0 and flat.ff_p == 1.0
 
@@ -459,3 +459,16 @@ def test_ratio_interval_refuses_bad_input():
         ratio_of_means_interval([1.0, 2.0], [1.0, 2.0], level=1.0)
     with pytest.raises(InvalidInputError, match="n_resamples"):
         ratio_of_means_interval([1.0, 2.0], [1.0, 2.0], n_resamples=0)
+
+
+@pytest.mark.parametrize(("k", "n"), [(2, 2), (2, 5), (3, 2), (3, 3), (4, 2)])
+def test_identical_rankings_get_the_exact_p_of_every_permutation_of_ranks(k, n):
+    """When all N data sets agree, F_F's p is the exact share of the (k!)^N equally likely rank
+    assignments whose Friedman statistic is at least as large (brute force), not 0."""
+    import itertools
+
+    perms = list(itertools.permutations(range(1, k + 1)))
+    stats = [friedman_test(np.mean(rows, axis=0), n).chi2 for rows in itertools.product(perms, repeat=n)]
+    observed = friedman_test(np.arange(1.0, k + 1), n)
+    exact = np.mean(np.array(stats) >= observed.chi2 - 1e-9)
+    assert observed.ff == math.inf and observed.ff_p == pytest.approx(exact, rel=1e-12)

@@ -319,7 +319,8 @@ def statistics_lines(s: TableStatistics, *, markdown: bool = False) -> list[str]
     verdict = (
         "the learners differ significantly" if f.ff_p < s.alpha else "no significant difference between the learners"
     )
-    ff = "inf" if math.isinf(f.ff) else f"{f.ff:.2f}"
+    # Infinite when every data set ranks the learners alike: its p is then the exact one.
+    ff = "inf (every data set ranks the learners alike; exact p)" if math.isinf(f.ff) else f"{f.ff:.2f}"
     bullet = "- " if markdown else "  "
     lines = [
         f"Statistics (Demšar 2006) over N = {s.n} data sets and k = {s.k} learners, alpha = {s.alpha:g}:",

@@ -127,6 +127,12 @@ def friedman_test(avg_ranks: Sequence[float] | NDArray[np.float64], n: int) -> F
     F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F) with (k - 1, (k - 1)(N - 1)) degrees of freedom.
 
     Like Demšar's formulas, no correction for ties is made.
+
+    When every data set ranks the learners the same way, the denominator vanishes and F_F is
+    infinite, where its F distribution no longer approximates anything; its p-value is then the
+    exact one, (k!)^(1 - N): under the null hypothesis each of the k! rankings is equally likely
+    on each data set, and no outcome is more extreme than all N agreeing (with two data sets
+    and three learners 1/6, not 0).
     """
     r = _check_ranks(avg_ranks, n)
     k = r.size
@@ -135,7 +141,9 @@ def friedman_test(avg_ranks: Sequence[float] | NDArray[np.float64], n: int) -> F
     df1, df2 = k - 1, (k - 1) * (n - 1)
     denominator = n * (k - 1) - chi2
     # The denominator vanishes when every data set ranks the learners the same way.
-    ff = (n - 1) * chi2 / denominator if denominator > 1e-12 else math.inf
+    agree = denominator <= 1e-12
+    ff = math.inf if agree else (n - 1) * chi2 / denominator
+    ff_p = math.exp((1 - n) * math.lgamma(k + 1)) if agree else f_sf(ff, df1, df2)
     return FriedmanResult(
         n=n,
         k=k,
@@ -144,7 +152,7 @@ def friedman_test(avg_ranks: Sequence[float] | NDArray[np.float64], n: int) -> F
         chi2_p=chi2_sf(chi2, df1),
         ff=ff,
         ff_df=(df1, df2),
-        ff_p=f_sf(ff, df1, df2),
+        ff_p=ff_p,
     )
 
 
