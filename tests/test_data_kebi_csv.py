@@ -147,3 +147,25 @@ def test_spaces_and_quotes_in_cells(tmp_path):
     assert ds.feature_names() == ["A1", "A 2"]
     assert ds.feature_matrix().tolist() == [[1.5, 2.0]]
     assert ds.rankings.tolist() == [[2, 1]]
+
+
+def test_a_file_of_features_only_is_data_to_predict(tmp_path):
+    """Without label columns: refused as training data, read as a feature table where rankings
+    are optional, and ranked by lrank predict."""
+    from click.testing import CliRunner
+    from lrank.cli import main
+
+    path = tmp_path / "new.csv"
+    path.write_text("A1,A2\n0.5,1\n\n2.5,?\n")
+    with pytest.raises(DataFormatError, match="no label columns"):
+        read_kebi_csv(path)
+    data = read_dataset(path, require_rankings=False)
+    assert data.rankings is None and data.labels == () and data.n_rows == 2
+    np.testing.assert_array_equal(data.feature_matrix(), [[0.5, 1.0], [2.5, np.nan]])
+    train, model = tmp_path / "train.csv", tmp_path / "m.lrm"
+    train.write_text("A1,A2,L1,L2\n" + "".join(f"{i},{i % 3},{1 + i % 2},{2 - i % 2}\n" for i in range(20)))
+    fitted = CliRunner().invoke(main, ["train", "-t", str(train), "-W", "LRT", "--no-cv", "-d", str(model)])
+    assert fitted.exit_code == 0
+    out = CliRunner().invoke(main, ["predict", "-l", str(model), "-T", str(path)])
+    assert out.exit_code == 0, out.output
+    assert [set(line.split(">")) for line in out.output.split()] == [{"L1", "L2"}] * 2

@@ -50,7 +50,7 @@ def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True)
     if suffix in (".xarff", ".arff"):
         return read_arff(path, require_rankings=require_rankings)
     if suffix == ".csv":
-        return read_kebi_csv(path)
+        return read_kebi_csv(path, require_rankings=require_rankings)
     if suffix == ".parquet":
         return read_parquet(path, require_rankings=require_rankings)
     raise DataFormatError(

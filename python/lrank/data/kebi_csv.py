@@ -11,7 +11,8 @@ ranking sets): the distinct positions of a row must be exactly ``1..b`` (dense,
 ``m'`` labels present.  An empty cell or ``?`` in a feature column is a missing
 value.  Fields are separated by commas (double quotes allowed, CSV style);
 blank lines are skipped; LF or CRLF line ends.  The relation name is the file
-stem.
+stem.  Where rankings are optional (``require_rankings=False``: data to predict), a file
+without label columns is a plain feature table.
 """
 
 from __future__ import annotations
@@ -61,8 +62,9 @@ def _first_repeated(values: list[str]) -> str | None:
     return None
 
 
-def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
-    """Read a KEBI-layout CSV file (see the module docstring)."""
+def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True) -> LabelRankingDataset:
+    """Read a KEBI-layout CSV file (see the module docstring); with ``require_rankings=False`` a
+    file without label columns loads as a plain feature table (``rankings=None``, ``labels=()``)."""
     spath, lines = read_text_lines(path)
 
     def fail(line: int | None, problem: str) -> DataFormatError:
@@ -84,7 +86,7 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
     n_lab = 0
     while n_lab < len(header) and _LABEL_COL.fullmatch(header[len(header) - 1 - n_lab]):
         n_lab += 1
-    if n_lab == 0:
+    if n_lab == 0 and require_rankings:
         raise fail(header_line, "no label columns (trailing columns named L<number>) in the header")
     ncol = len(header)
     d = ncol - n_lab
@@ -122,6 +124,17 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
             i = int(infinite.arg_true()[0])
             raise fail(row_lines[i], f"infinite value {cols[j][i]!r} in feature column {name!r}")
         series.append(s_num.fill_nan(None))
+    if n_lab == 0:
+        return LabelRankingDataset(
+            relation=Path(spath).stem,
+            attributes=[Attribute(name, "numeric") for name in feat_names],
+            features=pl.DataFrame({s.name: s for s in series}),
+            labels=(),
+            rankings=None,
+            weights=np.ones(n, dtype=np.float64),
+            source=spath,
+            lines=np.asarray(row_lines, dtype=np.int64),
+        )
 
     m = n_lab
     check_rank_matrix_size(spath, header_line, n, m, item_bytes=8)
@@ -170,6 +183,7 @@ def read_kebi_csv(path: str | os.PathLike[str]) -> LabelRankingDataset:
         weights=np.ones(n, dtype=np.float64),
         partial_orders={},
         source=spath,
+        lines=np.asarray(row_lines, dtype=np.int64),
         # The ranking needs a name of its own when a file is converted to XARFF or Parquet:
         # "L" unless a feature column is called so.
         ranking_name=_free_name("L", set(feat_names)),
