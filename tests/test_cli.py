@@ -215,7 +215,7 @@ def test_info_describes_a_data_file(tmp_path):
 
 
 def test_convert_between_xarff_and_kebi_csv(tmp_path):
-    from lrank.data import dataset_from_arrays, read_dataset, write_xarff
+    from lrank.data import dataset_from_arrays, read_dataset, write_dataset, write_xarff
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(30, 3))
@@ -229,9 +229,16 @@ def test_convert_between_xarff_and_kebi_csv(tmp_path):
     back = read_dataset(tmp_path / "c.xarff")
     np.testing.assert_array_equal(back.rankings, y)
     np.testing.assert_array_equal(back.feature_matrix(), x)  # NaN compares equal here
-    # Labels that the KEBI layout cannot name are refused with a clear message.
+    # Labels the KEBI layout cannot name are named L1, L2, ... by the command (not by the
+    # writer, which refuses them), and a note says which is which.
     result = CliRunner().invoke(main, ["convert", IRIS, str(tmp_path / "iris.csv")])
-    assert result.exit_code == 1 and "not named L<number>" in result.output
+    assert result.exit_code == 0
+    assert "Note: the KEBI CSV layout names labels L1, L2, ...: setosa = L1, versicolor = L2" in result.output
+    csv_back, original = read_dataset(tmp_path / "iris.csv"), read_dataset(IRIS)
+    assert csv_back.labels == ("L1", "L2", "L3")
+    np.testing.assert_array_equal(csv_back.rankings, original.rankings)
+    with pytest.raises(ValueError, match="not named L<number>"):
+        write_dataset(original, tmp_path / "direct.csv")
 
 
 def test_nominal_attributes_split_one_value_against_the_rest(tmp_path):

@@ -132,3 +132,24 @@ def test_a_tuned_model_reports_what_its_inner_cross_validation_chose():
     jsonschema.validate(plain, schema)
     assert plain["learner"]["tuned"] is None and plain["learner"]["tuned_options"] is None
     assert "Tuned:" not in run("train", "-t", "iris", "-W", "RPC", "--no-cv").output
+
+
+def test_cross_validation_options_with_a_test_file_are_noted_as_ignored():
+    out = CliRunner().invoke(main, ["train", "-t", "iris", "-T", "iris", "-x", "5", "--repeats", "2", "-W", "Dummy"])
+    assert out.exit_code == 0 and "Note: -x, --repeats ignored: cross-validation does not run with -T" in out.output
+    quiet = CliRunner().invoke(main, ["train", "-t", "iris", "-T", "iris", "-W", "Dummy"])
+    assert "Note:" not in quiet.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-j", "0"], "Invalid value for '-j' / '--jobs': 0 threads"),
+        (["-W", "LRRF", "--", "-I", "abc"], "Error: LRRF: bad value 'abc' for -I: not a whole number"),
+        (["-W", "LRRF", "--", "-I", "0"], "Error: LRRF: bad value for -I: must be at least 1"),
+        (["-W", "RPC", "--", "-C", "-1"], "Error: RPC: bad value for -C: must be positive"),
+    ],
+)
+def test_bad_values_are_told_with_the_option_a_user_wrote(args, message):
+    out = run("train", "-t", "iris", "--no-cv", *args)
+    assert out.exit_code != 0 and message in out.output and "n_estimators" not in out.output

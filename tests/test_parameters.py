@@ -67,7 +67,7 @@ def test_a_base_estimator_that_is_no_label_ranker_is_refused(problem):
 
 def test_seeds_beyond_64_bits_are_refused_not_folded(problem):
     x, y = problem
-    with pytest.raises(ValueError, match=r"random_state must lie in \[0, 2\*\*64\)"):
+    with pytest.raises(InvalidParameterError, match=r"random_state: must lie in \[0, 2\*\*64\)"):
         LabelRankingRandomForest(random_state=2**64).fit(x, y)
     a = LabelRankingRandomForest(n_estimators=3, random_state=2**64 - 1).fit(x, y)
     assert a.seed_ == 2**64 - 1
@@ -77,4 +77,19 @@ def test_thread_counts_beyond_the_cores_are_capped(problem):
     x, y = problem
     a = LabelRankingRandomForest(n_estimators=3, random_state=1, n_jobs=10**6).fit(x, y)
     b = LabelRankingRandomForest(n_estimators=3, random_state=1, n_jobs=1).fit(x, y)
+    np.testing.assert_array_equal(a.predict(x), b.predict(x))
+
+
+def test_threads_and_seeds_are_parameters_and_a_random_state_seeds_as_in_scikit_learn(problem):
+    x, y = problem
+    for bad in ({"n_jobs": 0}, {"random_state": "seven"}):
+        with pytest.raises(InvalidParameterError) as err:
+            LabelRankingRandomForest(n_estimators=2, **bad).fit(x, y)
+        assert err.value.parameter == next(iter(bad))
+    # A RandomState gives a seed drawn from it: the same state, the same model; it advances.
+    state = np.random.RandomState(7)
+    a = LabelRankingRandomForest(n_estimators=3, random_state=np.random.RandomState(7)).fit(x, y)
+    b = LabelRankingRandomForest(n_estimators=3, random_state=state).fit(x, y)
+    c = LabelRankingRandomForest(n_estimators=3, random_state=state).fit(x, y)
+    assert a.seed_ == b.seed_ != c.seed_
     np.testing.assert_array_equal(a.predict(x), b.predict(x))

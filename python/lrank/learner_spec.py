@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lrank.errors import LrankError
+from lrank.errors import InvalidParameterError, LrankError
 
 __all__ = [
     "LearnerOption",
@@ -128,6 +128,17 @@ def _zero_means_none(parse: Callable[[str], Any]) -> bool:
         return False
 
 
+def _reason(exc: ValueError) -> str:
+    """A parser's complaint in words, not Python's (``int("abc")`` says "invalid literal for int()
+    with base 10: 'abc'")."""
+    text = str(exc)
+    if text.startswith("invalid literal for int()"):
+        return "not a whole number"
+    if text.startswith("could not convert string to float"):
+        return "not a number"
+    return text
+
+
 def _option_text(parse: Callable[[str], Any], value: Any) -> str:
     """The option text that ``parse`` turns into ``value`` (the inverse of the parsers above)."""
     if parse in (parse_depth, parse_optional_count, parse_max_bins):
@@ -235,7 +246,8 @@ class LearnerSpec:
             try:
                 params[opt.param] = opt.parse(tokens[i + 1])
             except ValueError as exc:
-                raise LearnerOptionError(f"{self.name}: bad value {tokens[i + 1]!r} for {tok}: {exc}") from None
+                bad = f"{self.name}: bad value {tokens[i + 1]!r} for {tok}: {_reason(exc)}"
+                raise LearnerOptionError(bad) from None
             i += 2
         return params
 
@@ -292,6 +304,14 @@ class LearnerSpec:
                 inner = find_learner(words[-1]).describe(value.get_params(deep=False))
                 nested = ["--", inner] if inner else []
         return " ".join(words + nested)
+
+    def option_error(self, err: InvalidParameterError) -> LearnerOptionError | None:
+        """An estimator's complaint about one of its parameters, told with this learner's option
+        (``LRRF: bad value for -I: must be at least 1``); None when no option sets it."""
+        flag = next((o.flag for o in self.options if o.param == getattr(err, "parameter", None)), None)
+        if flag is None:
+            return None
+        return LearnerOptionError(f"{self.name}: bad value for {flag}: {getattr(err, 'reason', err)}")
 
     def usage(self) -> str:
         """How the learner's options are written after ``--`` (for help texts)."""

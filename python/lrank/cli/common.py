@@ -20,3 +20,11 @@ def user_errors() -> Iterator[None]:
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         raise click.ClickException(f"{name}{exc.strerror or exc}") from None
+
+
+def check_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """-j: a positive number of threads, or as scikit-learn's n_jobs -1 for all cores, -2 for all
+    but one...; 0 is refused before any data is read."""
+    if value != 0:
+        return value
+    raise click.BadParameter("0 threads: give a positive number of threads, or -1 for all cores")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 
 import click
 
@@ -55,8 +57,16 @@ def info_command(file: str, fmt: str) -> None:
 def convert_command(source: str, target: str) -> None:
     """Convert between XARFF/ARFF, the KEBI CSV layout and Parquet (formats chosen by suffix:
     .xarff/.arff, .csv, .parquet). Parquet keeps everything XARFF does (nominal and string
-    attributes, weights, incomplete rankings, partial orders), so it converts back exactly."""
+    attributes, weights, incomplete rankings, partial orders), so it converts back exactly.
+    The KEBI CSV layout names labels L1, L2, ...: other names are replaced, and a note says how."""
     with user_errors():
         data = read_dataset(resolve(source))
+        kebi_names = [f"L{j + 1}" for j in range(data.n_labels)]
+        renamed = target.lower().endswith(".csv") and not all(re.fullmatch(r"L\d+", name) for name in data.labels)
+        if renamed:
+            pairs = ", ".join(f"{old} = {new}" for old, new in zip(data.labels, kebi_names))
+            data = dataclasses.replace(data, labels=tuple(kebi_names))
         write_dataset(data, target)
+    if renamed:
+        click.echo(f"Note: the KEBI CSV layout names labels L1, L2, ...: {pairs}", err=True)
     click.echo(f"wrote {data.n_rows} rows to {target}", err=True)

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from lrank import __version__
-from lrank.cli.common import user_errors
+from lrank.cli.common import check_jobs, user_errors
 from lrank.errors import ExperimentError
 from lrank.experiment.config import (
     DEFAULT_OUTPUT,
@@ -98,7 +98,12 @@ def _format_seconds(seconds: float) -> str:
 )
 @click.option("-s", "--seed", type=int, default=None, help="Seed of folds, label deletion and learners. [default: 1]")
 @click.option(
-    "-j", "--jobs", type=int, default=None, help="Threads per learner. [default: all cores; 1 with --workers > 1]"
+    "-j",
+    "--jobs",
+    type=int,
+    default=None,
+    callback=check_jobs,
+    help="Threads per learner. [default: all cores; 1 with --workers > 1]",
 )
 @click.option("--workers", type=int, default=None, help="Cells computed in parallel processes. [default: 1]")
 @click.option(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from lrank.cli.common import user_errors
+from lrank.cli.common import check_jobs, user_errors
 from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features
 from lrank.data.parquet import read_parquet
@@ -30,9 +30,12 @@ from lrank.ranking_notation import format_rank_rows
     "(read and ranked a slice at a time: memory stays bounded).",
 )
 @click.option("-o", "out", type=click.Path(dir_okay=False), help="Write rankings here (default: stdout).")
-@click.option("-j", "--jobs", type=int, default=None, help="Threads (default: all cores).")
+@click.option("-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads (default: all cores).")
 @click.option(
-    "--confidence", is_flag=True, help="Append each row's confidence after a tab (IBLR: the Mallows spread theta)."
+    "--confidence",
+    is_flag=True,
+    help="Append each row's confidence after a tab (IBLR: the Mallows spread theta, inf when all the "
+    "neighbours rank alike).",
 )
 def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None, confidence: bool) -> None:
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first)."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from lrank.cli.common import user_errors
+from lrank.cli.common import check_jobs, user_errors
 from lrank.cli.report import text_report
 from lrank.evaluation import FoldResult
 from lrank.evaluation.workflow import Progress, train_and_evaluate
@@ -63,7 +63,7 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
     "train_file",
     required=True,
     type=click.Path(dir_okay=False),
-    help="Training data: XARFF/ARFF, or the KEBI CSV layout (.csv).",
+    help="Training data: XARFF/ARFF, the KEBI CSV layout (.csv), Parquet, or a bundled data set's name (iris).",
 )
 @click.option(
     "-T",
@@ -109,7 +109,9 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
     help="Delete each training label with this probability (at least two kept per ranking).",
 )
 @click.option("--no-cv", is_flag=True, help="Skip cross-validation (only with -t).")
-@click.option("-j", "--jobs", type=int, default=None, help="Threads for the learner (default: all cores).")
+@click.option(
+    "-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads for the learner (default: all cores)."
+)
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
 )
@@ -135,6 +137,15 @@ def train_command(
     cross-validation. With -T: it is trained on TRAIN and evaluated on TEST.
     Learner options go after `--`, e.g.  lrank train -t iris.xarff -W LRRF -- -I 100 -depth 0
     """
+    if test_file is not None:
+        ctx = click.get_current_context()
+        unused = [
+            flag
+            for flag, name in (("-x", "folds"), ("--repeats", "repeats"), ("--no-cv", "no_cv"))
+            if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+        ]
+        if unused:
+            click.echo(f"Note: {', '.join(unused)} ignored: cross-validation does not run with -T", err=True)
     with user_errors():
         result = train_and_evaluate(
             learner,

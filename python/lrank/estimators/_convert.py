@@ -32,7 +32,7 @@ def count(name: str, value: Any, *, none: bool = False) -> int | None:
         allowed = "an int >= 0 or None" if none else "an int >= 0"
         raise _bad(name, f"must be {allowed}, got {value!r}")
     if value < 0 or value >= 2**63:
-        raise _bad(name, f"must be an int in [0, 2**63), got {value!r}")
+        raise _bad(name, f"must be a whole number, 0 or more (below 2**63), got {value!r}")
     return int(value)
 
 
