@@ -66,7 +66,8 @@ def test_the_command_line_reports_a_huge_tree_count_in_one_line():
         timeout=300,
     )
     assert done.returncode == 1, done.stderr
-    assert done.stderr.startswith("Error: LRRF: bad value for -I: asks for 1000000000000 trees") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("Error: LRRF: bad value for -I: asks for 1000000000000 trees")
+    assert done.stderr.count("\n") == 1
 
 
 # -- item 9: positions beyond int32 --------------------------------------------------------------

@@ -365,3 +365,21 @@ def test_rpc_from_the_command_line():
     report = json.loads(result.stdout)
     assert report["learner"]["params"]["C"] == 10.0 and report["learner"]["params"]["voting"] == "binary"
     assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] > 0.7
+
+
+def test_info_describes_a_model_file(tmp_path):
+    model = tmp_path / "bag.lrm"
+    trained = run("train", "-t", IRIS, "--no-cv", "-W", "Bagging", "-d", str(model), "--", "-W", "RPC", "-I", "3")
+    assert trained.exit_code == 0, trained.output
+    text = run("info", str(model))
+    assert text.exit_code == 0, text.output
+    assert "Learner:             Bagging -W RPC -I 3" in text.output
+    assert "Labels:              3 (setosa, versicolor, virginica)" in text.output
+    info = json.loads(run("info", str(model), "--format", "json").output)
+    assert info["options_in_effect"].startswith("-W RPC -I 3 ") and " -- -C 1 " in info["options_in_effect"]
+    assert [a["name"] for a in info["attributes"]][:1] == ["sepal length (cm)"]
+    (tmp_path / "junk.lrm").write_bytes(b"junk")
+    for bad in ("junk.lrm", "absent.lrm"):
+        out = run("info", str(tmp_path / bad))
+        assert out.exit_code == 1 and out.output.startswith(f"Error: {tmp_path / bad}: ")
+        assert len(out.output.strip().splitlines()) == 1

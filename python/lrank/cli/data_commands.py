@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from pathlib import Path
 
 import click
 
@@ -12,13 +13,24 @@ from lrank.cli.common import user_errors
 from lrank.data import read_dataset, write_dataset
 from lrank.data.summary import summarize
 from lrank.datasets import resolve
+from lrank.model_file import load_model
+from lrank.registry import get_learner
+
+# Data files by suffix (lrank.data.read_dataset); anything else is read as a model file.
+DATA_SUFFIXES = (".xarff", ".arff", ".csv", ".parquet")
 
 
 @click.command("info", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def info_command(file: str, fmt: str) -> None:
-    """Describe a data file: instances, attributes, labels, incompleteness, ties, top labels."""
+    """Describe a data file: instances, attributes, labels, incompleteness, ties, top labels; or
+    a model file of `lrank train -d` (any other suffix): its learner, options, labels and
+    attributes."""
+    suffix = Path(file).suffix.lower()
+    if suffix in (".lrm", ".json") or (suffix not in DATA_SUFFIXES and Path(file).is_file()):
+        _model_info(file, fmt)
+        return
     with user_errors():
         s = summarize(read_dataset(resolve(file), require_rankings=False))
     if fmt == "json":
@@ -49,6 +61,32 @@ def info_command(file: str, fmt: str) -> None:
             click.echo(f"  {label:<20}{count:>8}  {100 * count / total:5.1f}%")
     else:
         click.echo("Rankings:            none (a plain feature table)")
+
+
+def _model_info(file: str, fmt: str) -> None:
+    with user_errors():
+        loaded = load_model(file)
+    spec = get_learner(loaded.learner)
+    info = {
+        "model_file": file,
+        "learner": loaded.learner,
+        "learner_options": loaded.learner_options,
+        "options_in_effect": spec.describe(loaded.estimator.get_params(deep=False)),
+        "trained_by_lrank": loaded.metadata.get("lrank_version"),
+        "relation": loaded.metadata.get("relation"),
+        "labels": loaded.labels,
+        "attributes": [{"name": a.name, "kind": a.kind} for a in loaded.attributes],
+    }
+    if fmt == "json":
+        click.echo(json.dumps(info, indent=2))
+        return
+    click.echo(f"Model file:          {file} (lrank {info['trained_by_lrank']})")
+    click.echo(f"Learner:             {' '.join([loaded.learner, *loaded.learner_options])}")
+    click.echo(f"Parameters:          {info['options_in_effect'] or '(none)'}")
+    click.echo(f"Trained on:          {info['relation']}")
+    click.echo(f"Labels:              {len(loaded.labels)} ({', '.join(loaded.labels)})")
+    kinds = ", ".join(f"{a.name} ({a.kind})" for a in loaded.attributes)
+    click.echo(f"Attributes:          {len(loaded.attributes)}: {kinds}")
 
 
 @click.command("convert", context_settings={"help_option_names": ["-h", "--help"]})
