@@ -23,6 +23,7 @@ def run(*args: str):
         (["-W", "IBLR", "-K", "5"], "lrank train ... -W IBLR -- -K 5"),
         (["-no-cv"], "lrank's own long options take two dashes: --no-cv"),
         (["-repeats", "2"], "two dashes: --repeats"),
+        (["-split-percentage", "66"], "two dashes: --split-percentage"),
     ],
 )
 def test_weka_habits_get_a_hint(args, hint):
@@ -153,3 +154,32 @@ def test_cross_validation_options_with_a_test_file_are_noted_as_ignored():
 def test_bad_values_are_told_with_the_option_a_user_wrote(args, message):
     out = run("train", "-t", "iris", "--no-cv", *args)
     assert out.exit_code != 0 and message in out.output and "n_estimators" not in out.output
+
+
+def test_a_percentage_split_evaluates_the_held_out_rows_as_a_fit_on_the_rest_does():
+    """WEKA's -split-percentage: the report's measures are those of the learner fitted on the
+    split's training rows and scored on the rest; each top label is split in proportion."""
+    import numpy as np
+    from lrank.data import read_dataset
+    from lrank.datasets import resolve
+    from lrank.evaluation.cross_validation import percentage_split
+    from lrank.metrics import kendall_tau
+    from lrank.registry import get_learner
+
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(resources.files("lrank.cli").joinpath("train_report.schema.json").read_text())
+    out = run("train", "-t", "iris", "-W", "LRRF", "-s", "3", "--split-percentage", "66", "--format", "json")
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    jsonschema.validate(report, schema)
+    assert [e["name"] for e in report["evaluations"]] == ["training data", "percentage split"]
+    data = read_dataset(resolve("iris"))
+    plan = percentage_split(data.rankings, 66, seed=3)
+    assert sorted(np.bincount(np.argmax(data.rankings[plan.train] == 1, axis=1))) == [33, 33, 33]
+    assert np.intersect1d(plan.train, plan.test).size == 0 and plan.train.size + plan.test.size == 150
+    est = get_learner("LRRF").build([], seed=3).fit(data.feature_matrix()[plan.train], plan.y_train)
+    expected = kendall_tau(data.rankings[plan.test], est.predict(data.feature_matrix()[plan.test]))
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] == pytest.approx(expected, abs=1e-6)
+    assert "=== Percentage split ===" in run("train", "-t", "iris", "-W", "Dummy", "--split-percentage", "50").output
+    noted = run("train", "-t", "iris", "-T", "iris", "-W", "Dummy", "--split-percentage", "50").output
+    assert "Note: --split-percentage ignored" in noted

@@ -90,3 +90,21 @@ def test_cross_validation_is_deterministic_and_uses_all_rows():
 
 def test_format_ranking():
     assert format_ranking([2, 0, 1], ["a", "b", "c"]) == "c>a"
+
+
+def test_a_percentage_split_is_stratified_seeded_and_refuses_an_empty_part():
+    from lrank.evaluation.cross_validation import percentage_split
+
+    y = np.array([[1, 2, 3]] * 10 + [[2, 1, 3]] * 20 + [[3, 2, 1]] * 30, dtype=np.int32)
+    plan = percentage_split(y, 70, seed=5, missing=0.5)
+    assert [int(np.sum(np.argmax(y[plan.train] == 1, axis=1) == t)) for t in range(3)] == [7, 14, 21]
+    np.testing.assert_array_equal(np.sort(np.concatenate([plan.train, plan.test])), np.arange(60))
+    assert (plan.y_train == 0).any() and plan.y_train.shape == (42, 3)  # labels deleted in training rows only
+    again = percentage_split(y, 70, seed=5, missing=0.5)
+    np.testing.assert_array_equal(plan.train, again.train)
+    np.testing.assert_array_equal(plan.y_train, again.y_train)
+    assert not np.array_equal(percentage_split(y, 70, seed=6).train, plan.train)
+    with pytest.raises(InvalidInputError, match="leaves no training instances"):
+        percentage_split(y[:3], 1, seed=0)
+    with pytest.raises(InvalidInputError, match="strictly between 0 and 100"):
+        percentage_split(y, 100, seed=0)

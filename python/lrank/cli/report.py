@@ -43,6 +43,7 @@ def text_report(r: dict[str, Any]) -> str:
             "training data": "Error on training data",
             "test data": "Error on test data",
             "cross-validation": "Stratified cross-validation",
+            "percentage split": "Percentage split",
         }.get(ev["name"], ev["name"])
         lines += ["", f"=== {title} ===", "", "=== Ranking measures ===", ""]
         lines.append(f"{'':<30}{'mean':>10}{'std':>10}")

@@ -25,7 +25,8 @@ class TrainCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, list(args))
-        except click.NoSuchOption:
+        # BadParameter too: click reads -split-percentage as -s with the value "plit-percentage".
+        except (click.NoSuchOption, click.BadParameter):
             hint = _weka_hint(self, args)
             if hint is None:
                 raise
@@ -110,6 +111,14 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
 )
 @click.option("--no-cv", is_flag=True, help="Skip cross-validation (only with -t).")
 @click.option(
+    "--split-percentage",
+    "split",
+    type=click.FloatRange(0.0, 100.0, min_open=True, max_open=True),
+    default=None,
+    help="Instead of cross-validation: train on this percentage of the rows (drawn with -s, stratified "
+    "by top label) and evaluate on the rest, as WEKA's -split-percentage.",
+)
+@click.option(
     "-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads for the learner (default: all cores)."
 )
 @click.option(
@@ -126,6 +135,7 @@ def train_command(
     repeats: int,
     missing: float,
     no_cv: bool,
+    split: float | None,
     jobs: int | None,
     fmt: str,
     learner_options: tuple[str, ...],
@@ -137,15 +147,17 @@ def train_command(
     cross-validation. With -T: it is trained on TRAIN and evaluated on TEST.
     Learner options go after `--`, e.g.  lrank train -t iris.xarff -W LRRF -- -I 100 -depth 0
     """
-    if test_file is not None:
+    if test_file is not None or split is not None:
         ctx = click.get_current_context()
+        given = [("-x", "folds"), ("--repeats", "repeats"), ("--no-cv", "no_cv")]
+        if test_file is not None:
+            given.append(("--split-percentage", "split"))
         unused = [
-            flag
-            for flag, name in (("-x", "folds"), ("--repeats", "repeats"), ("--no-cv", "no_cv"))
-            if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+            flag for flag, name in given if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
         ]
+        instead = "-T" if test_file is not None else "--split-percentage"
         if unused:
-            click.echo(f"Note: {', '.join(unused)} ignored: cross-validation does not run with -T", err=True)
+            click.echo(f"Note: {', '.join(unused)} ignored: cross-validation does not run with {instead}", err=True)
     with user_errors():
         result = train_and_evaluate(
             learner,
@@ -158,8 +170,11 @@ def train_command(
             repeats=repeats,
             missing=missing,
             cross_validation=not no_cv,
+            split=None if test_file else split,
             model_out=model_out,
-            progress=_progress_bar(folds, repeats) if sys.stderr.isatty() else None,  # no bar in logs and pipes
+            progress=_progress_bar(1 if split else folds, 1 if split else repeats)
+            if sys.stderr.isatty()
+            else None,  # no bar in logs and pipes
         )
 
     data = result.data
@@ -185,7 +200,7 @@ def train_command(
         "instances": data.n_rows,
         "features": data.x.shape[1],
         "labels": data.labels,
-        "test_mode": _test_mode(test_file, folds, repeats, seed, no_cv),
+        "test_mode": _test_mode(test_file, folds, repeats, seed, no_cv, split),
         "missing_label_probability": missing,
         "build_time_seconds": round(result.build_seconds, 6),
         **test_info,
@@ -211,9 +226,11 @@ def _progress_bar(folds: int, repeats: int) -> Progress:
     return bar
 
 
-def _test_mode(test_file: str | None, folds: int, repeats: int, seed: int, no_cv: bool) -> str:
+def _test_mode(test_file: str | None, folds: int, repeats: int, seed: int, no_cv: bool, split: float | None) -> str:
     if test_file:
         return f"user supplied test set: {test_file}"
+    if split is not None:
+        return f"split {split:g}% train, remainder test (stratified by top label), seed {seed}"
     if no_cv:
         return "evaluate on training data"
     rep = f", {repeats} repeats (seeds {seed}..{seed + repeats - 1})" if repeats > 1 else f", seed {seed}"

@@ -102,6 +102,32 @@ def fold_plan(y: NDArray[np.int32], *, n_folds: int, seed: int, missing: float, 
     return next(fold_plans(y, n_folds=n_folds, repeats=repeat + 1, seed=seed, missing=missing, only={(repeat, fold)}))
 
 
+def percentage_split(y: NDArray[np.int32], percent: float, *, seed: int, missing: float = 0.0) -> FoldPlan:
+    """WEKA's ``-split-percentage``: ``percent`` % of the rows to train on, the rest to test.
+
+    The rows are shuffled with ``seed`` and each top label's rows split in that proportion
+    (rounded), so both parts hold the top labels as the data does; training labels are deleted
+    with probability ``missing`` as in :func:`fold_plans`.
+    """
+    n = int(np.asarray(y).shape[0])
+    if not 0.0 < percent < 100.0:
+        raise InvalidInputError(f"the split percentage must lie strictly between 0 and 100, got {percent:g}")
+    order = np.random.default_rng(seed).permutation(n)
+    tops = top_labels(y)[order]
+    train = np.sort(
+        np.concatenate(
+            [order[tops == t][: round(percent / 100.0 * np.count_nonzero(tops == t))] for t in np.unique(tops)]
+        )
+    ).astype(np.int64)
+    test = np.setdiff1d(np.arange(n), train, assume_unique=True)
+    if train.size == 0 or test.size == 0:
+        part = "training" if train.size == 0 else "test"
+        raise InvalidInputError(f"a {percent:g}% split of {n} instances leaves no {part} instances")
+    rng = np.random.default_rng([seed, DELETION_SEED_TAG])
+    y_train = delete_labels(y[train], missing, rng) if missing > 0 else y[train]
+    return FoldPlan(repeat=0, fold=0, train=train, test=test, y_train=y_train)
+
+
 @dataclass(frozen=True)
 class FoldResult:
     """What one fold gave: its sizes, the means of the measures on its test rows, and the
@@ -125,10 +151,12 @@ def evaluate_folds(
     labels: Sequence[str],
     sample_weight: NDArray[np.float64] | None = None,
     on_fold: Callable[[FoldResult], None] | None = None,
+    name: str = "cross-validation",
 ) -> tuple[Evaluation, list[FoldResult]]:
     """Fit a fresh estimator on each plan's training rows (with its rankings after label
-    deletion) and measure it on the plan's test rows against their complete rankings."""
-    evaluation = Evaluation(name="cross-validation", labels=list(labels))
+    deletion) and measure it on the plan's test rows against their complete rankings; the
+    evaluation is called ``name``."""
+    evaluation = Evaluation(name=name, labels=list(labels))
     results = []
     for plan in plans:
         est = make_estimator()

@@ -24,7 +24,14 @@ from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features, aligned_rankings
 from lrank.datasets import resolve
 from lrank.errors import InvalidInputError, InvalidParameterError
-from lrank.evaluation.cross_validation import DELETION_SEED_TAG, FoldPlan, FoldResult, evaluate_folds, fold_plans
+from lrank.evaluation.cross_validation import (
+    DELETION_SEED_TAG,
+    FoldPlan,
+    FoldResult,
+    evaluate_folds,
+    fold_plans,
+    percentage_split,
+)
 from lrank.evaluation.measures import Evaluation
 from lrank.model_file import save_model
 from lrank.rankings import delete_labels, tie_complaint
@@ -104,6 +111,7 @@ def train_and_evaluate(
     missing: float = 0.0,
     cross_validation: bool = True,
     plans: Sequence[FoldPlan] | None = None,
+    split: float | None = None,
     final_model: bool = True,
     model_out: PathLike | None = None,
     progress: Progress | None = None,
@@ -116,7 +124,9 @@ def train_and_evaluate(
     with ``cross_validation``, it is also cross-validated: ``repeats`` x ``folds``-fold
     stratified, label deletion ``missing``, repeat r seeded ``seed + r`` (as
     :func:`lrank.evaluation.cross_validate`), or on just the given fold ``plans``. ``seed`` also
-    seeds the learner and the deletion for the final model; ``n_jobs`` is its threads.
+    seeds the learner and the deletion for the final model; ``n_jobs`` is its threads. With
+    ``split`` (a percentage, WEKA's ``-split-percentage``) and no ``test``, a percentage split
+    (:func:`lrank.evaluation.cross_validation.percentage_split`) replaces cross-validation.
 
     Option mistakes are raised before any data is read, a fold count larger than the data
     before any fitting.
@@ -130,7 +140,10 @@ def train_and_evaluate(
         data = TrainingData.from_dataset(train)
     else:
         data = load_training_data(train)
-    validate = test is None and cross_validation
+    validate = test is None and (cross_validation or split is not None)
+    name = "cross-validation"
+    if validate and split is not None:
+        plans, name = [percentage_split(data.y, split, seed=seed, missing=missing)], "percentage split"
     if validate and plans is None and folds > data.n_rows:
         raise InvalidInputError(f"cannot make {folds} folds from {data.n_rows} instances")
     if test is not None and not final_model:
@@ -166,7 +179,14 @@ def train_and_evaluate(
                 plans = list(fold_plans(data.y, n_folds=folds, repeats=repeats, seed=seed, missing=missing))
             with progress(len(plans)) if progress is not None else _no_progress() as on_fold:
                 evaluation, result.folds = evaluate_folds(
-                    make, data.x, data.y, plans, labels=data.labels, sample_weight=data.weights, on_fold=on_fold
+                    make,
+                    data.x,
+                    data.y,
+                    plans,
+                    labels=data.labels,
+                    sample_weight=data.weights,
+                    on_fold=on_fold,
+                    name=name,
                 )
             result.evaluations.append(evaluation)
     return result
