@@ -80,8 +80,15 @@ def test_data_sets_from_files_directories_and_globs(tmp_path):
     assert [d.name for d in expand_datasets([iris, iris])] == ["iris"]  # the same file twice
     assert [d.name for d in expand_datasets(["iris.xarff"], base_dir=DATASETS)] == ["iris"]
     (tmp_path / "iris.csv").write_text("A1,L1,L2\n1,1,2\n")
-    with pytest.raises(ExperimentError, match="two data sets are named 'iris'"):
+    with pytest.raises(ExperimentError, match="two data sets are named 'iris'.*name one of them as NAME="):
         expand_datasets([iris, str(tmp_path / "iris.csv")])
+    # NAME=FILE names one file (a file whose name holds '=' is still a file).
+    named = expand_datasets([iris, f"iris-csv={tmp_path / 'iris.csv'}"])
+    assert [(d.name, d.path) for d in named] == [("iris", iris), ("iris-csv", str(tmp_path / "iris.csv"))]
+    (tmp_path / "a=b.csv").write_text("A1,L1,L2\n1,1,2\n")
+    assert [d.name for d in expand_datasets([str(tmp_path / "a=b.csv")])] == ["a=b"]
+    with pytest.raises(ExperimentError, match="NAME= names one data file"):
+        expand_datasets([f"all={DATASETS}"])
     with pytest.raises(ExperimentError, match="no such file or directory"):
         expand_datasets([str(tmp_path / "nope.xarff")])
     with pytest.raises(ExperimentError, match="no data files"):

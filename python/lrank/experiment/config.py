@@ -143,44 +143,55 @@ def expand_datasets(specs: Sequence[str], base_dir: str | os.PathLike[str] | Non
     """Data files from files, globs and directories (a directory gives its data files, by name).
 
     Relative specs are taken relative to ``base_dir`` when given. Each data set is named by its
-    file name without the suffix; two files of the same name are refused.
+    file name without the suffix, or by ``NAME=FILE`` (for one file); two data sets of the same
+    name are refused.
     """
-    files: list[Path] = []
+    files: list[tuple[str, Path]] = []
     for spec in specs:
-        raw = os.path.expanduser(spec)
-        full = Path(base_dir, raw) if base_dir is not None and not os.path.isabs(raw) else Path(raw)
-        if any(ch in str(full) for ch in "*?["):  # a glob pattern
-            matches = sorted(Path(p) for p in glob.glob(str(full)))
-            found = [p for p in matches if p.is_file() and p.suffix.lower() in DATA_SUFFIXES]
-            found += [f for p in matches if p.is_dir() for f in _data_files_in(p)]
-            if not found:
-                raise ExperimentError(f"{spec}: no data files ({', '.join(DATA_SUFFIXES)}) match this pattern")
-            files += found
-        elif full.is_dir():
-            found = _data_files_in(full)
-            if not found:
-                raise ExperimentError(f"{spec}: the directory holds no data files ({', '.join(DATA_SUFFIXES)})")
-            files += found
-        elif full.is_file():
-            if full.suffix.lower() not in DATA_SUFFIXES:
-                raise ExperimentError(
-                    f"{spec}: unknown data file suffix {full.suffix or '(none)'!r}: expected {', '.join(DATA_SUFFIXES)}"
-                )
-            files.append(full)
-        else:
-            raise ExperimentError(f"{spec}: no such file or directory")
+        given, sep, rest = spec.partition("=")
+        named = bool(sep and given) and not any(ch in given for ch in "/\\*?[") and not os.path.exists(spec)
+        found = _files_of(rest if named else spec, base_dir)
+        if named and (len(found) != 1 or os.path.isdir(rest) or any(ch in rest for ch in "*?[")):
+            raise ExperimentError(f"{spec}: NAME= names one data file, not a directory or a pattern")
+        files += [(given if named else f.stem, f) for f in found]
     out: list[DatasetSource] = []
     seen: dict[str, str] = {}
-    for f in files:
+    for name, f in files:
         path = os.fspath(f)
-        name = f.stem
         if name in seen:
             if os.path.realpath(seen[name]) == os.path.realpath(path):
                 continue  # the same file named twice
-            raise ExperimentError(f"two data sets are named {name!r}: {seen[name]} and {path}; rename one of them")
+            raise ExperimentError(
+                f"two data sets are named {name!r}: {seen[name]} and {path}; name one of them as NAME={path}"
+            )
         seen[name] = path
         out.append(DatasetSource(name=name, path=path))
     return out
+
+
+def _files_of(spec: str, base_dir: str | os.PathLike[str] | None) -> list[Path]:
+    """The data files of one spec: a file, a glob pattern or a directory."""
+    raw = os.path.expanduser(spec)
+    full = Path(base_dir, raw) if base_dir is not None and not os.path.isabs(raw) else Path(raw)
+    if any(ch in str(full) for ch in "*?["):  # a glob pattern
+        matches = sorted(Path(p) for p in glob.glob(str(full)))
+        found = [p for p in matches if p.is_file() and p.suffix.lower() in DATA_SUFFIXES]
+        found += [f for p in matches if p.is_dir() for f in _data_files_in(p)]
+        if not found:
+            raise ExperimentError(f"{spec}: no data files ({', '.join(DATA_SUFFIXES)}) match this pattern")
+        return found
+    if full.is_dir():
+        found = _data_files_in(full)
+        if not found:
+            raise ExperimentError(f"{spec}: the directory holds no data files ({', '.join(DATA_SUFFIXES)})")
+        return found
+    if full.is_file():
+        if full.suffix.lower() not in DATA_SUFFIXES:
+            raise ExperimentError(
+                f"{spec}: unknown data file suffix {full.suffix or '(none)'!r}: expected {', '.join(DATA_SUFFIXES)}"
+            )
+        return [full]
+    raise ExperimentError(f"{spec}: no such file or directory")
 
 
 def parse_missing(value: str | float | Sequence[Any]) -> tuple[float, ...]:
