@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_tied_problem, plr_data
-from lrank import InstanceBasedPartialLabelRanker, InvalidParameterError
+from lrank import InstanceBasedPartialLabelRanker, InvalidInputError, InvalidParameterError
 from lrank.aggregation import bpa
 from lrank.evaluation import cross_validate
 
@@ -69,3 +69,11 @@ def test_scaling_is_checked_and_has_a_cli_option():
 
     est = get_learner("IBPLR").build(["-scale", "standard"], seed=1)
     assert est.scaling == "standard"
+
+
+def test_a_feature_no_float_can_span_is_refused_by_name_for_min_max_scaling():
+    x = np.array([[1e308], [-1e308], [0.0], [1.0], [5.0]])
+    y = np.array([[1, 2, 3], [2, 1, 3], [3, 2, 1], [1, 3, 2], [2, 3, 1]], dtype=np.int32)
+    with pytest.raises(InvalidInputError, match=r"feature 0 spans -1e308 to 1e308, a range too wide"):
+        InstanceBasedPartialLabelRanker(n_neighbors=2).fit(x, y)
+    InstanceBasedPartialLabelRanker(n_neighbors=2, scaling="standard").fit(x, y).predict(x)

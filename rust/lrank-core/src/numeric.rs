@@ -11,6 +11,29 @@ pub fn midpoint(lo: f64, hi: f64) -> f64 {
     }
 }
 
+/// Weighted values' mean and standard deviation (1 for constant values), as a feature is
+/// standardised. Values near the
+/// ends of the f64 range would overflow the squares (1e200) or underflow them to 0 (1e-200),
+/// and the feature would be ignored; there the values are divided by their largest magnitude
+/// first. Elsewhere the plain sums are kept, so ordinary models are bit for bit as before.
+pub fn mean_and_scale(present: &[(f64, f64)]) -> (f64, f64) {
+    let total: f64 = present.iter().map(|&(_, w)| w).sum();
+    if total <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let mean = present.iter().map(|&(v, w)| v * w).sum::<f64>() / total;
+    let var = present.iter().map(|&(v, w)| w * (v - mean) * (v - mean)).sum::<f64>() / total;
+    let varies = present.iter().any(|&(v, w)| w > 0.0 && v != present[0].0);
+    if mean.is_finite() && var.is_finite() && (var >= f64::MIN_POSITIVE || !varies) {
+        return (mean, if var > 0.0 { var.sqrt() } else { 1.0 });
+    }
+    let top = present.iter().map(|&(v, _)| v.abs()).fold(0.0, f64::max);
+    let unit_mean = present.iter().map(|&(v, w)| w * (v / top)).sum::<f64>() / total;
+    let unit_var = present.iter().map(|&(v, w)| w * (v / top - unit_mean) * (v / top - unit_mean)).sum::<f64>() / total;
+    let scale = unit_var.sqrt() * top;
+    (unit_mean * top, if scale > 0.0 && scale.is_finite() { scale } else { 1.0 })
+}
+
 /// Serde for f64 fields that may be infinite or NaN (a Mallows spread is infinite for a pure
 /// node): JSON has no such numbers (serde_json would write `null` and fail to read it back), so
 /// human-readable formats write them as the strings "inf", "-inf" and "nan"; binary formats

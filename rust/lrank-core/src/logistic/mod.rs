@@ -238,11 +238,8 @@ pub fn encoding_of(x: &FeatureMatrixView<'_>, weights: &[f64]) -> (Vec<f64>, Vec
             encoding.extend(values.into_iter().map(|value| Encoding::Indicator { feature: f as u32, value }));
             continue;
         }
-        let total: f64 = present.iter().map(|&(_, w)| w).sum();
-        let mean = if total > 0.0 { present.iter().map(|&(v, w)| v * w).sum::<f64>() / total } else { 0.0 };
-        let var = if total > 0.0 { present.iter().map(|&(v, w)| w * (v - mean) * (v - mean)).sum::<f64>() / total } else { 0.0 };
+        let (mean, scale) = crate::numeric::mean_and_scale(&present);
         fill.push(mean);
-        let scale = if var > 0.0 { var.sqrt() } else { 1.0 };
         encoding.push(Encoding::Standardised { feature: f as u32, mean, scale });
     }
     (fill, encoding)
@@ -262,7 +259,13 @@ pub fn encode_into(encoding: &[Encoding], fill_values: &[f64], row: &[f64], out:
         Encoding::Standardised { feature, mean, scale } => {
             let v = row[feature as usize];
             let v = if v.is_nan() { fill_values[feature as usize] } else { v };
-            (v - mean) / scale
+            let z = (v - mean) / scale;
+            // v - mean overflows only for values near the ends of the range: divided first there.
+            if z.is_finite() {
+                z
+            } else {
+                v / scale - mean / scale
+            }
         }
         Encoding::Indicator { feature, value } => {
             let v = row[feature as usize];

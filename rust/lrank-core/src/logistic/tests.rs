@@ -119,3 +119,30 @@ fn a_warm_start_from_another_c_reaches_the_same_optimum_in_fewer_steps() {
     // A start of the wrong length is ignored: the fit starts from zero.
     assert_eq!(binary_from(&z, &t, &w, q, weak, Some((s0, &start[..2]))), (b0, coef, cold_steps, true));
 }
+
+#[test]
+fn features_near_the_ends_of_the_range_are_standardised_like_ordinary_ones() {
+    // Scaled by 1e200 the squares overflow, by 1e-200 they underflow to 0: the feature must
+    // still come out as the same standardised input, not be dropped.
+    let base = [1.0, -2.0, 0.5, 3.0, -1.5, 2.5];
+    let weights = [1.0, 2.0, 1.0, 1.0, 3.0, 1.0];
+    let encoded = |factor: f64| {
+        let values: Vec<f64> = base.iter().map(|v| v * factor).collect();
+        let x = FeatureMatrixView::new(&values, 6, 1).unwrap();
+        let (fill, encoding) = encoding_of(&x, &weights);
+        values.iter().map(|&v| encode(&encoding, &fill, &[v])[0]).collect::<Vec<f64>>()
+    };
+    let plain = encoded(1.0);
+    for factor in [1e200, 1e-200, 1e300, 1e-300, -1e305] {
+        let scaled = encoded(factor);
+        for (a, b) in plain.iter().zip(&scaled) {
+            let b = if factor < 0.0 { -b } else { *b };
+            assert!((a - b).abs() < 1e-9, "factor {factor}: {plain:?} against {scaled:?}");
+        }
+    }
+    // Values spanning the whole range: finite inputs (v - mean alone would overflow).
+    let values = [f64::MAX, -f64::MAX, 0.0, f64::MAX / 2.0];
+    let x = FeatureMatrixView::new(&values, 4, 1).unwrap();
+    let (fill, encoding) = encoding_of(&x, &[1.0; 4]);
+    assert!(values.iter().all(|&v| encode(&encoding, &fill, &[v])[0].is_finite()));
+}

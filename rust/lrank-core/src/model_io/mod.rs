@@ -209,11 +209,41 @@ pub fn decode<M: DeserializeOwned + Checked + Upgrade>(bytes: &[u8]) -> Result<S
     checked(saved)
 }
 
-/// Encodes a model file: `binary` or JSON.
-pub fn encode<M: Serialize>(saved: &SavedModel<M>, binary: bool) -> Result<Vec<u8>> {
+/// Encodes a model file: `binary` or JSON. A JSON file is read back before it is handed over:
+/// serde_json writes a NaN or infinite number as `null`, which an f64 field does not read, so a
+/// model holding one where its field does not name such numbers is refused now rather than
+/// found unloadable later.
+pub fn encode<M: Serialize + DeserializeOwned>(saved: &SavedModel<M>, binary: bool) -> Result<Vec<u8>> {
     if binary {
-        to_binary(saved)
-    } else {
-        to_json(saved).map(String::into_bytes)
+        return to_binary(saved);
+    }
+    let text = to_json(saved)?;
+    let mut doc: serde_json::Value = serde_json::from_str(&text).expect("serde_json reads what it writes");
+    file_version::with_version(FORMAT_VERSION, || serde_json::from_value::<M>(doc["model"].take())).map_err(|e| {
+        format_err(format!("cannot save this model as JSON, it would not read back ({e}); save it in the binary format"))
+    })?;
+    Ok(text.into_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, PartialEq, Serialize, serde::Deserialize)]
+    struct Plain {
+        score: f64,
+    }
+
+    #[test]
+    fn a_json_file_that_would_not_read_back_is_refused_when_saved() {
+        let saved = |score| SavedModel { metadata: "{}".into(), model: Plain { score } };
+        let text = encode(&saved(0.5), false).unwrap();
+        let back: Plain =
+            serde_json::from_value(serde_json::from_slice::<serde_json::Value>(&text).unwrap()["model"].clone()).unwrap();
+        assert_eq!(back, Plain { score: 0.5 });
+        // serde_json writes NaN as null, which an f64 does not read: refused, not written.
+        let err = encode(&saved(f64::NAN), false).unwrap_err().to_string();
+        assert!(err.contains("cannot save this model as JSON, it would not read back"), "{err}");
+        assert!(encode(&saved(f64::NAN), true).is_ok(), "the binary format holds any f64");
     }
 }

@@ -167,7 +167,7 @@ impl Learner for InstanceBasedModel {
         if let Some(f) = (0..d).find(|&f| range[f].is_infinite()) {
             // The distances scale each feature by its range, which a model file must hold finite.
             return Err(crate::error::invalid(format!(
-                "feature {f} spans {} to {}, a range too wide to scale distances by",
+                "feature {f} spans {:e} to {:e}, a range too wide to scale distances by",
                 minimum[f], maximum[f]
             )));
         }

@@ -90,6 +90,8 @@ impl Params for InstanceBasedPlrParams {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct KScore {
     pub k: usize,
+    /// NaN when no row could be scored (every ranking holds one label).
+    #[serde(with = "crate::numeric::nonfinite_f64")]
     pub tau_x: f64,
 }
 
@@ -119,31 +121,33 @@ pub struct InstanceBasedPlrModel {
 }
 
 /// Per feature, the offset and the divisor of the scaling (0 and 1 for nominal and constant
-/// features).
-fn scale_of(x: &FeatureMatrixView<'_>, fill: &[f64], nominal: &[bool], scaling: Scaling) -> (Vec<f64>, Vec<f64>) {
+/// features); a feature whose range no float holds (from -1e308 to 1e308) cannot be min-max
+/// scaled and is refused by name.
+fn scale_of(x: &FeatureMatrixView<'_>, fill: &[f64], nominal: &[bool], scaling: Scaling) -> Result<(Vec<f64>, Vec<f64>)> {
     let (n, d) = (x.n_rows(), x.n_features());
     let column = |f: usize| (0..n).map(move |i| value_or_fill(x.get(i, f), fill[f]));
-    (0..d)
-        .map(|f| {
-            if nominal[f] || n == 0 {
-                return (0.0, 1.0);
+    let mut scales = (Vec::with_capacity(d), Vec::with_capacity(d));
+    #[allow(clippy::needless_range_loop)] // f indexes the view's columns too
+    for f in 0..d {
+        let (offset, divisor) = match scaling {
+            _ if nominal[f] || n == 0 => (0.0, 1.0),
+            Scaling::None => (0.0, 1.0),
+            Scaling::MinMax => {
+                let (lo, hi) = column(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+                if (hi - lo).is_infinite() {
+                    return Err(crate::error::invalid(format!(
+                        "feature {f} spans {lo:e} to {hi:e}, a range too wide to scale distances by (the scalings none and standard can)"
+                    )));
+                }
+                (lo, hi - lo)
             }
-            let (offset, divisor) = match scaling {
-                Scaling::None => (0.0, 1.0),
-                Scaling::MinMax => {
-                    let (lo, hi) = column(f).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
-                    (lo, hi - lo)
-                }
-                Scaling::Standard => {
-                    let mean = column(f).sum::<f64>() / n as f64;
-                    let var = column(f).map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
-                    (mean, var.sqrt())
-                }
-            };
-            // A constant feature (or one whose spread overflows) is only shifted.
-            (offset, if divisor > 0.0 && divisor.is_finite() { divisor } else { 1.0 })
-        })
-        .unzip()
+            Scaling::Standard => crate::numeric::mean_and_scale(&column(f).map(|v| (v, 1.0)).collect::<Vec<_>>()),
+        };
+        // A constant feature is only shifted.
+        scales.0.push(offset);
+        scales.1.push(if divisor > 0.0 && divisor.is_finite() { divisor } else { 1.0 });
+    }
+    Ok(scales)
 }
 
 /// The k-d tree, built once; never compared or saved.
@@ -164,7 +168,7 @@ impl Learner for InstanceBasedPlrModel {
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let fill = fill_values(x);
         let nominal: Vec<bool> = (0..d).map(|f| x.kind(f) == FeatureKind::Nominal).collect();
-        let (minimum, range) = scale_of(x, &fill, &nominal, params.scaling);
+        let (minimum, range) = scale_of(x, &fill, &nominal, params.scaling)?;
         let mut model = InstanceBasedPlrModel {
             k: params.k.unwrap_or(K_CANDIDATES[0]).min(n),
             params,
