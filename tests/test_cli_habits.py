@@ -146,6 +146,7 @@ def test_cross_validation_options_with_a_test_file_are_noted_as_ignored():
     ("args", "message"),
     [
         (["-j", "0"], "Invalid value for '-j' / '--jobs': 0 threads"),
+        (["--repeats", "100000000000"], "Invalid value for '--repeats'"),
         (["-W", "LRRF", "--", "-I", "abc"], "Error: LRRF: bad value 'abc' for -I: not a whole number"),
         (["-W", "LRRF", "--", "-I", "0"], "Error: LRRF: bad value for -I: must be at least 1"),
         (["-W", "RPC", "--", "-C", "-1"], "Error: RPC: bad value for -C: must be positive"),
@@ -183,3 +184,39 @@ def test_a_percentage_split_evaluates_the_held_out_rows_as_a_fit_on_the_rest_doe
     assert "=== Percentage split ===" in run("train", "-t", "iris", "-W", "Dummy", "--split-percentage", "50").output
     noted = run("train", "-t", "iris", "-T", "iris", "-W", "Dummy", "--split-percentage", "50").output
     assert "Note: --split-percentage ignored" in noted
+
+
+def test_switch_like_values_are_shown_as_the_words_the_option_takes():
+    import shlex
+
+    from lrank import GradientBoostingLabelRanker
+    from lrank.registry import get_learner
+
+    spec = get_learner("GBLR")
+    for value, word in ((True, "on"), (False, "off"), ("auto", "auto")):
+        text = spec.describe(GradientBoostingLabelRanker(early_stopping=value).get_params(deep=False))
+        assert f"-early {word}" in text
+        assert spec.build(shlex.split(text)).get_params(deep=False)["early_stopping"] == value
+
+
+def test_a_learners_warning_is_one_line_on_the_command_line():
+    """In a process of its own: pytest would catch the warning before the command prints it."""
+    import subprocess
+    import sys
+
+    args = ["train", "-t", "iris", "--no-cv", "-W", "RPC", "--", "-C", "1e300", "-max-iter", "2"]
+    done = subprocess.run([sys.executable, "-m", "lrank", *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    warned = [line for line in done.stderr.splitlines() if "did not converge" in line]
+    assert warned and all(line.startswith("Warning: RPC: ") for line in warned), done.stderr
+    assert ".py:" not in done.stderr
+
+
+def test_files_the_learners_cannot_use_are_named_in_the_message(tmp_path):
+    no_features, two_rows = tmp_path / "labels_only.csv", tmp_path / "two.csv"
+    no_features.write_text("L1,L2\n1,2\n2,1\n1,2\n")
+    two_rows.write_text("A1,L1,L2\n1,1,2\n2,2,1\n")
+    out = run("train", "-t", str(no_features), "-x", "2")
+    assert out.exit_code == 1 and f"Error: {no_features}: no features to learn from" in out.output
+    out = run("train", "-t", str(two_rows), "-x", "3")
+    assert out.exit_code == 1 and f"Error: {two_rows}: cannot make 3 folds from 2 instances" in out.output

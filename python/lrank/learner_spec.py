@@ -12,6 +12,7 @@ the registry, so the lookup is in place whatever module of lrank is imported fir
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,6 +157,11 @@ def _option_text(parse: Callable[[str], Any], value: Any) -> str:
             if matches and len(fixed) > best_fixed:
                 best, best_fixed = name, len(fixed)
         return best
+    if isinstance(value, bool):  # a choice of words for True and False (GBLR's -early on/off)
+        for word in ("on", "off", "true", "false", "yes", "no"):
+            with contextlib.suppress(ValueError, TypeError, LrankError):
+                if parse(word) is value:
+                    return word
     if isinstance(value, float):
         short = f"{value:g}"
         return short if float(short) == value else repr(value)  # never rounded (1/3 stays 1/3)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import click
 
 from lrank import __version__
@@ -28,6 +30,12 @@ def main() -> None:
       lrank experiment run datasets/ -W LRRF -W "IBLR -K 10" --missing 0,0.3
       lrank experiment report experiment.parquet --format markdown
     """
+    # A learner's warning is one line for the user, not Python's file, line and source text.
+    warnings.formatwarning = _one_line_warning
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> str:
+    return f"Warning: {message}\n"
 
 
 main.add_command(train_command)

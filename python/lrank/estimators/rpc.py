@@ -94,7 +94,7 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
         if fitting and summary["not_converged"]:
             warnings.warn(
                 f"RPC: {summary['not_converged']} of {summary['n_pairs']} pairwise models did not converge "
-                f"in {self.max_iter} Newton steps; raise max_iter or tol",
+                f"in {self.max_iter} Newton steps; raise max_iter (-max-iter) or tol",
                 RuntimeWarning,
                 stacklevel=3,
             )
