@@ -408,3 +408,18 @@ def test_slices_of_a_parquet_file_without_checksum_are_decoded_in_a_child_first(
     cut.write_bytes(data[:40] + b"\0" * 200 + data[240:])
     with pytest.raises(DataFormatError, match=r"cut\.parquet: not a readable Parquet file"):
         read_parquet(cut, rows=(0, 10))
+
+
+def test_a_huge_bad_cell_is_quoted_in_part(tmp_path):
+    """The line names the file, line and problem, and stays short: the middle of a 1 MB cell is
+    left out, its two ends kept."""
+    from lrank.data import read_dataset
+    from lrank.errors import DataFormatError
+
+    path = tmp_path / "long.csv"
+    path.write_text("A1,L1,L2\n" + "7" * 1_000_000 + "x,1,2\n")
+    with pytest.raises(DataFormatError) as err:
+        read_dataset(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}:2: non-numeric value '777") and message.endswith("7x' in feature column 'A1'")
+    assert len(message) < 500 and "characters ...]" in message

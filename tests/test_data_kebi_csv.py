@@ -169,3 +169,18 @@ def test_a_file_of_features_only_is_data_to_predict(tmp_path):
     out = CliRunner().invoke(main, ["predict", "-l", str(model), "-T", str(path)])
     assert out.exit_code == 0, out.output
     assert [set(line.split(">")) for line in out.output.split()] == [{"L1", "L2"}] * 2
+
+
+def test_the_first_bad_feature_column_is_reported_at_its_first_bad_row(tmp_path):
+    """Columns are checked left to right (all cells are cast at once, the order is kept)."""
+    path = tmp_path / "bad.csv"
+    path.write_text("A1,A2,L1,L2\n1,x,1,2\n2,3,2,1\n\nz,inf,1,2\n")
+    with pytest.raises(DataFormatError, match=r"bad.csv:5: non-numeric value 'z' in feature column 'A1'"):
+        read_kebi_csv(path)
+    path.write_text("A1,A2,L1,L2\n1,inf,1,2\n2,?,2,1\nnan,,1,2\n")
+    with pytest.raises(DataFormatError, match=r"bad.csv:2: infinite value 'inf' in feature column 'A2'"):
+        read_kebi_csv(path)
+    path.write_text("A1,A2,L1,L2\n1,5,1,2\n2,?,2,1\nnan,,1,2\n")
+    data = read_kebi_csv(path)
+    assert data.features["A1"].null_count() == 1 and data.features["A2"].null_count() == 2
+    np.testing.assert_array_equal(data.feature_matrix(), [[1, 5], [2, np.nan], [np.nan, np.nan]])

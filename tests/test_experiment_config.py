@@ -135,8 +135,9 @@ def test_config_checks_itself():
         ExperimentConfig(datasets=(), learners=learners)
     with pytest.raises(ExperimentError, match="folds must be at least 2"):
         ExperimentConfig(datasets=data, learners=learners, folds=1)
-    with pytest.raises(ExperimentError, match="repeats must be at least 1"):
-        ExperimentConfig(datasets=data, learners=learners, repeats=0)
+    for repeats in (0, 10**11):  # a number of repeats that would fill memory with cells is refused
+        with pytest.raises(ExperimentError, match="repeats must lie in 1..10000"):
+            ExperimentConfig(datasets=data, learners=learners, repeats=repeats)
     with pytest.raises(ExperimentError, match="workers"):
         ExperimentConfig(datasets=data, learners=learners, workers=0)
 

@@ -30,9 +30,15 @@ class ModelFormatError(LrankError, ValueError):
 class DataFormatError(LrankError, ValueError):
     """A data file could not be read; names the file, the line and the problem."""
 
+    # A problem quotes the text at fault; a 10 MB cell quoted whole would bury the message.
+    MAX_PROBLEM_CHARS = 300
+
     def __init__(self, path: str | None, line: int | None, problem: str) -> None:
         self.path = path
         self.line = line
+        if len(problem) > self.MAX_PROBLEM_CHARS:
+            half = self.MAX_PROBLEM_CHARS // 2
+            problem = f"{problem[:half]} [... {len(problem) - 2 * half} characters ...] {problem[-half:]}"
         self.problem = problem
         where = path if path is not None else "<input>"
         if line is not None:

@@ -13,6 +13,7 @@ import click
 from lrank.cli.common import check_jobs, user_errors
 from lrank.cli.report import text_report
 from lrank.evaluation import FoldResult
+from lrank.evaluation.cross_validation import MAX_REPEATS
 from lrank.evaluation.workflow import Progress, train_and_evaluate
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
 )
 @click.option(
     "--repeats",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_REPEATS),
     default=1,
     show_default=True,
     help="Repeat cross-validation with seeds s, s+1, ..., s+R-1.",

@@ -26,7 +26,13 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, check_rank_matrix_size, check_writable
+from lrank.data.dataset import (
+    Attribute,
+    LabelRankingDataset,
+    check_rank_matrix_size,
+    check_writable,
+    numeric_columns,
+)
 from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError
 
@@ -110,20 +116,13 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     cols = list(zip(*rows))
     del rows
 
-    series: list[pl.Series] = []
-    for j, name in enumerate(feat_names):
-        s_str = pl.Series(name, cols[j], dtype=pl.Utf8)
-        s_str = s_str.replace(["", "?"], [None, None])
-        s_num = s_str.cast(pl.Float64, strict=False)
-        bad = s_num.is_null() & s_str.is_not_null()
-        if bad.any():
-            i = int(bad.arg_true()[0])
-            raise fail(row_lines[i], f"non-numeric value {cols[j][i]!r} in feature column {name!r}")
-        infinite = s_num.is_infinite()
-        if infinite.any():
-            i = int(infinite.arg_true()[0])
-            raise fail(row_lines[i], f"infinite value {cols[j][i]!r} in feature column {name!r}")
-        series.append(s_num.fill_nan(None))
+    numbers = numeric_columns(
+        feat_names,
+        cols[:d],
+        n,
+        lambda i, j, problem: fail(row_lines[i], f"{problem} {cols[j][i]!r} in feature column {feat_names[j]!r}"),
+    )
+    series = numbers.get_columns()
     if n_lab == 0:
         return LabelRankingDataset(
             relation=Path(spath).stem,

@@ -42,6 +42,11 @@ def stratified_folds(y: NDArray[np.int32], n_folds: int, seed: int) -> list[NDAr
     return [np.flatnonzero(fold_of == k) for k in range(n_folds)]
 
 
+# Far beyond any protocol (the papers repeat 5 or 10 times), low enough that the plans of a run
+# and an experiment's list of cells cannot exhaust memory.
+MAX_REPEATS = 10_000
+
+
 @dataclass(frozen=True)
 class FoldPlan:
     """One fold of one repeat: the row indices and the training rankings after label deletion."""
@@ -70,8 +75,8 @@ def fold_plans(
     but the deletions of the earlier folds of their repeat are still drawn (and dropped), so a
     fold computed alone is identical to the same fold computed in sequence.
     """
-    if repeats < 1:
-        raise InvalidInputError(f"repeats must be at least 1, got {repeats}")
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise InvalidInputError(f"repeats must lie in 1..{MAX_REPEATS}, got {repeats}")
     if not 0.0 <= missing <= 1.0:
         raise InvalidInputError(f"missing-label probability must lie in [0, 1], got {missing}")
     wanted = None if only is None else set(only)

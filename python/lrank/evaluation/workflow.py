@@ -60,10 +60,14 @@ class TrainingData:
     def from_dataset(cls, data: LabelRankingDataset) -> TrainingData:
         if data.rankings is None:
             raise InvalidInputError("the training data has no rankings")
+        x = data.feature_matrix()
+        if x.shape[1] == 0:
+            where = f"{data.source}: " if data.source else ""
+            raise InvalidInputError(f"{where}no features to learn from (string attributes are not used)")
         nominal = data.nominal_features()
         return cls(
             dataset=data,
-            x=data.feature_matrix(),
+            x=x,
             y=data.rankings,
             weights=data.weights if np.any(data.weights != 1.0) else None,
             categorical=nominal.tolist() if nominal.any() else None,
@@ -145,7 +149,8 @@ def train_and_evaluate(
     if validate and split is not None:
         plans, name = [percentage_split(data.y, split, seed=seed, missing=missing)], "percentage split"
     if validate and plans is None and folds > data.n_rows:
-        raise InvalidInputError(f"cannot make {folds} folds from {data.n_rows} instances")
+        where = f"{data.dataset.source}: " if data.dataset.source else ""
+        raise InvalidInputError(f"{where}cannot make {folds} folds from {data.n_rows} instances")
     if test is not None and not final_model:
         raise InvalidInputError("evaluating on test data needs the final model")
     # The test file is read and checked against the training data before anything is fitted,

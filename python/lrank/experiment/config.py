@@ -32,6 +32,7 @@ from typing import Any
 
 from lrank.data import DATA_SUFFIXES
 from lrank.errors import ExperimentError, LrankError
+from lrank.evaluation.cross_validation import MAX_REPEATS
 from lrank.registry import get_learner
 
 if sys.version_info >= (3, 11):
@@ -247,8 +248,8 @@ class ExperimentConfig:
             raise ExperimentError(f"learner label {dup[0]!r} is given twice; name them apart, e.g. -W 'A={dup[0]}'")
         if self.folds < 2:
             raise ExperimentError(f"folds must be at least 2, got {self.folds}")
-        if self.repeats < 1:
-            raise ExperimentError(f"repeats must be at least 1, got {self.repeats}")
+        if not 1 <= self.repeats <= MAX_REPEATS:
+            raise ExperimentError(f"repeats must lie in 1..{MAX_REPEATS}, got {self.repeats}")
         if self.seed < 0:
             raise ExperimentError(f"the seed must be >= 0, got {self.seed}")
         if self.workers < 1:
