@@ -147,6 +147,7 @@ def test_cross_validation_options_with_a_test_file_are_noted_as_ignored():
     [
         (["-j", "0"], "Invalid value for '-j' / '--jobs': 0 threads"),
         (["--repeats", "100000000000"], "Invalid value for '--repeats'"),
+        (["-W", "LRRF -I 10"], "a learner's options go after --, as in lrank train ... -W LRRF -- -I 10"),
         (["-W", "LRRF", "--", "-I", "abc"], "Error: LRRF: bad value 'abc' for -I: not a whole number"),
         (["-W", "LRRF", "--", "-I", "0"], "Error: LRRF: bad value for -I: must be at least 1"),
         (["-W", "RPC", "--", "-C", "-1"], "Error: RPC: bad value for -C: must be positive"),

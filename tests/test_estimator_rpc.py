@@ -106,5 +106,5 @@ def test_tune_chooses_c_by_inner_cv_from_python_the_cli_and_a_model_file(tmp_pat
     np.testing.assert_array_equal(loaded.estimator.predict(x), direct.predict(x))
     few = CliRunner().invoke(main, ["train", "-t", str(iris), "-W", "RPC", "--no-cv", "--", "-tune", "-C", "abc"])
     assert few.exit_code != 0 and "Traceback" not in few.output
-    with pytest.raises(InvalidInputError, match="at least 10 rows, got 6"):
+    with pytest.raises(InvalidInputError, match="at least 10 training rows, got 6"):
         RankingByPairwiseComparison(tune=True).fit(x[:6], y[:6])

@@ -141,6 +141,12 @@ def get_learner(name: str) -> LearnerSpec:
     learners = available_learners()
     found = learners.get(name) or {k.lower(): v for k, v in learners.items()}.get(name.lower())
     if found is None:
+        first, _, rest = name.strip().partition(" ")
+        if rest and (first in learners or first.lower() in {k.lower() for k in learners}):
+            # The experiment's -W "LRRF -I 10" given to lrank train, which takes options after --.
+            raise LearnerOptionError(
+                f"unknown learner {name!r}: a learner's options go after --, as in lrank train ... -W {first} -- {rest}"
+            )
         raise LearnerOptionError(f"unknown learner {name!r}; available: {', '.join(sorted(learners))}")
     return found
 

@@ -32,7 +32,10 @@ impl InnerFolds {
     /// names the tuned mode in the error.
     pub fn for_tuning(n: usize, k: usize, seed: u64, learner: &str) -> Result<Self> {
         if n < 2 * k {
-            return Err(invalid(format!("tuning {learner} by {k}-fold cross-validation needs at least {} rows, got {n}", 2 * k)));
+            return Err(invalid(format!(
+                "tuning {learner} by {k}-fold cross-validation needs at least {} training rows, got {n}",
+                2 * k
+            )));
         }
         Ok(InnerFolds::deal(n, k, seed))
     }
@@ -141,7 +144,7 @@ mod tests {
         // A tuned mode needs two rows per fold.
         assert_eq!(InnerFolds::for_tuning(10, 5, 9, "X").unwrap().fold_of.len(), 10);
         let err = InnerFolds::for_tuning(9, 5, 9, "X").err().unwrap().to_string();
-        assert!(err.contains("tuning X by 5-fold cross-validation needs at least 10 rows, got 9"), "{err}");
+        assert!(err.contains("tuning X by 5-fold cross-validation needs at least 10 training rows, got 9"), "{err}");
     }
 
     #[test]

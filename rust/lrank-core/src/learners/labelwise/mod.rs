@@ -318,7 +318,7 @@ fn tune_depth(
     let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
     if n < TUNING_FOLDS {
         return Err(invalid(format!(
-            "tuning max_depth by {TUNING_FOLDS}-fold cross-validation needs at least {TUNING_FOLDS} rows, got {n}"
+            "tuning max_depth by {TUNING_FOLDS}-fold cross-validation needs at least {TUNING_FOLDS} training rows, got {n}"
         )));
     }
     let folds = InnerFolds::deal(n, TUNING_FOLDS, params.seed ^ 0x7A5E_D0C5);

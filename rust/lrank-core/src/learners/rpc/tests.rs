@@ -135,7 +135,7 @@ fn tuning_refuses_too_few_rows_and_the_best_skips_undefined_scores() {
     )
     .unwrap_err()
     .to_string();
-    assert!(err.contains("tuning RPC") && err.contains("at least 10 rows, got 9"), "{err}");
+    assert!(err.contains("tuning RPC") && err.contains("at least 10 training rows, got 9"), "{err}");
     let scores = [tune::CScore { c: 0.01, tau: f64::NAN }, tune::CScore { c: 0.1, tau: 0.2 }, tune::CScore { c: 1.0, tau: 0.2 }];
     assert_eq!(tune::best(&scores).unwrap().c, 0.1);
 }
