@@ -666,3 +666,22 @@ def test_fuzz_only_data_format_errors(tmp_path, lines, require):
         assert message.startswith(str(p)), message
     else:
         assert ds.n_rows >= 1
+
+
+def test_the_first_bad_column_in_declaration_order_is_reported(tmp_path):
+    """Numeric columns are cast all at once, but a bad nominal column declared before the first
+    bad numeric one is still the one reported, and the other way round."""
+    header = (
+        "@relation r\n@attribute c {a,b}\n@attribute x numeric\n@attribute y numeric\n"
+        "@attribute L RANKING {p,q}\n@data\n"
+    )
+    path = tmp_path / "d.xarff"
+    path.write_text(header + "a,1,oops,p>q\nz,2,3,q>p\n")
+    with pytest.raises(DataFormatError, match=r"d.xarff:8: value 'z' is not among the declared values"):
+        read_arff(path)
+    path.write_text(
+        header.replace("@attribute c {a,b}\n", "").replace("@attribute L", "@attribute c {a,b}\n@attribute L")
+        + "1,oops,z,p>q\n"
+    )
+    with pytest.raises(DataFormatError, match=r"d.xarff:7: non-numeric value 'oops' for numeric attribute 'y'"):
+        read_arff(path)

@@ -352,16 +352,22 @@ def dataset_from_arrays(
 
 
 def numeric_columns(
-    names: Sequence[str], columns: Sequence[Sequence[str | None]], n: int, fail: Callable[[int, int, str], Exception]
+    names: Sequence[str],
+    columns: Sequence[Sequence[str | None]],
+    n: int,
+    fail: Callable[[int, int, str], Exception],
+    missing: Sequence[str] = (),
 ) -> pl.DataFrame:
-    """Text columns of ``n`` rows (None, "" or "?" = missing) as a frame of Float64 columns; NaN
+    """Text columns of ``n`` rows (None or a ``missing`` marker = missing) as Float64 columns; NaN
     read as missing. The cells are cast as one series (a polars call per column made a file of
     2,000 features take seconds, of 40,000 most of a minute). The first column holding a value
     that is no number, then the first holding an infinite one, is refused at its first such
     row: ``fail(row, column, "non-numeric value" or "infinite value")`` makes the error."""
     if not names:
         return pl.DataFrame()
-    text = pl.Series([cell for column in columns for cell in column], dtype=pl.Utf8).replace(["", "?"], [None, None])
+    text = pl.Series([cell for column in columns for cell in column], dtype=pl.Utf8)
+    if missing:
+        text = text.replace(list(missing), [None] * len(missing))
     numbers = text.cast(pl.Float64, strict=False)
     # Column after column: the first flagged cell is the first column's first row at fault.
     for problem, flags in (

@@ -121,6 +121,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
         cols[:d],
         n,
         lambda i, j, problem: fail(row_lines[i], f"{problem} {cols[j][i]!r} in feature column {feat_names[j]!r}"),
+        missing=("", "?"),
     )
     series = numbers.get_columns()
     if n_lab == 0:

@@ -16,7 +16,7 @@ import polars as pl
 
 from lrank.data.arff.header import Header
 from lrank.data.arff.lexer import NEEDS_LEXER, PLAIN_SEPARATORS, tokenize_row, value_of
-from lrank.data.dataset import Attribute, check_rank_matrix_size
+from lrank.data.dataset import Attribute, check_rank_matrix_size, numeric_columns
 from lrank.errors import DataFormatError
 from lrank.quoting import MalformedTextError
 from lrank.ranking_notation import EMPTY_RANKING, Chains, parse_rank_row
@@ -111,13 +111,19 @@ def build_columns(
     attrs = iter(header.attributes)
     rankings: np.ndarray | None = None
     partial: dict[int, Chains] = {}
-    for kind, col in zip(header.column_kinds, data.columns):
+    numbers, numeric_error = _numeric_columns(path, header, data)
+    for k, (kind, col) in enumerate(zip(header.column_kinds, data.columns)):
+        if numeric_error is not None and k == numeric_error[0]:
+            raise numeric_error[1]  # the first bad column in declaration order
+        if numeric_error is not None and kind == "numeric":
+            next(attrs)
+            continue  # a numeric column before the first bad one is good
         if kind == "ranking":
             rankings, partial = _rank_column(path, col, header.labels, data.lines)
             continue
         attr = next(attrs)
         if kind == "numeric":
-            series.append(_numeric_series(path, attr, col, data.lines))
+            series.append(numbers[attr.name])
         elif kind == "nominal":
             series.append(_nominal_series(path, attr, col, data.lines))
         else:
@@ -125,18 +131,26 @@ def build_columns(
     return pl.DataFrame({s.name: s for s in series}), rankings, partial
 
 
-def _numeric_series(path: str, attr: Attribute, col: tuple[str | None, ...], row_lines: list[int]) -> pl.Series:
-    s_str = pl.Series(attr.name, col, dtype=pl.Utf8)
-    s_num = s_str.cast(pl.Float64, strict=False)
-    bad = s_num.is_null() & s_str.is_not_null()
-    if bad.any():
-        i = int(bad.arg_true()[0])
-        raise DataFormatError(path, row_lines[i], f"non-numeric value {col[i]!r} for numeric attribute {attr.name!r}")
-    infinite = s_num.is_infinite()
-    if infinite.any():
-        i = int(infinite.arg_true()[0])
-        raise DataFormatError(path, row_lines[i], f"infinite value {col[i]!r} for numeric attribute {attr.name!r}")
-    return s_num.fill_nan(None)
+def _numeric_columns(
+    path: str, header: Header, data: DataRows
+) -> tuple[pl.DataFrame, tuple[int, DataFormatError] | None]:
+    """Every numeric attribute's column, cast at once (a polars call per column made wide files
+    slow); or the column (in file order) and error of the first bad value, raised by the caller
+    when it reaches that column, so that an earlier bad nominal or ranking column comes first."""
+    at = [k for k, kind in enumerate(header.column_kinds) if kind == "numeric"]
+    named = [a for a in header.attributes if a.kind == "numeric"]
+
+    failed: list[int] = []
+
+    def fail(i: int, j: int, problem: str) -> DataFormatError:
+        failed.append(at[j])
+        value = data.columns[at[j]][i]
+        return DataFormatError(path, data.lines[i], f"{problem} {value!r} for numeric attribute {named[j].name!r}")
+
+    try:
+        return numeric_columns([a.name for a in named], [data.columns[k] for k in at], len(data.lines), fail), None
+    except DataFormatError as err:
+        return pl.DataFrame(), (failed[0], err)
 
 
 def _nominal_series(path: str, attr: Attribute, col: tuple[str | None, ...], row_lines: list[int]) -> pl.Series:
