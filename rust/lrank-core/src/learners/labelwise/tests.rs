@@ -159,7 +159,7 @@ fn tuned_mode_picks_the_best_cross_validated_depth() {
         None,
         LabelwiseParams { tune_depth: true, ..LabelwiseParams::tree() },
     );
-    assert!(small.unwrap_err().to_string().contains("at least 5 rows"));
+    assert!(small.unwrap_err().to_string().contains("at least 5 training rows"));
 }
 
 /// Ties, missing and nominal values, whole-number weights, incomplete rankings when `partial`.
