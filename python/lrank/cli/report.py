@@ -20,20 +20,24 @@ def text_report(r: dict[str, Any]) -> str:
         "=== Run information ===",
         "",
         f"Learner:      {r['learner']['name']} {opts}".rstrip(),
-        f"Parameters:   {params}  (seed {r['seed']})",
+        f"Parameters:   {params}" + (f"  (seed {r['seed']})" if r["seed"] is not None else ""),
     ]
     if r["learner"].get("tuned"):
         lines.append(f"Tuned:        {r['learner']['tuned_options']}  (chosen by inner cross-validation)")
     lines += [
         f"Relation:     {r['relation']}",
-        f"Instances:    {r['instances']}",
+        # A loaded model (-l) was trained elsewhere: no training instances here.
+        *([f"Instances:    {r['instances']}"] if r["instances"] is not None else []),
         f"Features:     {r['features']}",
         f"Labels:       {len(r['labels'])} ({_some(r['labels'])})",
         f"Test mode:    {r['test_mode']}",
     ]
     if r["missing_label_probability"] > 0:
         lines.append(f"Missing:      training labels deleted with probability {r['missing_label_probability']}")
-    lines += ["", f"Time taken to build model: {r['build_time_seconds']:.3f} seconds"]
+    if r.get("loaded_model"):
+        lines += ["", f"Model loaded from: {r['loaded_model']}"]
+    else:
+        lines += ["", f"Time taken to build model: {r['build_time_seconds']:.3f} seconds"]
     if r.get("model_file"):
         lines.append(f"Model saved to: {r['model_file']}")
     if "test_time_seconds" in r:

@@ -9,14 +9,22 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from lrank.cli.common import check_jobs, user_errors
+from lrank.cli.predictions import RANGE_HELP, parse_range, prediction_rows, predictions_text, title_of
 from lrank.cli.report import text_report
 from lrank.evaluation import FoldResult
 from lrank.evaluation.cross_validation import MAX_REPEATS
-from lrank.evaluation.workflow import Progress, train_and_evaluate
+from lrank.evaluation.workflow import (
+    Progress,
+    RowPredictions,
+    evaluate_saved_model,
+    train_and_evaluate,
+)
 
 if TYPE_CHECKING:
+    from lrank.data import LabelRankingDataset
     from lrank.learner_spec import LearnerSpec
 
 
@@ -63,9 +71,14 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
 @click.option(
     "-t",
     "train_file",
-    required=True,
     type=click.Path(dir_okay=False),
     help="Training data: XARFF/ARFF, the KEBI CSV layout (.csv), Parquet, or a bundled data set's name (iris).",
+)
+@click.option(
+    "-l",
+    "model_in",
+    type=click.Path(dir_okay=False),
+    help="Instead of training: evaluate this saved model (from -d) on -T, as WEKA's -l.",
 )
 @click.option(
     "-T",
@@ -122,12 +135,19 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
 @click.option(
     "-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads for the learner (default: all cores)."
 )
+@click.option("-p", "print_range", metavar="RANGE", help=RANGE_HELP)
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Output format."
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format (JSON: the report, with -p a 'predictions' list in it).",
 )
 @click.argument("learner_options", nargs=-1, type=click.UNPROCESSED, metavar="[-- LEARNER OPTIONS]")
 def train_command(
-    train_file: str,
+    train_file: str | None,
+    model_in: str | None,
     test_file: str | None,
     folds: int,
     seed: int,
@@ -138,6 +158,7 @@ def train_command(
     no_cv: bool,
     split: float | None,
     jobs: int | None,
+    print_range: str | None,
     fmt: str,
     learner_options: tuple[str, ...],
 ) -> None:
@@ -146,19 +167,30 @@ def train_command(
     \b
     With only -t: the model is evaluated on the training data and by stratified
     cross-validation. With -T: it is trained on TRAIN and evaluated on TEST.
+    With -l MODEL -T TEST: a model saved with -d is evaluated on TEST.
     Learner options go after `--`, e.g.  lrank train -t iris.xarff -W LRRF -- -I 100 -depth 0
     """
+    ctx = click.get_current_context()
+    if model_in is not None:
+        _evaluate_saved(ctx, model_in, test_file, jobs, print_range, fmt, learner_options)
+        return
+    if train_file is None:
+        raise click.UsageError("Missing option '-t' (the training data; or -l MODEL -T TEST to evaluate a saved model)")
     if test_file is not None or split is not None:
-        ctx = click.get_current_context()
         given = [("-x", "folds"), ("--repeats", "repeats"), ("--no-cv", "no_cv")]
         if test_file is not None:
             given.append(("--split-percentage", "split"))
-        unused = [
-            flag for flag, name in given if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
-        ]
+        unused = [flag for flag, name in given if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
         instead = "-T" if test_file is not None else "--split-percentage"
         if unused:
             click.echo(f"Note: {', '.join(unused)} ignored: cross-validation does not run with {instead}", err=True)
+    chosen: list[int] | None = None
+
+    def check_range(train: LabelRankingDataset, test: LabelRankingDataset | None) -> None:
+        # Before the fit: the attributes are numbered as in the file whose rows are printed.
+        nonlocal chosen
+        chosen = parse_range(print_range or "0", len((test or train).attributes))
+
     with user_errors():
         result = train_and_evaluate(
             learner,
@@ -176,6 +208,8 @@ def train_command(
             progress=_progress_bar(1 if split else folds, 1 if split else repeats)
             if sys.stderr.isatty()
             else None,  # no bar in logs and pipes
+            keep_predictions=print_range is not None,
+            check_data=None if print_range is None else check_range,
         )
 
     data = result.data
@@ -208,10 +242,95 @@ def train_command(
         "model_file": model_out,
         "evaluations": [e.to_dict() for e in result.evaluations],
     }
+    _print(report, result.predictions, result.data.labels, chosen, result.evaluations[-1].name, fmt)
+
+
+def _print(
+    report: dict[str, Any],
+    predictions: RowPredictions | None,
+    labels: list[str],
+    attributes: list[int] | None,
+    evaluated: str,
+    fmt: str,
+) -> None:
+    """The report; with -p (``attributes`` given) the rows instead in text, beside it in JSON."""
+    rows = None if predictions is None or attributes is None else prediction_rows(predictions, labels, attributes)
     if fmt == "json":
+        if rows is not None:
+            report["predictions"] = rows
         click.echo(json.dumps(report, indent=2))
+    elif rows is not None:
+        click.echo(predictions_text(rows, title_of(evaluated)))
     else:
         click.echo(text_report(report))
+
+
+# What a saved model's evaluation cannot take: it trains nothing and cross-validates nothing.
+_TRAINING_ONLY = [
+    ("-t", "train_file"),
+    ("-x", "folds"),
+    ("-s", "seed"),
+    ("-W", "learner"),
+    ("-d", "model_out"),
+    ("--repeats", "repeats"),
+    ("--missing", "missing"),
+    ("--no-cv", "no_cv"),
+    ("--split-percentage", "split"),
+]
+
+
+def _evaluate_saved(
+    ctx: click.Context,
+    model_in: str,
+    test_file: str | None,
+    jobs: int | None,
+    print_range: str | None,
+    fmt: str,
+    learner_options: tuple[str, ...],
+) -> None:
+    """``-l MODEL -T TEST``: the saved model's measures on TEST, in the report's layout."""
+    given = [flag for flag, name in _TRAINING_ONLY if ctx.get_parameter_source(name) is not ParameterSource.DEFAULT]
+    if learner_options:
+        given.append("learner options")
+    if given:
+        listed = ", ".join(given)
+        raise click.UsageError(f"-l evaluates a saved model on -T, without training: {listed} cannot be given with it")
+    if test_file is None:
+        raise click.UsageError("-l needs -T: the labelled test data to evaluate the saved model on")
+    from lrank.registry import get_learner
+
+    with user_errors():
+        result = evaluate_saved_model(model_in, test_file, n_jobs=jobs, keep_predictions=print_range is not None)
+        chosen = None if print_range is None else parse_range(print_range, len(result.test.attributes))
+    loaded = result.model
+    params = loaded.estimator.get_params(deep=False)
+    spec = get_learner(loaded.learner)
+    report: dict[str, Any] = {
+        "learner": {
+            "name": loaded.learner,
+            "options": loaded.learner_options,
+            "params": _jsonable(params),
+            "options_in_effect": spec.describe(params),
+            **_tuned(spec, loaded.estimator),
+        },
+        # The seed the model was trained with, where its parameters hold one.
+        "seed": seed if isinstance(seed := params.get("random_state"), int) else None,
+        "relation": str(loaded.metadata.get("relation") or result.test.relation),
+        "train_file": None,
+        "instances": None,
+        "features": len(loaded.attributes),
+        "labels": list(loaded.labels),
+        "test_mode": f"user supplied test set: {test_file}",
+        "missing_label_probability": 0.0,
+        "build_time_seconds": None,
+        "loaded_model": model_in,
+        "test_file": test_file,
+        "test_instances": result.test.n_rows,
+        "test_time_seconds": result.test_seconds,
+        "model_file": None,
+        "evaluations": [result.evaluation.to_dict()],
+    }
+    _print(report, result.predictions, list(loaded.labels), chosen, "test data", fmt)
 
 
 def _progress_bar(folds: int, repeats: int) -> Progress:

@@ -157,10 +157,12 @@ def evaluate_folds(
     sample_weight: NDArray[np.float64] | None = None,
     on_fold: Callable[[FoldResult], None] | None = None,
     name: str = "cross-validation",
+    on_predicted: Callable[[FoldPlan, NDArray[np.int32]], None] | None = None,
 ) -> tuple[Evaluation, list[FoldResult]]:
     """Fit a fresh estimator on each plan's training rows (with its rankings after label
     deletion) and measure it on the plan's test rows against their complete rankings; the
-    evaluation is called ``name``."""
+    evaluation is called ``name``. ``on_predicted(plan, predicted)`` gets each plan's predicted
+    rank matrix of its test rows."""
     evaluation = Evaluation(name=name, labels=list(labels))
     results = []
     for plan in plans:
@@ -173,6 +175,8 @@ def evaluate_folds(
         predicted = est.predict(x[plan.test])  # type: ignore[attr-defined]
         predict_seconds = time.perf_counter() - start
         means = evaluation.add(y[plan.test], predicted)
+        if on_predicted is not None:
+            on_predicted(plan, predicted)
         result = FoldResult(
             repeat=plan.repeat,
             fold=plan.fold,

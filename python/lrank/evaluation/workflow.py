@@ -33,11 +33,19 @@ from lrank.evaluation.cross_validation import (
     percentage_split,
 )
 from lrank.evaluation.measures import Evaluation
-from lrank.model_file import save_model
+from lrank.model_file import LoadedModel, load_model, save_model
 from lrank.rankings import delete_labels, tie_complaint
 from lrank.registry import LearnerSpec, get_learner
 
-__all__ = ["TrainingData", "TrainingResult", "load_training_data", "train_and_evaluate"]
+__all__ = [
+    "RowPredictions",
+    "SavedModelResult",
+    "TrainingData",
+    "TrainingResult",
+    "evaluate_saved_model",
+    "load_training_data",
+    "train_and_evaluate",
+]
 
 PathLike = str | os.PathLike[str]
 # Called with the number of folds when cross-validation starts; the callable that its context
@@ -84,6 +92,19 @@ def load_training_data(path: PathLike) -> TrainingData:
     return TrainingData.from_dataset(read_dataset(resolve(path)))
 
 
+@dataclass(frozen=True)
+class RowPredictions:
+    """Each evaluated row's true and predicted ranking (``lrank train -p``): the rows of a test
+    file, of a percentage split's held-out part, of the training data, or every row of the
+    training data as cross-validation predicted it (first repeat: by the fold that held it out)."""
+
+    dataset: LabelRankingDataset  # the file the rows are from
+    rows: NDArray[np.int64]  # 0-based rows of ``dataset``, ascending
+    truth: NDArray[np.int32]
+    predicted: NDArray[np.int32]
+    folds: NDArray[np.int64] | None = None  # the 1-based cross-validation fold of each row
+
+
 @dataclass
 class TrainingResult:
     """What :func:`train_and_evaluate` did and measured."""
@@ -100,6 +121,8 @@ class TrainingResult:
     folds: list[FoldResult] = field(default_factory=list)
     test_rows: int | None = None
     test_seconds: float | None = None  # predicting the test data
+    # With keep_predictions: the rows of the last evaluation (cross-validation's if it ran).
+    predictions: RowPredictions | None = None
 
 
 def train_and_evaluate(
@@ -119,6 +142,8 @@ def train_and_evaluate(
     final_model: bool = True,
     model_out: PathLike | None = None,
     progress: Progress | None = None,
+    keep_predictions: bool = False,
+    check_data: Callable[[LabelRankingDataset, LabelRankingDataset | None], None] | None = None,
 ) -> TrainingResult:
     """Build ``learner`` (a registry name or spec) with WEKA-style ``options`` and evaluate it.
 
@@ -131,6 +156,10 @@ def train_and_evaluate(
     seeds the learner and the deletion for the final model; ``n_jobs`` is its threads. With
     ``split`` (a percentage, WEKA's ``-split-percentage``) and no ``test``, a percentage split
     (:func:`lrank.evaluation.cross_validation.percentage_split`) replaces cross-validation.
+
+    With ``keep_predictions``, ``result.predictions`` holds each row of the last evaluation
+    (see :class:`RowPredictions`). ``check_data(train, test)`` is called with the data sets read
+    (``test`` None without one) before anything is fitted, so a caller's check of them fails early.
 
     Option mistakes are raised before any data is read, a fold count larger than the data
     before any fitting.
@@ -158,6 +187,8 @@ def train_and_evaluate(
     test_set = None
     if test is not None:
         test_set = _test_set(data, test)
+    if check_data is not None:
+        check_data(data.dataset, None if test_set is None else test_set[2])
 
     def make() -> Any:
         return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
@@ -174,14 +205,25 @@ def train_and_evaluate(
         if final_model:
             estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
             if test_set is not None:
-                _evaluate_on_test(result, estimator, *test_set)
+                _evaluate_on_test(result, estimator, *test_set, keep=keep_predictions)
             else:
                 evaluation = Evaluation("training data", data.labels)
-                evaluation.add(data.y, estimator.predict(data.x))
+                predicted = estimator.predict(data.x)
+                evaluation.add(data.y, predicted)
                 result.evaluations.append(evaluation)
+                if keep_predictions:
+                    rows = np.arange(data.n_rows, dtype=np.int64)
+                    result.predictions = RowPredictions(data.dataset, rows, data.y, predicted)
         if validate:
             if plans is None:
                 plans = list(fold_plans(data.y, n_folds=folds, repeats=repeats, seed=seed, missing=missing))
+            kept: list[tuple[FoldPlan, NDArray[np.int32]]] = []
+            first_repeat = min((plan.repeat for plan in plans), default=0)
+
+            def keep(plan: FoldPlan, predicted: NDArray[np.int32]) -> None:
+                if plan.repeat == first_repeat:
+                    kept.append((plan, predicted))
+
             with progress(len(plans)) if progress is not None else _no_progress() as on_fold:
                 evaluation, result.folds = evaluate_folds(
                     make,
@@ -192,9 +234,63 @@ def train_and_evaluate(
                     sample_weight=data.weights,
                     on_fold=on_fold,
                     name=name,
+                    on_predicted=keep if keep_predictions else None,
                 )
             result.evaluations.append(evaluation)
+            if keep_predictions:
+                result.predictions = _fold_predictions(data, kept, per_fold=split is None)
     return result
+
+
+def _fold_predictions(
+    data: TrainingData, kept: list[tuple[FoldPlan, NDArray[np.int32]]], *, per_fold: bool
+) -> RowPredictions:
+    """The folds' predictions of their test rows, in the order of the rows."""
+    rows = np.concatenate([plan.test for plan, _ in kept]).astype(np.int64)
+    predicted = np.concatenate([p for _, p in kept]).astype(np.int32)
+    folds = np.concatenate([np.full(plan.test.size, plan.fold + 1, dtype=np.int64) for plan, _ in kept])
+    order = np.argsort(rows, kind="stable")
+    return RowPredictions(
+        data.dataset, rows[order], data.y[rows[order]], predicted[order], folds[order] if per_fold else None
+    )
+
+
+@dataclass
+class SavedModelResult:
+    """What :func:`evaluate_saved_model` measured."""
+
+    model: LoadedModel
+    test: LabelRankingDataset
+    evaluation: Evaluation
+    test_seconds: float
+    predictions: RowPredictions | None = None
+
+
+def evaluate_saved_model(
+    model: PathLike,
+    test: LabelRankingDataset | PathLike,
+    *,
+    n_jobs: int | None = None,
+    keep_predictions: bool = False,
+) -> SavedModelResult:
+    """A model file written by ``lrank train -d`` evaluated on labelled test data, as WEKA's
+    ``-l MODEL -T TEST``: the test file is checked against the model's attributes and labels as
+    ``lrank predict`` checks it."""
+    loaded = load_model(model)
+    if n_jobs is not None:
+        loaded.estimator.set_params(n_jobs=n_jobs)
+    test_data = test if isinstance(test, LabelRankingDataset) else read_dataset(resolve(test))
+    x = aligned_features(loaded.attributes, test_data)
+    y = aligned_rankings(loaded.labels, test_data)
+    start = time.perf_counter()
+    predicted = loaded.estimator.predict(x)
+    seconds = time.perf_counter() - start
+    evaluation = Evaluation("test data", list(loaded.labels))
+    evaluation.add(y, predicted)
+    kept = None
+    if keep_predictions:
+        kept = RowPredictions(test_data, np.arange(test_data.n_rows, dtype=np.int64), y, predicted)
+    return SavedModelResult(loaded, test_data, evaluation, seconds, kept)
 
 
 def tie_complaint_of(learner: str, estimator: Any, data: TrainingData) -> str | None:
@@ -258,25 +354,30 @@ def _fit_final_model(
     return estimator
 
 
-def _test_set(data: TrainingData, test: LabelRankingDataset | PathLike) -> tuple[Any, Any, int]:
+def _test_set(data: TrainingData, test: LabelRankingDataset | PathLike) -> tuple[Any, Any, LabelRankingDataset]:
     """The test file's features and rankings, aligned with the training data's attributes and labels."""
     test_data = test if isinstance(test, LabelRankingDataset) else read_dataset(resolve(test))
     return (
         aligned_features(data.dataset.attributes, test_data),
         aligned_rankings(data.labels, test_data),
-        test_data.n_rows,
+        test_data,
     )
 
 
-def _evaluate_on_test(result: TrainingResult, estimator: Any, x_test: Any, y_test: Any, n_rows: int) -> None:
+def _evaluate_on_test(
+    result: TrainingResult, estimator: Any, x_test: Any, y_test: Any, test_data: LabelRankingDataset, *, keep: bool
+) -> None:
     data = result.data
     start = time.perf_counter()
     predicted = estimator.predict(x_test)
     result.test_seconds = time.perf_counter() - start
-    result.test_rows = n_rows
+    result.test_rows = test_data.n_rows
     evaluation = Evaluation("test data", data.labels)
     evaluation.add(y_test, predicted)
     result.evaluations.append(evaluation)
+    if keep:
+        rows = np.arange(test_data.n_rows, dtype=np.int64)
+        result.predictions = RowPredictions(test_data, rows, np.asarray(y_test, dtype=np.int32), predicted)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,189 @@
+"""WEKA's ``-l MODEL -T TEST`` (a saved model evaluated on labelled data) and ``-p RANGE`` (each
+evaluated row's true and predicted ranking, with chosen attributes) in ``lrank train``."""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib import resources
+
+import click
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from lrank.cli import main
+from lrank.cli.predictions import parse_range
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+def json_run(*args: str) -> dict:
+    own, learner = (args[: args.index("--")], args[args.index("--") :]) if "--" in args else (args, ())
+    result = run(*own, "--format", "json", *learner)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def schema() -> dict:
+    return json.loads(resources.files("lrank.cli").joinpath("train_report.schema.json").read_text())
+
+
+SMALL_XARFF = """@relation small
+@attribute id string
+@attribute colour {red,green}
+@attribute size numeric
+@attribute L RANKING {a,b,c}
+@data
+'r1',red,1.5,a>b>c
+'r2',green,?,b>a>c
+'r3',red,3,a>c>b
+'r4',green,4.25,c>b>a
+'r5',red,5,a>b>c
+'r6',green,6,b>c>a
+"""
+
+
+def test_a_saved_model_scores_on_test_data_as_the_run_that_trained_it(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    model = str(tmp_path / "m.lrm")
+    trained = json_run("train", "-t", "iris", "-T", "iris", "-W", "LWRF", "-d", model, "--", "-I", "5")
+    loaded = json_run("train", "-l", model, "-T", "iris")
+    jsonschema.validate(loaded, schema())
+    assert loaded["evaluations"][0]["measures"] == trained["evaluations"][0]["measures"]
+    assert loaded["evaluations"][0]["pairwise"] == trained["evaluations"][0]["pairwise"]
+    assert loaded["loaded_model"] == model and loaded["train_file"] is None and loaded["build_time_seconds"] is None
+    assert loaded["learner"]["options_in_effect"] == trained["learner"]["options_in_effect"]
+    assert loaded["seed"] == 1 and loaded["test_instances"] == 150
+    text = run("train", "-l", model, "-T", "iris").output
+    assert f"Model loaded from: {model}" in text and "=== Error on test data ===" in text
+    assert "Time taken to build model" not in text and "(seed 1)" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-t", "iris"], "-t cannot be given with it"),
+        (["-x", "3"], "-x cannot be given with it"),
+        (["-W", "IBLR", "-s", "4"], "-s, -W cannot be given with it"),
+        (["--no-cv", "--", "-I", "3"], "--no-cv, learner options cannot be given with it"),
+        (["--split-percentage", "50"], "--split-percentage cannot be given with it"),
+    ],
+)
+def test_a_saved_models_evaluation_refuses_training_options(tmp_path, args, message):
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
+    result = run("train", "-l", model, "-T", "iris", *args)
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_a_saved_model_needs_test_data_and_training_needs_data(tmp_path):
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
+    result = run("train", "-l", model)
+    assert result.exit_code == 2 and "-l needs -T" in result.output
+    result = run("train", "-T", "iris")
+    assert result.exit_code == 2 and "Missing option '-t'" in result.output and "-l MODEL -T TEST" in result.output
+    other = run("train", "-l", model, "-T", "wine")
+    assert other.exit_code == 1 and other.output.count("\n") == 1 and "wine" in other.output, other.output
+    missing = run("train", "-l", str(tmp_path / "none.lrm"), "-T", "iris")
+    assert missing.exit_code == 1 and "none.lrm" in missing.output and "Traceback" not in missing.output
+
+
+def test_printed_test_predictions_are_the_models_and_average_to_the_reported_tau(tmp_path):
+    model = str(tmp_path / "m.lrm")
+    report = json_run("train", "-t", "iris", "-T", "iris", "-W", "IBLR", "-d", model, "-p", "0")
+    rows = report["predictions"]
+    assert [r["instance"] for r in rows] == list(range(1, 151))
+    assert "fold" not in rows[0] and "attributes" not in rows[0]
+    mean = report["evaluations"][0]["measures"]["kendall_tau"]["mean"]
+    assert math.isclose(np.mean([r["kendall_tau"] for r in rows]), mean, abs_tol=1e-6)
+    predicted = run("predict", "-l", model, "-T", "iris").output.splitlines()
+    assert [r["predicted"] for r in rows] == predicted
+    from lrank.datasets import load
+
+    assert [r["actual"] for r in rows] == load("iris").ranking_strings()
+    # The text form, as WEKA prints -p: a title, a header, a line per row; no report.
+    text = run("train", "-l", model, "-T", "iris", "-p", "0").output.splitlines()
+    assert text[0] == "=== Predictions on test data ===" and text[2].split() == ["inst#", "actual", "predicted", "tau"]
+    assert len(text) == 153 and "Ranking measures" not in "\n".join(text)
+    assert text[3].split()[:3] == ["1", rows[0]["actual"], rows[0]["predicted"]]
+
+
+def test_cross_validation_predictions_give_each_row_once_and_each_folds_tau():
+    jsonschema = pytest.importorskip("jsonschema")
+    report = json_run("train", "-t", "iris", "-x", "4", "--repeats", "2", "-W", "LRT", "-p", "0")
+    jsonschema.validate(report, schema())
+    rows = report["predictions"]
+    assert sorted(r["instance"] for r in rows) == list(range(1, 151))
+    folds = np.array([r["fold"] for r in rows])
+    taus = np.array([r["kendall_tau"] for r in rows])
+    first_repeat = report["evaluations"][1]["folds"][:4]
+    for k in range(4):
+        assert math.isclose(taus[folds == k + 1].mean(), first_repeat[k]["kendall_tau"], abs_tol=1e-6)
+    text = run("train", "-t", "iris", "-x", "4", "-W", "LRT", "-p", "0").output.splitlines()
+    assert text[0].startswith("=== Predictions on cross-validation") and text[2].split()[:2] == ["inst#", "fold"]
+
+
+def test_split_and_training_data_predictions():
+    split = json_run("train", "-t", "iris", "--split-percentage", "60", "-W", "LRT", "-p", "0")
+    rows = split["predictions"]
+    assert split["evaluations"][1]["name"] == "percentage split" and "fold" not in rows[0]
+    assert len(rows) == split["evaluations"][1]["n_instances"] == 60
+    mean = split["evaluations"][1]["measures"]["kendall_tau"]["mean"]
+    assert math.isclose(np.mean([r["kendall_tau"] for r in rows]), mean, abs_tol=1e-6)
+    training = json_run("train", "-t", "iris", "--no-cv", "-W", "LRT", "-p", "0")
+    assert len(training["predictions"]) == 150 and training["evaluations"][0]["name"] == "training data"
+
+
+def test_chosen_attributes_are_printed_as_the_file_holds_them(tmp_path):
+    data = tmp_path / "small.xarff"
+    data.write_text(SMALL_XARFF)
+    report = json_run("train", "-t", str(data), "-T", str(data), "-W", "LRT", "-p", "first-last")
+    first, second = report["predictions"][:2]
+    assert first["attributes"] == {"id": "r1", "colour": "red", "size": 1.5}
+    assert second["attributes"] == {"id": "r2", "colour": "green", "size": None}
+    text = run("train", "-t", str(data), "-T", str(data), "-W", "LRT", "-p", "3,1").output.splitlines()
+    assert text[2].endswith("(size,id)") and text[3].endswith("(1.5,r1)") and text[4].endswith("(?,r2)")
+
+
+def test_tied_truth_prints_tau_x(tmp_path):
+    data = tmp_path / "ties.csv"
+    lines = ["A1,L1,L2,L3"] + [f"{i},{1},{1 + i % 2},{2 + i % 2}" for i in range(12)]
+    data.write_text("\n".join(lines) + "\n")
+    report = json_run("train", "-t", str(data), "-T", str(data), "-W", "PLRT", "-p", "0")
+    rows = report["predictions"]
+    assert "tau_x" in rows[0] and "kendall_tau" not in rows[0]
+    assert rows[0]["actual"] == "L1=L2>L3"
+    mean = report["evaluations"][0]["measures"]["tau_x"]["mean"]
+    assert math.isclose(np.mean([r["tau_x"] for r in rows]), mean, abs_tol=1e-6)
+
+
+def test_a_bad_range_is_refused_before_anything_is_fitted(tmp_path):
+    model = tmp_path / "m.lrm"
+    result = run("train", "-t", "iris", "-T", "iris", "-d", str(model), "-p", "5")
+    assert result.exit_code == 2 and "attribute 5 does not exist (the data has 4 attributes" in result.output
+    assert not model.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "chosen"),
+    [("0", []), ("1", [0]), ("1,3-4", [0, 2, 3]), ("first-last", [0, 1, 2, 3]), ("last", [3]), ("4,1-2,2", [3, 0, 1])],
+)
+def test_attribute_ranges_read_as_weka_reads_them(text, chosen):
+    assert parse_range(text, 4) == chosen
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("5", "attribute 5 does not exist"),
+        ("0-2", "attribute 0 does not exist"),
+        ("3-1", "runs backwards"),
+        ("a", "'a' is not"),
+    ],
+)
+def test_bad_attribute_ranges_are_named(text, message):
+    with pytest.raises(click.BadParameter, match=message):
+        parse_range(text, 4)
