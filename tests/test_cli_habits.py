@@ -5,6 +5,8 @@ JSON report against its documented schema."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from importlib import resources
 
 import pytest
@@ -221,3 +223,19 @@ def test_files_the_learners_cannot_use_are_named_in_the_message(tmp_path):
     assert out.exit_code == 1 and f"Error: {no_features}: no features to learn from" in out.output
     out = run("train", "-t", str(two_rows), "-x", "3")
     assert out.exit_code == 1 and f"Error: {two_rows}: cannot make 3 folds from 2 instances" in out.output
+
+
+def test_a_command_imports_only_what_it_runs():
+    # Every command paid for importing the experiment commands (pyarrow, the statistics) before
+    # the subcommands were imported on first use.
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from lrank.cli import main\n"
+        "result = CliRunner().invoke(main, ['train', '-t', 'iris', '--no-cv', '-W', 'Dummy'])\n"
+        "print(result.exit_code, 'lrank.cli.experiment' in sys.modules, 'lrank.experiment' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "False", "False"]
+    help_text = run("--help").output
+    assert all(name in help_text for name in ("train", "predict", "learners", "info", "convert", "experiment"))

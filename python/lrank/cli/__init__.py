@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+import importlib
 import warnings
 
 import click
 
 from lrank import __version__
-from lrank.cli.data_commands import convert_command, info_command
-from lrank.cli.experiment import experiment_group
-from lrank.cli.learners import learners_command
-from lrank.cli.predict import predict_command
-from lrank.cli.train import train_command
+
+# Each subcommand's module and object, imported when the command runs (or help lists it): every
+# ``lrank train`` paid for importing the experiment commands and their dependencies.
+_SUBCOMMANDS = {
+    "train": ("lrank.cli.train", "train_command"),
+    "predict": ("lrank.cli.predict", "predict_command"),
+    "learners": ("lrank.cli.learners", "learners_command"),
+    "info": ("lrank.cli.data_commands", "info_command"),
+    "convert": ("lrank.cli.data_commands", "convert_command"),
+    "experiment": ("lrank.cli.experiment", "experiment_group"),
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_SUBCOMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _SUBCOMMANDS:
+            return None
+        module, name = _SUBCOMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), name)
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="lrank")
 def main() -> None:
     """lrank: label ranking learners with WEKA-LR's command-line workflow.
@@ -37,12 +58,5 @@ def main() -> None:
 def _one_line_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> str:
     return f"Warning: {message}\n"
 
-
-main.add_command(train_command)
-main.add_command(predict_command)
-main.add_command(learners_command)
-main.add_command(info_command)
-main.add_command(convert_command)
-main.add_command(experiment_group)
 
 __all__ = ["main"]
