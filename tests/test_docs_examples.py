@@ -19,6 +19,7 @@ def test_every_example_is_run_here():
     assert sorted(p.name for p in EXAMPLES.glob("*.py")) == [
         "aggregation.py",
         "dataframes.py",
+        "feature_importance.py",
         "grid_search.py",
         "quickstart.py",
     ]
@@ -60,3 +61,10 @@ def test_the_pages_include_every_example_by_a_snippet_line_the_site_reads():
                 assert (EXAMPLES / match.group(1)).is_file(), line
                 included.add(match.group(1))
     assert included == {p.name for p in EXAMPLES.glob("*.py")}
+
+
+def test_feature_importance():
+    lines = run("feature_importance.py").splitlines()
+    drops = [float(line.rsplit(" ", 1)[1]) for line in lines[:3]]
+    assert all(": tau drops by " in line for line in lines[:3]) and drops == sorted(drops, reverse=True)
+    assert drops[0] > 0 and lines[3].startswith("out-of-fold tau ") and float(lines[3].split()[-1]) > 0.8
