@@ -181,6 +181,7 @@ def test_attribute_ranges_read_as_weka_reads_them(text, chosen):
         ("5", "attribute 5 does not exist"),
         ("0-2", "attribute 0 does not exist"),
         ("3-1", "runs backwards"),
+        ("", "an empty range"),
         ("a", "'a' is not"),
     ],
 )

@@ -27,6 +27,8 @@ def parse_range(text: str, n_attributes: int) -> list[int]:
     text = text.strip()
     if text == "0":
         return []
+    if not text:
+        raise click.BadParameter("an empty range: give 0 to print no attributes", param_hint="-p")
 
     def index(token: str) -> int:
         token = token.strip().lower()

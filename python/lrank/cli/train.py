@@ -189,7 +189,8 @@ def train_command(
     def check_range(train: LabelRankingDataset, test: LabelRankingDataset | None) -> None:
         # Before the fit: the attributes are numbered as in the file whose rows are printed.
         nonlocal chosen
-        chosen = parse_range(print_range or "0", len((test or train).attributes))
+        assert print_range is not None  # only given as a check with -p
+        chosen = parse_range(print_range, len((test or train).attributes))
 
     with user_errors():
         result = train_and_evaluate(
