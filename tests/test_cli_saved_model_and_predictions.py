@@ -188,3 +188,13 @@ def test_attribute_ranges_read_as_weka_reads_them(text, chosen):
 def test_bad_attribute_ranges_are_named(text, message):
     with pytest.raises(click.BadParameter, match=message):
         parse_range(text, 4)
+
+
+@pytest.mark.parametrize("name", ["out.parquet", "out.XARFF", "out.arff"])
+def test_predict_writes_no_text_into_a_file_named_as_a_data_format(tmp_path, name):
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
+    result = run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / name))
+    assert result.exit_code == 2 and "rankings are written as text" in result.output
+    assert not (tmp_path / name).exists()
+    assert run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / "out.txt")).exit_code == 0
