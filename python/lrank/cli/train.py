@@ -12,6 +12,7 @@ import click
 from click.core import ParameterSource
 
 from lrank.cli.common import check_jobs, user_errors
+from lrank.cli.elapsed import elapsed_line
 from lrank.cli.predictions import RANGE_HELP, parse_range, prediction_rows, predictions_text, title_of
 from lrank.cli.report import text_report
 from lrank.evaluation import FoldResult
@@ -211,6 +212,8 @@ def train_command(
             else None,  # no bar in logs and pipes
             keep_predictions=print_range is not None,
             check_data=None if print_range is None else check_range,
+            # A fit of minutes is not silence: its seconds counted on a terminal.
+            stage=(lambda what: elapsed_line(what, sys.stderr)) if sys.stderr.isatty() else None,
         )
 
     data = result.data

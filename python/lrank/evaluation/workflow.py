@@ -51,6 +51,9 @@ PathLike = str | os.PathLike[str]
 # Called with the number of folds when cross-validation starts; the callable that its context
 # yields is called after each fold (lrank train draws a progress bar with it).
 Progress = Callable[[int], AbstractContextManager[Callable[[FoldResult], None]]]
+# Called with what a long step does ("building LWRF on 18576 rows"); its context lasts the step
+# (lrank train counts the seconds of the fit on all training data with it).
+Stage = Callable[[str], AbstractContextManager[None]]
 
 
 @dataclass(frozen=True)
@@ -144,25 +147,27 @@ def train_and_evaluate(
     progress: Progress | None = None,
     keep_predictions: bool = False,
     check_data: Callable[[LabelRankingDataset, LabelRankingDataset | None], None] | None = None,
+    stage: Stage | None = None,
 ) -> TrainingResult:
     """Build ``learner`` (a registry name or spec) with WEKA-style ``options`` and evaluate it.
 
-    With ``final_model`` (the default) the learner is fitted on all training data, its labels
-    deleted with probability ``missing`` first, and saved to ``model_out`` if given; then it is
-    evaluated on ``test`` if given, else on the (complete) training data. Without ``test`` and
-    with ``cross_validation``, it is also cross-validated: ``repeats`` x ``folds``-fold
-    stratified, label deletion ``missing``, repeat r seeded ``seed + r`` (as
-    :func:`lrank.evaluation.cross_validate`), or on just the given fold ``plans``. ``seed`` also
-    seeds the learner and the deletion for the final model; ``n_jobs`` is its threads. With
-    ``split`` (a percentage, WEKA's ``-split-percentage``) and no ``test``, a percentage split
-    (:func:`lrank.evaluation.cross_validation.percentage_split`) replaces cross-validation.
+        With ``final_model`` (the default) the learner is fitted on all training data, its labels
+        deleted with probability ``missing`` first, and saved to ``model_out`` if given; then it is
+        evaluated on ``test`` if given, else on the (complete) training data. Without ``test`` and
+        with ``cross_validation``, it is also cross-validated: ``repeats`` x ``folds``-fold
+        stratified, label deletion ``missing``, repeat r seeded ``seed + r`` (as
+        :func:`lrank.evaluation.cross_validate`), or on just the given fold ``plans``. ``seed`` also
+        seeds the learner and the deletion for the final model; ``n_jobs`` is its threads. With
+        ``split`` (a percentage, WEKA's ``-split-percentage``) and no ``test``, a percentage split
+        (:func:`lrank.evaluation.cross_validation.percentage_split`) replaces cross-validation.
 
-    With ``keep_predictions``, ``result.predictions`` holds each row of the last evaluation
-    (see :class:`RowPredictions`). ``check_data(train, test)`` is called with the data sets read
-    (``test`` None without one) before anything is fitted, so a caller's check of them fails early.
+        With ``keep_predictions``, ``result.predictions`` holds each row of the last evaluation
+        (see :class:`RowPredictions`). ``check_data(train, test)`` is called with the data sets read
+        (``test`` None without one) before anything is fitted, so a caller's check of them fails early.
+    ``stage(what)`` is entered for the fit on all training data.
 
-    Option mistakes are raised before any data is read, a fold count larger than the data
-    before any fitting.
+        Option mistakes are raised before any data is read, a fold count larger than the data
+        before any fitting.
     """
     spec = get_learner(learner) if isinstance(learner, str) else learner
     options = list(options)
@@ -203,7 +208,9 @@ def train_and_evaluate(
     named = not isinstance(train, (TrainingData, LabelRankingDataset))
     with _naming(data.dataset.source if named else None, spec):
         if final_model:
-            estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
+            building = f"building {spec.name} on {data.n_rows} rows"
+            with stage(building) if stage is not None else contextlib.nullcontext():
+                estimator = _fit_final_model(result, make, seed=seed, missing=missing, model_out=model_out)
             if test_set is not None:
                 _evaluate_on_test(result, estimator, *test_set, keep=keep_predictions)
             else:
