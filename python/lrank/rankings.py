@@ -14,7 +14,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError
-from lrank.ranking_notation import format_rank_row
+from lrank.quoting import MalformedTextError
+from lrank.ranking_notation import format_rank_row, parse_rank_row, split_bucket_chains
 
 
 def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
@@ -138,3 +139,34 @@ def top_labels(y: NDArray[np.int32]) -> NDArray[np.int64]:
     y = np.asarray(y)
     has_top = (y == 1).any(axis=1)
     return np.where(has_top, np.argmax(y == 1, axis=1), -1)
+
+
+def rank_matrix_from_strings(
+    texts: Sequence[str], labels: Sequence[str] | None = None, *, name: str = "y"
+) -> tuple[NDArray[np.int32], list[str]]:
+    """Rankings written as text (``"b>a>c"``; ties ``"a>b=c"``; labels left out are missing) as a
+    rank matrix, and its label names: ``labels`` in their order, else every name the texts use,
+    sorted. A partial order ``"a>b|c>d"`` keeps its first longest chain, as the data readers do.
+    A text that is no ranking, or names a label not in ``labels``, raises
+    :class:`~lrank.errors.InvalidInputError` naming its index (``y[3]: ...``)."""
+    texts = list(texts)
+    if labels is None:
+        found: set[str] = set()
+        for i, text in enumerate(texts):
+            try:
+                found.update(label for chain in split_bucket_chains(text) for bucket in chain for label in bucket)
+            except MalformedTextError as exc:
+                raise InvalidInputError(f"{name}[{i}]: {exc}") from None
+        names = sorted(found)
+    else:
+        names = [str(label) for label in labels]
+    index = {label: j for j, label in enumerate(names)}
+    if len(index) != len(names):
+        raise InvalidInputError(f"labels must be distinct, got {names}")
+    out = np.zeros((len(texts), len(names)), dtype=np.int32)
+    for i, text in enumerate(texts):
+        try:
+            out[i], _ = parse_rank_row(text, index, len(names))
+        except MalformedTextError as exc:
+            raise InvalidInputError(f"{name}[{i}]: {exc}") from None
+    return out, names

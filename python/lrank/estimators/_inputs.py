@@ -6,8 +6,9 @@ Table or RecordBatch (through Polars); categorical columns (pandas ``Categorical
 ``Categorical`` or ``Enum``) as nominal features coded by their categories at fit. Sparse
 matrices and complex numbers are refused with scikit-learn's messages.
 
-``y``: a rank matrix (``y[i, j]`` the 1-based position of label ``j``, 0 when missing), or a
-DataFrame of positions whose column names are the label names.
+``y``: a rank matrix (``y[i, j]`` the 1-based position of label ``j``, 0 when missing), a
+DataFrame of positions whose column names are the label names, or a sequence of rankings as text
+(``"b>a>c"``, see :func:`lrank.rankings.rank_matrix_from_strings`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lrank.errors import InvalidInputError
-from lrank.rankings import as_rank_matrix
+from lrank.rankings import as_rank_matrix, rank_matrix_from_strings
 
 
 @dataclass
@@ -199,8 +200,40 @@ def _checked_matrix(values: Any) -> NDArray[np.float64]:
     return np.ascontiguousarray(arr)
 
 
-def rank_targets(y: Any) -> tuple[NDArray[np.int32], list[str] | None]:
-    """``y`` as a rank matrix, and its label names when ``y`` is a DataFrame."""
+def _ranking_texts(y: Any) -> list[str] | None:
+    """``y``'s items when it is a one-dimensional sequence of strings (rankings as text)."""
+    if isinstance(y, (str, bytes)):
+        return None
+    if isinstance(y, (list, tuple)):
+        values = list(y)
+    elif isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "OU":
+        values = y.tolist()
+    elif _module(y) in ("pandas", "polars") and type(y).__name__ == "Series":
+        values = y.to_list()
+    else:
+        return None
+    return values if values and all(isinstance(v, str) for v in values) else None
+
+
+def _warn_if_zero_based(y: NDArray[np.int32]) -> None:
+    # Positions from argsort start at 0, which lrank reads as "label missing": every row would
+    # silently lose a label.
+    n, m = y.shape
+    if n and m >= 2 and np.all((y == 0).sum(axis=1) == 1) and np.all(y.max(axis=1) == m - 1):
+        warnings.warn(
+            "every row of y leaves out one label (position 0 means a missing label) and ranks the rest "
+            f"1..{m - 1}: if y holds 0-based positions, add 1 (positions start at 1)",
+            UserWarning,
+            stacklevel=5,
+        )
+
+
+def rank_targets(y: Any, labels: Any = None) -> tuple[NDArray[np.int32], list[str] | None]:
+    """``y`` as a rank matrix, and its label names when ``y`` is a DataFrame or rankings as text
+    (parsed with ``labels`` as the columns when given)."""
+    texts = _ranking_texts(y)
+    if texts is not None:
+        return rank_matrix_from_strings(texts, None if labels is None else list(labels))
     names = None
     if _module(y) == "pyarrow" and hasattr(y, "schema"):
         import polars as pl
@@ -209,4 +242,9 @@ def rank_targets(y: Any) -> tuple[NDArray[np.int32], list[str] | None]:
     if (_module(y) == "polars" and hasattr(y, "get_column")) or (_module(y) == "pandas" and hasattr(y, "columns")):
         names = [str(c) for c in y.columns]
         y = y.to_numpy()
-    return as_rank_matrix(y, name="y"), names
+    matrix = as_rank_matrix(y, name="y")
+    # lrank's readers give int32 matrices, read from text where 0-based positions cannot arise;
+    # the check is for arrays a user built (argsort and lists give int64).
+    if not (isinstance(y, np.ndarray) and y.dtype == np.int32):
+        _warn_if_zero_based(matrix)
+    return matrix, names

@@ -187,7 +187,7 @@ class LabelRanker:
                 "(y: the rank matrix of the training rows)"
             )
         xa = self._validate_x(X, reset=True)
-        ya, frame_names = _inputs.rank_targets(y)
+        ya, frame_names = _inputs.rank_targets(y, labels)
         if ya.shape[0] != xa.shape[0]:
             raise InvalidInputError(f"X has {xa.shape[0]} rows but y has {ya.shape[0]}")
         w = None
@@ -217,7 +217,7 @@ class LabelRanker:
         when ``y`` ties labels, the mean tau_x (Emond & Mason), the measure for ties."""
         from lrank.metrics import kendall_tau, tau_x
 
-        truth = _inputs.rank_targets(y)[0]
+        truth = _inputs.rank_targets(y, getattr(self, "labels_", None))[0]  # text read by the fitted labels
         measure = tau_x if has_ties(truth) else kendall_tau
         return measure(truth, self.predict(X), sample_weight=sample_weight)
 

@@ -1,0 +1,99 @@
+"""``y`` as rankings written as text ("b>a>c", ties "a>b=c"), and the warning for 0-based
+positions (argsort's), which lrank would otherwise read as one missing label per row."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from lrank import InstanceBasedLabelRanker, LabelRankingTree, PartialLabelRankingTree
+from lrank.errors import InvalidInputError
+from lrank.metrics import kendall_tau
+from lrank.ranking_notation import format_rank_rows
+from lrank.rankings import rank_matrix_from_strings
+
+TEXTS = ["a>b>c", "b>a>c", "a>c>b", "c>b>a", "a>b>c", "b>c>a", "c>a>b", "a>c"]
+
+
+def problem():
+    rng = np.random.default_rng(3)
+    return rng.random((len(TEXTS), 3))
+
+
+def test_text_rankings_read_as_the_rank_matrix_they_write():
+    rng = np.random.default_rng(0)
+    labels = ["x", "y", "z", "w"]
+    for _ in range(200):
+        m = len(labels)
+        row = np.zeros(m, dtype=np.int32)
+        present = rng.permutation(m)[: rng.integers(1, m + 1)]
+        buckets = np.sort(rng.integers(1, len(present) + 1, size=len(present)))
+        dense = np.searchsorted(np.unique(buckets), buckets) + 1  # positions dense, ties allowed
+        row[present] = dense
+        text = format_rank_rows(row[None, :], labels)[0]
+        matrix, names = rank_matrix_from_strings([text], labels)
+        assert names == labels and matrix[0].tolist() == row.tolist(), text
+
+
+def test_labels_are_sorted_names_unless_given():
+    matrix, names = rank_matrix_from_strings(["b>a=c", "c>b"])
+    assert names == ["a", "b", "c"] and matrix.tolist() == [[2, 1, 2], [0, 2, 1]]
+    matrix, names = rank_matrix_from_strings(["b>a=c"], ["c", "b", "a"])
+    assert names == ["c", "b", "a"] and matrix.tolist() == [[2, 1, 2]]
+    with pytest.raises(InvalidInputError, match=r"y\[1\]: undeclared label 'd'"):
+        rank_matrix_from_strings(["a>b", "d>a"], ["a", "b"])
+    with pytest.raises(InvalidInputError, match=r"y\[0\]: empty label"):
+        rank_matrix_from_strings(["a>>b"])
+
+
+@pytest.mark.parametrize("wrap", [list, tuple, np.array, pd.Series, pl.Series])
+def test_an_estimator_fits_and_scores_text_rankings_as_their_matrix(wrap):
+    X = problem()
+    matrix, names = rank_matrix_from_strings(TEXTS)
+    by_text = LabelRankingTree().fit(X, wrap(TEXTS))
+    by_matrix = LabelRankingTree().fit(X, matrix, labels=names)
+    assert by_text.labels_ == ["a", "b", "c"]
+    np.testing.assert_array_equal(by_text.predict(X), by_matrix.predict(X))
+    assert by_text.score(X, wrap(TEXTS)) == by_matrix.score(X, matrix)
+    assert kendall_tau(TEXTS, by_text.predict(X)) == by_matrix.score(X, matrix)
+
+
+def test_text_follows_the_labels_given_and_scoring_reads_it_by_the_fitted_labels():
+    X = problem()
+    reversed_ = InstanceBasedLabelRanker(n_neighbors=3).fit(X, TEXTS, labels=["c", "b", "a"])
+    sorted_ = InstanceBasedLabelRanker(n_neighbors=3).fit(X, TEXTS)
+    assert reversed_.labels_ == ["c", "b", "a"] and sorted_.labels_ == ["a", "b", "c"]
+    np.testing.assert_array_equal(reversed_.predict(X), sorted_.predict(X)[:, ::-1])
+    assert reversed_.predict_strings(X) == sorted_.predict_strings(X)
+    assert reversed_.score(X, TEXTS) == sorted_.score(X, TEXTS)
+    with pytest.raises(InvalidInputError, match="undeclared label 'd'"):
+        sorted_.score(X, ["d>a"] * len(TEXTS))
+
+
+def test_tied_text_fits_a_partial_label_ranking_learner():
+    X = problem()
+    texts = ["a>b=c", "b=c>a", "a=b>c", "c>a=b", "a>b=c", "b>c>a", "c>a>b", "a>b=c"]
+    est = PartialLabelRankingTree().fit(X, texts)
+    matrix, _ = rank_matrix_from_strings(texts)
+    assert est.score(X, texts) == PartialLabelRankingTree().fit(X, matrix).score(X, matrix)
+
+
+def test_zero_based_positions_get_a_warning_and_one_based_do_not():
+    X = problem()
+    one_based, _ = rank_matrix_from_strings([*TEXTS[:-1], "a>c>b"])
+    zero_based = one_based.astype(np.int64) - 1
+    with pytest.warns(UserWarning, match="if y holds 0-based positions, add 1"):
+        LabelRankingTree().fit(X, zero_based)
+    with pytest.warns(UserWarning, match="0-based"):
+        kendall_tau(zero_based.tolist(), one_based)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LabelRankingTree().fit(X, one_based.astype(np.int64))
+        # Rows that miss a label each, but not ranked 1..m-1 all: ordinary incomplete data.
+        incomplete = one_based.astype(np.int64)
+        incomplete[0] = [1, 2, 3]
+        incomplete[1:, 0] = np.where(incomplete[1:, 0] == 3, 0, incomplete[1:, 0])
+        LabelRankingTree().fit(X, incomplete)
