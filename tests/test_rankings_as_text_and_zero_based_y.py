@@ -11,9 +11,13 @@ import polars as pl
 import pytest
 from lrank import InstanceBasedLabelRanker, LabelRankingTree, PartialLabelRankingTree
 from lrank.errors import InvalidInputError
-from lrank.metrics import kendall_tau
+from lrank.metrics import footrule, get_scorer, kendall_tau
+from lrank.model_selection import StratifiedRankingKFold
 from lrank.ranking_notation import format_rank_rows
 from lrank.rankings import rank_matrix_from_strings
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 TEXTS = ["a>b>c", "b>a>c", "a>c>b", "c>b>a", "a>b>c", "b>c>a", "c>a>b", "a>c"]
 
@@ -58,7 +62,7 @@ def test_an_estimator_fits_and_scores_text_rankings_as_their_matrix(wrap):
     assert by_text.labels_ == ["a", "b", "c"]
     np.testing.assert_array_equal(by_text.predict(X), by_matrix.predict(X))
     assert by_text.score(X, wrap(TEXTS)) == by_matrix.score(X, matrix)
-    assert kendall_tau(TEXTS, by_text.predict(X)) == by_matrix.score(X, matrix)
+    assert kendall_tau(TEXTS, by_text.predict(X), labels=by_text.labels_) == by_matrix.score(X, matrix)
 
 
 def test_text_follows_the_labels_given_and_scoring_reads_it_by_the_fitted_labels():
@@ -97,3 +101,33 @@ def test_zero_based_positions_get_a_warning_and_one_based_do_not():
         incomplete[0] = [1, 2, 3]
         incomplete[1:, 0] = np.where(incomplete[1:, 0] == 3, 0, incomplete[1:, 0])
         LabelRankingTree().fit(X, incomplete)
+
+
+def test_measures_and_scorers_read_text_by_the_predictions_labels():
+    X = problem()
+    est = InstanceBasedLabelRanker(n_neighbors=3).fit(X, TEXTS, labels=["c", "b", "a"])
+    # Sorted names would not be the prediction's columns here: text needs the labels.
+    with pytest.raises(InvalidInputError, match="pass labels="):
+        kendall_tau(TEXTS, est.predict(X))
+    by_labels = kendall_tau(TEXTS, est.predict(X), labels=est.labels_)
+    assert by_labels == est.score(X, TEXTS)
+    scorer = get_scorer("kendall_tau")
+    assert scorer(est, X, TEXTS) == by_labels
+    piped = make_pipeline(StandardScaler(), InstanceBasedLabelRanker(n_neighbors=3))
+    piped.fit(X, TEXTS, instancebasedlabelranker__labels=["c", "b", "a"])
+    assert scorer(piped, X, TEXTS) == kendall_tau(TEXTS, piped.predict(X), labels=["c", "b", "a"])
+    assert get_scorer("footrule")(est, X, TEXTS) == -footrule(TEXTS, est.predict(X), labels=est.labels_)
+
+
+def test_scikit_learns_search_and_cross_validation_take_text_rankings():
+    X = np.random.default_rng(5).random((40, 3))
+    texts = [TEXTS[i % len(TEXTS)] for i in range(40)]
+    search = GridSearchCV(
+        LabelRankingTree(), {"max_depth": [1, 2]}, scoring=get_scorer("kendall_tau"), cv=StratifiedRankingKFold(4)
+    ).fit(X, texts)
+    assert search.best_params_["max_depth"] in (1, 2) and np.isfinite(search.best_score_)
+    pipeline = make_pipeline(StandardScaler(), LabelRankingTree(max_depth=2))
+    scores = cross_val_score(pipeline, X, texts, cv=StratifiedRankingKFold(4), scoring=get_scorer("kendall_tau"))
+    matrix, _ = rank_matrix_from_strings(texts)
+    same = cross_val_score(pipeline, X, matrix, cv=StratifiedRankingKFold(4), scoring=get_scorer("kendall_tau"))
+    np.testing.assert_array_equal(scores, same)

@@ -14,13 +14,14 @@ than two labels does not count for the correlations.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
+from lrank.errors import InvalidInputError
 from lrank.rankings import as_rank_matrix
 
 # Also, made on first use (they need scikit-learn): SCORERS (name -> scorer) and one
@@ -28,10 +29,17 @@ from lrank.rankings import as_rank_matrix
 __all__ = ["exact_match", "footrule", "get_scorer", "kendall_tau", "spearman_rho", "tau_x", "top_label_accuracy"]
 
 
-def _rows(y_true: Any, y_pred: Any) -> dict[str, NDArray[np.float64]]:
-    from lrank.estimators._inputs import rank_targets
+def _rows(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> dict[str, NDArray[np.float64]]:
+    from lrank.estimators._inputs import _ranking_texts, rank_targets
 
-    truth = rank_targets(y_true)[0]
+    if labels is None and _ranking_texts(y_true) is not None:
+        # Sorted names need not be y_pred's columns (an estimator fitted with labels= in another
+        # order): a silently wrong score. The scorers pass the estimator's labels_.
+        raise InvalidInputError(
+            "y_true holds rankings as text: pass labels= (the label of each column of y_pred, e.g. the "
+            "estimator's labels_)"
+        )
+    truth = rank_targets(y_true, labels)[0]
     return _core.row_measures(truth, as_rank_matrix(y_pred, name="y_pred"))
 
 
@@ -47,40 +55,57 @@ def _mean(values: NDArray[np.float64], sample_weight: ArrayLike | None) -> float
     return float(np.average(values[ok], weights=w[ok])) if w[ok].sum() > 0 else float("nan")
 
 
-def kendall_tau(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
+def kendall_tau(
+    y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
+) -> float:
     """Mean Kendall rank correlation, in [-1, 1] (1: the same order)."""
-    return _mean(_rows(y_true, y_pred)["kendall_tau"], sample_weight)
+    return _mean(_rows(y_true, y_pred, labels)["kendall_tau"], sample_weight)
 
 
-def tau_x(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
+def tau_x(
+    y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
+) -> float:
     """Mean Kendall tau_x (Emond & Mason 2002), in [-1, 1]: the measure for true rankings with
     ties (a tied pair agrees with a prediction that ties it or orders it either way only half as
     far: for ordered pairs, a_uv = 1 if u is before or tied with v, else -1). Equals Kendall's
     tau on rankings without ties."""
-    return _mean(_rows(y_true, y_pred)["tau_x"], sample_weight)
+    return _mean(_rows(y_true, y_pred, labels)["tau_x"], sample_weight)
 
 
-def spearman_rho(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
+def spearman_rho(
+    y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
+) -> float:
     """Mean Spearman rank correlation, in [-1, 1]."""
-    return _mean(_rows(y_true, y_pred)["spearman_rho"], sample_weight)
+    return _mean(_rows(y_true, y_pred, labels)["spearman_rho"], sample_weight)
 
 
-def footrule(y_true: Any, y_pred: Any, *, normalized: bool = True, sample_weight: ArrayLike | None = None) -> float:
+def footrule(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    normalized: bool = True,
+    sample_weight: ArrayLike | None = None,
+    labels: Sequence[str] | None = None,
+) -> float:
     """Mean Spearman footrule distance, sum of |position differences| (lower is better);
     ``normalized`` (default) divides it by its largest value for the row's labels, so it lies in
     [0, 1] and compares across data sets."""
-    rows = _rows(y_true, y_pred)
+    rows = _rows(y_true, y_pred, labels)
     return _mean(rows["normalized_footrule" if normalized else "footrule"], sample_weight)
 
 
-def top_label_accuracy(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
+def top_label_accuracy(
+    y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
+) -> float:
     """Share of rows whose predicted top label (among the true ranking's labels) is the true one."""
-    return _mean(_rows(y_true, y_pred)["top_label_correct"], sample_weight)
+    return _mean(_rows(y_true, y_pred, labels)["top_label_correct"], sample_weight)
 
 
-def exact_match(y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None) -> float:
+def exact_match(
+    y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
+) -> float:
     """Share of rows whose prediction orders the true ranking's labels exactly as it does."""
-    return _mean(_rows(y_true, y_pred)["exact_match"], sample_weight)
+    return _mean(_rows(y_true, y_pred, labels)["exact_match"], sample_weight)
 
 
 # name -> (measure, higher is better)
@@ -102,9 +127,24 @@ def get_scorer(name: str) -> Callable[..., float]:
         measure, higher_is_better = _MEASURES[name]
     except KeyError:
         raise ValueError(f"unknown lrank scorer {name!r}; choose one of {', '.join(_MEASURES)}") from None
-    from sklearn.metrics import make_scorer  # scikit-learn is imported only where it is used
+    return _Scorer(name, measure, 1.0 if higher_is_better else -1.0)
 
-    return make_scorer(measure, greater_is_better=higher_is_better)
+
+class _Scorer:
+    """A scikit-learn scorer, ``scorer(estimator, X, y)``: the measure of ``estimator.predict(X)``
+    against ``y``; rankings given as text are read by the estimator's ``labels_`` (the final
+    step's, for a pipeline)."""
+
+    def __init__(self, name: str, measure: Callable[..., float], sign: float) -> None:
+        self.name, self.measure, self.sign = name, measure, sign
+
+    def __call__(self, estimator: Any, X: Any, y_true: Any, sample_weight: ArrayLike | None = None) -> float:
+        fitted = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+        labels = getattr(fitted, "labels_", None)
+        return self.sign * self.measure(y_true, estimator.predict(X), sample_weight=sample_weight, labels=labels)
+
+    def __repr__(self) -> str:
+        return f"lrank.metrics.get_scorer({self.name!r})"
 
 
 def __getattr__(name: str) -> Any:
