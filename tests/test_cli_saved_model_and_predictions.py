@@ -182,6 +182,7 @@ def test_attribute_ranges_read_as_weka_reads_them(text, chosen):
         ("0-2", "attribute 0 does not exist"),
         ("3-1", "runs backwards"),
         ("", "an empty range"),
+        ("1-", "an attribute on each side"),
         ("a", "'a' is not"),
     ],
 )
@@ -190,7 +191,7 @@ def test_bad_attribute_ranges_are_named(text, message):
         parse_range(text, 4)
 
 
-@pytest.mark.parametrize("name", ["out.parquet", "out.XARFF", "out.arff"])
+@pytest.mark.parametrize("name", ["out.parquet", "out.XARFF", "out.arff", "out.csv"])
 def test_predict_writes_no_text_into_a_file_named_as_a_data_format(tmp_path, name):
     model = str(tmp_path / "m.lrm")
     assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
@@ -198,3 +199,31 @@ def test_predict_writes_no_text_into_a_file_named_as_a_data_format(tmp_path, nam
     assert result.exit_code == 2 and "rankings are written as text" in result.output
     assert not (tmp_path / name).exists()
     assert run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / "out.txt")).exit_code == 0
+
+
+QUOTED_XARFF = """@relation quoted
+@attribute x numeric
+@attribute L RANKING {'a>b','c=d','x y',e}
+@data
+1,'a>b'>'c=d'>'x y'>e
+2,e>'x y'>'c=d'>'a>b'
+3,'a>b'>e|'c=d'>'x y'
+4,'c=d'>'a>b'>e>'x y'
+"""
+
+
+def test_printed_rankings_read_back_as_the_rankings_evaluated(tmp_path):
+    from lrank.data import read_dataset
+    from lrank.rankings import rank_matrix_from_strings
+
+    data = tmp_path / "quoted.xarff"
+    data.write_text(QUOTED_XARFF)
+    report = json_run("train", "-t", str(data), "-T", str(data), "-W", "Dummy", "-p", "0")
+    rows = report["predictions"]
+    labels = report["labels"]
+    truth, _ = rank_matrix_from_strings([r["actual"] for r in rows], labels)
+    # A partial order is evaluated as its longest chain, which is what is printed.
+    np.testing.assert_array_equal(truth, read_dataset(data).rankings)
+    assert rows[2]["actual"] == "'a>b'>e"
+    predicted, _ = rank_matrix_from_strings([r["predicted"] for r in rows], labels)
+    assert predicted.min() >= 1

@@ -29,17 +29,17 @@ def problem():
 
 def test_text_rankings_read_as_the_rank_matrix_they_write():
     rng = np.random.default_rng(0)
-    labels = ["x", "y", "z", "w"]
-    for _ in range(200):
-        m = len(labels)
-        row = np.zeros(m, dtype=np.int32)
+    labels = ["x", "y", "z", "w", "a>b", "c d"]
+    m = len(labels)
+    rows = np.zeros((300, m), dtype=np.int32)
+    for row in rows:
         present = rng.permutation(m)[: rng.integers(1, m + 1)]
         buckets = np.sort(rng.integers(1, len(present) + 1, size=len(present)))
-        dense = np.searchsorted(np.unique(buckets), buckets) + 1  # positions dense, ties allowed
-        row[present] = dense
-        text = format_rank_rows(row[None, :], labels)[0]
-        matrix, names = rank_matrix_from_strings([text], labels)
-        assert names == labels and matrix[0].tolist() == row.tolist(), text
+        row[present] = np.searchsorted(np.unique(buckets), buckets) + 1  # positions dense, ties allowed
+    texts = format_rank_rows(rows, labels, quoted=True)
+    matrix, names = rank_matrix_from_strings(texts, labels)
+    assert names == labels
+    np.testing.assert_array_equal(matrix, rows)
 
 
 def test_labels_are_sorted_names_unless_given():
@@ -131,3 +131,37 @@ def test_scikit_learns_search_and_cross_validation_take_text_rankings():
     matrix, _ = rank_matrix_from_strings(texts)
     same = cross_val_score(pipeline, X, matrix, cv=StratifiedRankingKFold(4), scoring=get_scorer("kendall_tau"))
     np.testing.assert_array_equal(scores, same)
+
+
+def test_text_labels_in_natural_order_and_blanks_around_names_ignored():
+    matrix, names = rank_matrix_from_strings(["L10 > L2>L1", "L2>L10"])
+    assert names == ["L1", "L2", "L10"] and matrix.tolist() == [[3, 2, 1], [0, 1, 2]]
+
+
+@pytest.mark.parametrize(
+    ("y", "message"),
+    [
+        (["a>b", None], r"y\[1\] is not a ranking written as text: None"),
+        (["a>b", 3], r"y\[1\] is not a ranking written as text: 3"),
+        ("a>b>c", "not one string"),
+        (["setosa", "versicolor", "setosa"], "holds single labels"),
+    ],
+)
+def test_items_that_are_no_rankings_are_named(y, message):
+    with pytest.raises(InvalidInputError, match=message):
+        rank_matrix_from_strings(y)
+    if not isinstance(y, str):
+        with pytest.raises(InvalidInputError, match=message):
+            LabelRankingTree().fit(np.zeros((len(y), 1)), y)
+
+
+def test_text_scores_only_a_model_that_knows_its_labels():
+    X = problem()
+    matrix, _ = rank_matrix_from_strings(TEXTS, ["c", "b", "a"])
+    unnamed = LabelRankingTree(random_state=0).fit(X, matrix)
+    with pytest.raises(InvalidInputError, match="fitted on a rank matrix without label names"):
+        unnamed.score(X, TEXTS)
+    named = LabelRankingTree(random_state=0).fit(X, matrix, labels=["c", "b", "a"])
+    assert named.score(X, TEXTS) == unnamed.score(X, matrix)
+    with pytest.raises(InvalidInputError, match=r"the model knows \['c', 'b', 'a'\]"):
+        named.score(X, ["d>a"] * len(TEXTS))

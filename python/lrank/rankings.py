@@ -7,7 +7,9 @@ sharing a position are tied (a bucket order); positions are dense: ``[1, 2, 2, 3
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -15,7 +17,13 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.quoting import MalformedTextError
-from lrank.ranking_notation import format_rank_row, parse_rank_row, split_bucket_chains
+from lrank.ranking_notation import (
+    check_acyclic,
+    format_rank_row,
+    label_indices,
+    rank_row_from_chains,
+    split_bucket_chains,
+)
 
 
 def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
@@ -141,23 +149,58 @@ def top_labels(y: NDArray[np.int32]) -> NDArray[np.int64]:
     return np.where(has_top, np.argmax(y == 1, axis=1), -1)
 
 
+def _natural_key(name: str) -> list[Any]:
+    # L2 before L10, as the files' label columns are ordered.
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def _parse_text_row(text: str, index: dict[str, int], m: int) -> NDArray[np.int32]:
+    """One ranking as text, blanks around the names ignored, as a rank-matrix row."""
+    chains = [[[name.strip() for name in bucket] for bucket in chain] for chain in split_bucket_chains(text)]
+    if len(chains) > 1:
+        if any(len(bucket) > 1 for chain in chains for bucket in chain):
+            raise MalformedTextError(f"ranking {text!r} combines a tie ('=') with a partial order ('|')")
+        parsed = label_indices([[bucket[0] for bucket in chain] for chain in chains], index, text=text)
+        check_acyclic(parsed, text)
+        return rank_row_from_chains(parsed, m)
+    flat = label_indices([[name for bucket in chains[0] for name in bucket]], index, text=text)[0]
+    row = np.zeros(m, dtype=np.int32)
+    k = 0
+    for position, bucket in enumerate(chains[0], start=1):
+        row[list(flat[k : k + len(bucket)])] = position
+        k += len(bucket)
+    return row
+
+
 def rank_matrix_from_strings(
     texts: Sequence[str], labels: Sequence[str] | None = None, *, name: str = "y"
 ) -> tuple[NDArray[np.int32], list[str]]:
-    """Rankings written as text (``"b>a>c"``; ties ``"a>b=c"``; labels left out are missing) as a
-    rank matrix, and its label names: ``labels`` in their order, else every name the texts use,
-    sorted. A partial order ``"a>b|c>d"`` keeps its first longest chain, as the data readers do.
-    A text that is no ranking, or names a label not in ``labels``, raises
-    :class:`~lrank.errors.InvalidInputError` naming its index (``y[3]: ...``)."""
+    """Rankings written as text (``"b>a>c"``; ties ``"a>b=c"``; labels left out are missing;
+    blanks around names ignored) as a rank matrix, and its label names: ``labels`` in their
+    order, else every name the texts use, in natural order (``L2`` before ``L10``). A partial
+    order ``"a>b|c>d"`` keeps its first longest chain, as the data readers do. An item that is no
+    ranking, or names a label not in ``labels``, raises :class:`~lrank.errors.InvalidInputError`
+    naming its index (``y[3]: ...``); so do texts that are all single labels (class labels, not
+    rankings)."""
+    if isinstance(texts, (str, bytes)):
+        raise InvalidInputError(f"{name} must be a sequence of rankings as text, not one string {texts!r}")
     texts = list(texts)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise InvalidInputError(f"{name}[{i}] is not a ranking written as text: {text!r}")
+    if texts and not any(mark in text for text in texts for mark in ">="):
+        raise InvalidInputError(
+            f"{name} holds single labels ({texts[0]!r}, ...), not rankings: a ranking orders labels, as in 'b>a>c'"
+        )
     if labels is None:
         found: set[str] = set()
         for i, text in enumerate(texts):
             try:
-                found.update(label for chain in split_bucket_chains(text) for bucket in chain for label in bucket)
+                chains = split_bucket_chains(text)
+                found.update(label.strip() for chain in chains for bucket in chain for label in bucket)
             except MalformedTextError as exc:
                 raise InvalidInputError(f"{name}[{i}]: {exc}") from None
-        names = sorted(found)
+        names = sorted(found, key=_natural_key)
     else:
         names = [str(label) for label in labels]
     index = {label: j for j, label in enumerate(names)}
@@ -166,7 +209,7 @@ def rank_matrix_from_strings(
     out = np.zeros((len(texts), len(names)), dtype=np.int32)
     for i, text in enumerate(texts):
         try:
-            out[i], _ = parse_rank_row(text, index, len(names))
+            out[i] = _parse_text_row(text, index, len(names))
         except MalformedTextError as exc:
             raise InvalidInputError(f"{name}[{i}]: {exc}") from None
     return out, names

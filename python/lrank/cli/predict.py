@@ -40,7 +40,8 @@ from lrank.ranking_notation import format_rank_rows
 def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None, confidence: bool) -> None:
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first)."""
     if out is not None and Path(out).suffix.lower() in _DATA_SUFFIXES:
-        # Text in a file named .parquet or .xarff would be taken for that format and fail there.
+        # Text in a file named .parquet, .xarff or .csv would be taken for that format (a KEBI CSV
+        # file, by lrank) and fail there.
         raise click.BadParameter(
             f"{out}: rankings are written as text, one a>b>c per line (name the file .txt); for a table "
             "of predicted positions use an estimator's predict_frame in Python",
@@ -68,7 +69,7 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
                     click.echo(text, nl=False)
 
 
-_DATA_SUFFIXES = (".parquet", ".xarff", ".arff")
+_DATA_SUFFIXES = (".parquet", ".xarff", ".arff", ".csv")
 
 # Rows of a Parquet file predicted at a time: memory stays bounded however large the file.
 PARQUET_BATCH_ROWS = 65_536

@@ -17,7 +17,8 @@ RANGE_HELP = (
     "Print each evaluated row's true and predicted ranking and its Kendall tau instead of the report, "
     "as WEKA's -p: the test rows, the held-out rows of a split, or with cross-validation every row as "
     "the fold that held it out predicted it (first repeat). RANGE lists attributes to print too, "
-    "numbered as in the file from 1 (1,3-5 or first-last); 0 for none."
+    "numbered from 1 in the file's order, the ranking left out, as lrank info counts them (1,3-5 or "
+    "first-last); 0 for none."
 )
 
 
@@ -32,6 +33,8 @@ def parse_range(text: str, n_attributes: int) -> list[int]:
 
     def index(token: str) -> int:
         token = token.strip().lower()
+        if not token:
+            raise click.BadParameter(f"{text!r}: a range needs an attribute on each side of '-'", param_hint="-p")
         if token == "first":
             return 1
         if token == "last":
@@ -72,12 +75,10 @@ def prediction_rows(p: RowPredictions, labels: list[str], attributes: list[int])
     truth ties labels) and the chosen attributes' values."""
     measures = _core.row_measures(p.truth, p.predicted)
     key = "tau_x" if has_ties(p.truth) else "kendall_tau"
-    # The truth as the file gave it (partial orders as chains), the prediction from the model.
-    # Chains name labels by the file's order: used only when the model's is the same.
-    shown = {int(r): i for i, r in enumerate(p.rows)}
-    orders = p.dataset.partial_orders if list(p.dataset.labels) == list(labels) else {}
-    truth = format_rank_rows(p.truth, labels, {shown[r]: c for r, c in orders.items() if r in shown})
-    predicted = format_rank_rows(p.predicted, labels)
+    # The rankings evaluated (a partial order's is its longest chain), names quoted where they
+    # hold the notation's characters, so that the text reads back as the same ranking.
+    truth = format_rank_rows(p.truth, labels, quoted=True)
+    predicted = format_rank_rows(p.predicted, labels, quoted=True)
     names = [p.dataset.attributes[a].name for a in attributes]
     columns = [p.dataset.features.get_column(name).gather(p.rows).to_list() for name in names]
     out = []

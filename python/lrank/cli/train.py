@@ -207,9 +207,7 @@ def train_command(
             cross_validation=not no_cv,
             split=None if test_file else split,
             model_out=model_out,
-            progress=_progress_bar(1 if split else folds, 1 if split else repeats)
-            if sys.stderr.isatty()
-            else None,  # no bar in logs and pipes
+            progress=_progress_bar(folds, repeats, split) if sys.stderr.isatty() else None,  # no bar in logs and pipes
             keep_predictions=print_range is not None,
             check_data=None if print_range is None else check_range,
             # A fit of minutes is not silence: its seconds counted on a terminal.
@@ -337,13 +335,13 @@ def _evaluate_saved(
     _print(report, result.predictions, list(loaded.labels), chosen, "test data", fmt)
 
 
-def _progress_bar(folds: int, repeats: int) -> Progress:
+def _progress_bar(folds: int, repeats: int, split: float | None) -> Progress:
     """A bar on stderr over the cross-validation folds, so that stdout stays a clean report
     (and clean JSON)."""
 
     @contextlib.contextmanager
     def bar(total: int) -> Iterator[Callable[[FoldResult], None]]:
-        label = f"{folds}-fold cross-validation x {repeats}"
+        label = f"{split:g}% split" if split is not None else f"{folds}-fold cross-validation x {repeats}"
         with click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True) as progress:
             yield lambda fold: progress.update(1)
 

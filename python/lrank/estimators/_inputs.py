@@ -212,7 +212,8 @@ def _ranking_texts(y: Any) -> list[str] | None:
         values = y.to_list()
     else:
         return None
-    return values if values and all(isinstance(v, str) for v in values) else None
+    # Any string among the items: text, whose other items are then named as errors (y[3]: None).
+    return values if any(isinstance(v, str) for v in values) else None
 
 
 def _warn_if_zero_based(y: NDArray[np.int32]) -> None:

@@ -217,9 +217,26 @@ class LabelRanker:
         when ``y`` ties labels, the mean tau_x (Emond & Mason), the measure for ties."""
         from lrank.metrics import kendall_tau, tau_x
 
-        truth = _inputs.rank_targets(y, getattr(self, "labels_", None))[0]  # text read by the fitted labels
+        truth = self._score_targets(y)
         measure = tau_x if has_ties(truth) else kendall_tau
         return measure(truth, self.predict(X), sample_weight=sample_weight)
+
+    def _score_targets(self, y: Any) -> NDArray[np.int32]:
+        """``y`` for ``score``: rankings as text are read by the fitted labels."""
+        labels = getattr(self, "labels_", None)
+        if labels is None and _inputs._ranking_texts(y) is not None:
+            # Sorted names need not be the fitted columns' order: a silently wrong score.
+            raise InvalidInputError(
+                "y holds rankings as text, but the model was fitted on a rank matrix without label names: "
+                "fit with labels=, or score with the rank matrix"
+            )
+        try:
+            return _inputs.rank_targets(y, labels)[0]
+        except InvalidInputError as exc:
+            if labels is None or "undeclared label" not in str(exc):
+                raise
+            hint = f"the model knows {list(labels)} (fit with labels= naming every label)"
+            raise InvalidInputError(f"{exc}; {hint}") from None
 
     # -- predictions as label names -------------------------------------------------------------
 
