@@ -165,3 +165,5 @@ def test_text_scores_only_a_model_that_knows_its_labels():
     assert named.score(X, TEXTS) == unnamed.score(X, matrix)
     with pytest.raises(InvalidInputError, match=r"the model knows \['c', 'b', 'a'\]"):
         named.score(X, ["d>a"] * len(TEXTS))
+    with pytest.raises(InvalidInputError, match=r"the model knows \['c', 'b', 'a'\]"):
+        get_scorer("kendall_tau")(named, X, ["d>a"] * len(TEXTS))

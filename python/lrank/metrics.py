@@ -141,7 +141,14 @@ class _Scorer:
     def __call__(self, estimator: Any, X: Any, y_true: Any, sample_weight: ArrayLike | None = None) -> float:
         fitted = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
         labels = getattr(fitted, "labels_", None)
-        return self.sign * self.measure(y_true, estimator.predict(X), sample_weight=sample_weight, labels=labels)
+        try:
+            return self.sign * self.measure(y_true, estimator.predict(X), sample_weight=sample_weight, labels=labels)
+        except InvalidInputError as exc:
+            # A label that no training row of a fold ranked: the model never saw it.
+            if labels is None or "undeclared label" not in str(exc):
+                raise
+            hint = f"the model knows {list(labels)} (fit with labels= naming every label)"
+            raise InvalidInputError(f"{exc}; {hint}") from None
 
     def __repr__(self) -> str:
         return f"lrank.metrics.get_scorer({self.name!r})"
