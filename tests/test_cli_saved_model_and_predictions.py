@@ -227,3 +227,25 @@ def test_printed_rankings_read_back_as_the_rankings_evaluated(tmp_path):
     assert rows[2]["actual"] == "'a>b'>e"
     predicted, _ = rank_matrix_from_strings([r["predicted"] for r in rows], labels)
     assert predicted.min() >= 1
+
+
+def test_a_nan_feature_value_prints_as_missing_and_the_json_stays_json():
+    # The readers store a missing cell as null; a data set built in Python may hold NaN.
+    import polars as pl
+    from lrank.cli.predictions import prediction_rows, predictions_text
+    from lrank.data import Attribute, LabelRankingDataset
+    from lrank.evaluation.workflow import RowPredictions
+
+    ranks = np.array([[1, 2, 3], [2, 1, 3]], dtype=np.int32)
+    data = LabelRankingDataset(
+        relation="nan",
+        attributes=[Attribute("A1", "numeric")],
+        features=pl.DataFrame({"A1": [1.5, float("nan")]}),
+        labels=("a", "b", "c"),
+        rankings=ranks,
+        weights=np.ones(2),
+    )
+    rows = prediction_rows(RowPredictions(data, np.arange(2), ranks, ranks), ["a", "b", "c"], [0])
+    assert [r["attributes"]["A1"] for r in rows] == [1.5, None]
+    assert "NaN" not in json.dumps(rows)
+    assert predictions_text(rows, "test data").splitlines()[-1].endswith("(?)")

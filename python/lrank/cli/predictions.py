@@ -70,6 +70,10 @@ def _value(v: Any) -> str:
     return str(v)
 
 
+def _json_value(v: Any) -> Any:
+    return None if isinstance(v, float) and math.isnan(v) else v
+
+
 def prediction_rows(p: RowPredictions, labels: list[str], attributes: list[int]) -> list[dict[str, Any]]:
     """One dict per row: its 1-based instance number, fold, rankings as text, tau (tau_x when the
     truth ties labels) and the chosen attributes' values."""
@@ -93,7 +97,8 @@ def prediction_rows(p: RowPredictions, labels: list[str], attributes: list[int])
         if p.folds is not None:
             entry["fold"] = int(p.folds[i])
         if names:
-            entry["attributes"] = {name: col[i] for name, col in zip(names, columns)}
+            # NaN is no JSON value: a missing number is null, as a missing cell.
+            entry["attributes"] = {name: _json_value(col[i]) for name, col in zip(names, columns)}
         out.append(entry)
     return out
 
