@@ -24,7 +24,7 @@ from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.rankings import as_rank_matrix
 
-# Also, made on first use (they need scikit-learn): SCORERS (name -> scorer) and one
+# Also, made on first use: SCORERS (name -> scorer) and one
 # ``<measure>_scorer`` per measure, e.g. ``kendall_tau_scorer``.
 __all__ = ["exact_match", "footrule", "get_scorer", "kendall_tau", "spearman_rho", "tau_x", "top_label_accuracy"]
 
@@ -144,18 +144,16 @@ class _Scorer:
         try:
             return self.sign * self.measure(y_true, estimator.predict(X), sample_weight=sample_weight, labels=labels)
         except InvalidInputError as exc:
-            # A label that no training row of a fold ranked: the model never saw it.
-            if labels is None or "undeclared label" not in str(exc):
-                raise
-            hint = f"the model knows {list(labels)} (fit with labels= naming every label)"
-            raise InvalidInputError(f"{exc}; {hint}") from None
+            from lrank.estimators._inputs import with_known_labels
+
+            raise with_known_labels(exc, labels) from None
 
     def __repr__(self) -> str:
         return f"lrank.metrics.get_scorer({self.name!r})"
 
 
 def __getattr__(name: str) -> Any:
-    # SCORERS and the ``*_scorer`` objects are made on first use (they need scikit-learn).
+    # SCORERS and the ``*_scorer`` objects are made on first use.
     if name == "SCORERS":
         return {n: get_scorer(n) for n in _MEASURES}
     if name.endswith("_scorer") and name[: -len("_scorer")] in _MEASURES:

@@ -270,37 +270,48 @@ def parse_bucket_order(text: str, labels: Sequence[str] | Mapping[str, int]) -> 
         raise MalformedTextError(EMPTY_RANKING)
     if len(chains) > 1:
         raise MalformedTextError(f"ranking {text!r} is a partial order ('|'), not a bucket order")
-    flat = label_indices([[name for bucket in chains[0] for name in bucket]], label_index, text=text)[0]
+    return _bucket_indices(chains[0], label_index, text)
+
+
+def _bucket_indices(chain: Sequence[Sequence[str]], label_index: Mapping[str, int], text: str) -> Buckets:
+    """One chain of buckets of label names as buckets of label indices, each ascending."""
+    flat = label_indices([[name for bucket in chain for name in bucket]], label_index, text=text)[0]
     out: list[tuple[int, ...]] = []
     k = 0
-    for bucket in chains[0]:
+    for bucket in chain:
         out.append(tuple(sorted(flat[k : k + len(bucket)])))
         k += len(bucket)
     return tuple(out)
 
 
 def parse_rank_row(
-    text: str, labels: Sequence[str] | Mapping[str, int], n_labels: int
+    text: str, labels: Sequence[str] | Mapping[str, int], n_labels: int, *, strip_blanks: bool = False
 ) -> tuple[np.ndarray, Chains | None]:
     """Parse any ranking text into a rank-matrix row, and the chains of a partial order.
 
     A ranking, with or without ties, gives its row (tied labels sharing a dense position) and
     None; a partial order ``a>b|c>d`` gives the row of its first longest chain (see
     :func:`rank_row_from_chains`) and its chains.  A tie combined with ``|`` is refused.
+    ``strip_blanks`` ignores blanks around each name (``a > b``).
     Raises :class:`lrank.quoting.MalformedTextError`.
     """
     label_index = labels if isinstance(labels, Mapping) else {name: j for j, name in enumerate(labels)}
     chains = split_bucket_chains(text)
+    if strip_blanks:
+        chains = [[[name.strip() for name in bucket] for bucket in chain] for chain in chains]
+    if chains == [[[""]]] and "" not in label_index:
+        raise MalformedTextError(EMPTY_RANKING)
     ties = any(len(bucket) > 1 for chain in chains for bucket in chain)
     if len(chains) > 1:
         if ties:
             raise MalformedTextError(
                 f"ranking {text!r} combines a tie ('=') with a partial order ('|'), which lrank cannot represent"
             )
-        parsed = parse_ranking(text, label_index)
+        parsed = label_indices([[bucket[0] for bucket in chain] for chain in chains], label_index, text=text)
+        check_acyclic(parsed, text)
         return rank_row_from_chains(parsed, n_labels), parsed
     row = np.zeros(n_labels, dtype=np.int32)
-    for position, bucket in enumerate(parse_bucket_order(text, label_index), start=1):
+    for position, bucket in enumerate(_bucket_indices(chains[0], label_index, text), start=1):
         row[list(bucket)] = position
     return row, None
 

@@ -17,13 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.quoting import MalformedTextError
-from lrank.ranking_notation import (
-    check_acyclic,
-    format_rank_row,
-    label_indices,
-    rank_row_from_chains,
-    split_bucket_chains,
-)
+from lrank.ranking_notation import format_rank_row, parse_rank_row, split_bucket_chains
 
 
 def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
@@ -154,24 +148,6 @@ def _natural_key(name: str) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def _parse_text_row(text: str, index: dict[str, int], m: int) -> NDArray[np.int32]:
-    """One ranking as text, blanks around the names ignored, as a rank-matrix row."""
-    chains = [[[name.strip() for name in bucket] for bucket in chain] for chain in split_bucket_chains(text)]
-    if len(chains) > 1:
-        if any(len(bucket) > 1 for chain in chains for bucket in chain):
-            raise MalformedTextError(f"ranking {text!r} combines a tie ('=') with a partial order ('|')")
-        parsed = label_indices([[bucket[0] for bucket in chain] for chain in chains], index, text=text)
-        check_acyclic(parsed, text)
-        return rank_row_from_chains(parsed, m)
-    flat = label_indices([[name for bucket in chains[0] for name in bucket]], index, text=text)[0]
-    row = np.zeros(m, dtype=np.int32)
-    k = 0
-    for position, bucket in enumerate(chains[0], start=1):
-        row[list(flat[k : k + len(bucket)])] = position
-        k += len(bucket)
-    return row
-
-
 def rank_matrix_from_strings(
     texts: Sequence[str], labels: Sequence[str] | None = None, *, name: str = "y"
 ) -> tuple[NDArray[np.int32], list[str]]:
@@ -209,7 +185,7 @@ def rank_matrix_from_strings(
     out = np.zeros((len(texts), len(names)), dtype=np.int32)
     for i, text in enumerate(texts):
         try:
-            out[i] = _parse_text_row(text, index, len(names))
+            out[i], _ = parse_rank_row(text, index, len(names), strip_blanks=True)
         except MalformedTextError as exc:
             raise InvalidInputError(f"{name}[{i}]: {exc}") from None
     return out, names

@@ -229,6 +229,14 @@ def _warn_if_zero_based(y: NDArray[np.int32]) -> None:
         )
 
 
+def with_known_labels(exc: InvalidInputError, labels: Any) -> InvalidInputError:
+    """``exc`` with what the model knows when text ``y`` named a label it was not fitted with (a
+    label no training row of a fold ranked); ``exc`` itself otherwise."""
+    if labels is None or "undeclared label" not in str(exc):
+        return exc
+    return InvalidInputError(f"{exc}; the model knows {list(labels)} (fit with labels= naming every label)")
+
+
 def rank_targets(y: Any, labels: Any = None) -> tuple[NDArray[np.int32], list[str] | None]:
     """``y`` as a rank matrix, and its label names when ``y`` is a DataFrame or rankings as text
     (parsed with ``labels`` as the columns when given)."""

@@ -233,10 +233,7 @@ class LabelRanker:
         try:
             return _inputs.rank_targets(y, labels)[0]
         except InvalidInputError as exc:
-            if labels is None or "undeclared label" not in str(exc):
-                raise
-            hint = f"the model knows {list(labels)} (fit with labels= naming every label)"
-            raise InvalidInputError(f"{exc}; {hint}") from None
+            raise _inputs.with_known_labels(exc, labels) from None
 
     # -- predictions as label names -------------------------------------------------------------
 
