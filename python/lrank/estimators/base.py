@@ -353,6 +353,9 @@ class CoreLearnerRanker(LabelRanker):
     """
 
     _core_kind: str = ""
+    # The training arrays until feature_importances_ is first read, and then the shares.
+    _importance_inputs: tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.float64] | None] | None = None
+    _importances: NDArray[np.float64] | None = None
     # Core parameter name -> this estimator's name, where they differ.
     _core_names: ClassVar[dict[str, str]] = {}
 
@@ -421,7 +424,47 @@ class CoreLearnerRanker(LabelRanker):
         if "random_state" in names:
             self.seed_ = seed
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
+        # Split importances are computed from the training data when first read (they cost up to
+        # a quarter of a fit): the model keeps the arrays until then, or until it is pickled.
+        self._importance_inputs = (x, y, w) if self.model_.has_trees else None
+        self._importances = None
         return self
+
+    @property
+    def feature_importances_(self) -> NDArray[np.float64]:
+        """Each feature's share (summing to 1) of the decrease in disagreement among the training
+        rankings over all splits of the model's trees: scikit-learn's mean decrease in impurity,
+        with one impurity for every learner (the Gini impurity of each label pair's order), on the
+        whole training set. Only models with trees have it; computed when first read."""
+        cached = self.__dict__.get("_importances")
+        if cached is not None:
+            return cached
+        inputs = self.__dict__.get("_importance_inputs")
+        if inputs is None:
+            raise AttributeError(self._no_importances())
+        shares = self.model_.split_importances(*inputs, n_jobs=self._predict_jobs())
+        if shares is None:  # pragma: no cover - only models with trees keep their inputs
+            raise AttributeError(self._no_importances())
+        self._importances, self._importance_inputs = shares, None
+        return shares
+
+    def _no_importances(self) -> str:
+        name = type(self).__name__
+        if not self.__sklearn_is_fitted__():
+            return f"This {name} instance is not fitted yet: feature_importances_ comes from fitting."
+        model = self.model_
+        if model is None or not model.has_trees:  # None: a Python ensemble's members
+            return f"{name} with these parameters has no trees, so no feature_importances_"
+        return (
+            f"this {name} was not fitted in this process (loaded from a model file or merged): "
+            "feature_importances_ is computed from the training data at fit"
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickle carries the importances, not the training data they are computed from.
+        if self.__dict__.get("_importance_inputs") is not None:
+            self.feature_importances_  # noqa: B018 - computes and caches them
+        return {k: v for k, v in self.__dict__.items() if k != "_importance_inputs"}
 
     def _predict_jobs(self) -> int | None:
         return resolve_n_jobs(self.get_params(deep=False).get("n_jobs"))
@@ -456,6 +499,7 @@ class CoreLearnerRanker(LabelRanker):
     def _set_fitted(self, model: _core.Model) -> None:
         """Restores fitted state from a loaded core model."""
         self.model_ = model
+        self._importance_inputs = self._importances = None
         self.n_features_in_ = model.n_features
         self.n_labels_ = model.n_labels
         if "random_state" in self.get_params(deep=False):

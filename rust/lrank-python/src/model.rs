@@ -106,6 +106,30 @@ impl Model {
         }))
     }
 
+    /// Whether the model has trees (and so split importances).
+    #[getter]
+    fn has_trees(&self) -> bool {
+        !self.inner.split_trees().is_empty()
+    }
+
+    /// Each feature's share of the impurity decrease of the model's splits on labelled data (its
+    /// training data, normally), or None for a model without trees.
+    #[pyo3(signature = (x, y, sample_weight=None, *, n_jobs=None))]
+    fn split_importances<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray2<'py, i32>,
+        sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyArray1<f64>>>> {
+        let (xs, ys, w) = (row_major(&x), row_major(&y), vector(&sample_weight));
+        let shares = run_core(py, n_jobs_of(n_jobs)?, || {
+            registry::split_importances(&self.inner, xs.features()?, ys.rankings()?, w.as_deref())
+        })?;
+        Ok(shares.map(|s| vec1(py, s)))
+    }
+
     /// Rankings of an Arrow record batch (or of every batch of a table or stream): the feature
     /// columns `columns` (all, in order, when None) read in place, the rows ranked with the GIL
     /// released; returned as an Arrow record batch with `labels` as the position columns.

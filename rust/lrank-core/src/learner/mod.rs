@@ -128,6 +128,12 @@ pub trait Learner: Sized + Clone + Send + Sync {
     /// What the fit found out, beyond the parameters (tuned settings, sizes), as JSON.
     fn summary(&self) -> serde_json::Value;
 
+    /// The model's trees, for [`crate::tree::split_importances`]; empty for learners without
+    /// trees (the default).
+    fn split_trees(&self) -> Vec<crate::tree::SplitTree<'_>> {
+        Vec::new()
+    }
+
     /// One model from models of this learner fitted on parts of the data (a forest's trees
     /// grown on partitions, say), missing values then filled with `fill_values`. Learners whose
     /// models do not combine that way refuse (the default).

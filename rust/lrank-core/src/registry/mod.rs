@@ -122,6 +122,11 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.summary(),)*
                 }
             }
+            fn split_trees(&self) -> Vec<crate::tree::SplitTree<'_>> {
+                match self {
+                    $(Model::$kind(m) => m.split_trees(),)*
+                }
+            }
             fn check(&self) -> std::result::Result<(), String> {
                 match self {
                     $(Model::$kind(m) => m.check(),)*
@@ -199,4 +204,25 @@ pub fn fit(
     sample_weight: Option<&[f64]>,
 ) -> Result<Model> {
     crate::learner::fit_checked::<Model>(params, x, y, sample_weight)
+}
+
+/// Each feature's share of the impurity decrease of the model's splits on its training data
+/// ([`crate::tree::split_importances`]), or `None` for a model without trees.
+pub fn split_importances(
+    model: &Model,
+    x: FeatureMatrixView<'_>,
+    y: crate::data::ranking::RankMatrixView<'_>,
+    sample_weight: Option<&[f64]>,
+) -> Result<Option<Vec<f64>>> {
+    let trees = model.split_trees();
+    if trees.is_empty() {
+        return Ok(None);
+    }
+    let header = model.header();
+    crate::data::features::check_n_features(&x, header.n_features)?;
+    if y.n_labels() != header.n_labels {
+        return Err(crate::error::invalid(format!("Y has {} labels, the model {}", y.n_labels(), header.n_labels)));
+    }
+    let data = TrainingSet::new(x, y, sample_weight)?;
+    crate::tree::split_importances(&trees, &data.x, &data.y, &data.weights).map(Some)
 }

@@ -26,7 +26,7 @@
 //! [`levelwise`] (a forest grown level by level from sums over parts of the rows: the exact
 //! distributed forest),
 //! [`regression`] (multi-output regression of per-label targets), [`walk`] (many rows routed at
-//! once, for prediction).
+//! once, for prediction), [`importance`] (each feature's share of the splits' impurity decrease).
 
 pub mod additive;
 pub mod bins;
@@ -34,6 +34,7 @@ pub mod criteria;
 pub mod ensemble;
 mod grow;
 mod histogram;
+pub mod importance;
 pub mod layout;
 pub mod levelwise;
 pub mod model;
@@ -49,6 +50,7 @@ pub use bins::{bin_sample_rows, check_max_bins, feature_edges, BinLayout, Bins, 
 pub use criteria::{ClassEntropy, PairwiseEntropy, XlnxTable};
 pub use ensemble::{all_rows, forest_sample_counts, grow_forest, grow_forest_additive, ForestSampling, Growth};
 pub use grow::{grow_tree, grow_tree_with, LeafFitter, TreeRandomness};
+pub use importance::{split_importances, SplitTree};
 pub use layout::{TrainingFeatures, TreeInputs};
 pub use levelwise::{part_sums, LevelGrower, LevelPlan, SummedLeaf};
 pub use model::{Node, Tree};

@@ -16,6 +16,7 @@ use crate::error::{invalid, LrankError, Result};
 use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
+use crate::tree::SplitTree;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -139,6 +140,9 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
         Ok(Some(self.member_rankings(x)?))
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        self.members.iter().flat_map(|m| m.split_trees()).collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({"n_members": self.members.len()})
     }

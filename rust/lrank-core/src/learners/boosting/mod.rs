@@ -24,6 +24,7 @@ use crate::error::{invalid, Result};
 use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::kendall_distance;
 use crate::rng::{child_seed, Rng};
+use crate::tree::SplitTree;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -272,6 +273,14 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
         Ok(Some(self.member_rankings(x)?))
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        // A member's splits count by its vote, as in scikit-learn's AdaBoost.
+        self.members
+            .iter()
+            .zip(&self.member_weights)
+            .flat_map(|(m, &w)| m.split_trees().into_iter().map(move |t| SplitTree { weight: t.weight * w, ..t }))
+            .collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "n_members": self.members.len(),

@@ -45,7 +45,9 @@ use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_iterations;
 use crate::rng::Rng;
-use crate::tree::{grow_tree_with, GrowParams, LeafFitter, MaxFeatures, ThresholdRule, Tree, TreeInputs, TreeRandomness};
+use crate::tree::{
+    grow_tree_with, GrowParams, LeafFitter, MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs, TreeRandomness,
+};
 pub use criterion::MallowsSpread;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -246,6 +248,9 @@ impl Learner for LabelTreeModel {
         Ok(Prediction { ranks, confidence: outputs.confidence.then_some(theta), scores: None })
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        vec![SplitTree::whole(&self.tree, &self.fill_values)]
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({"depth": self.tree.depth(), "n_leaves": self.tree.n_leaves()})
     }

@@ -30,7 +30,7 @@ use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Lea
 use crate::limits::check_models;
 use crate::tree::{
     all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
-    Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
+    SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -196,6 +196,9 @@ impl Learner for LabelwiseModel {
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        self.trees.iter().map(|t| SplitTree::whole(t, &self.fill_values)).collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "max_depth": self.max_depth,

@@ -29,7 +29,7 @@ use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
     all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
-    Targets, ThresholdRule, TrainingFeatures, Tree,
+    SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree,
 };
 use serde::{Deserialize, Serialize};
 
@@ -216,6 +216,9 @@ impl Learner for LabelwisePlrModel {
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        self.trees.iter().map(|t| SplitTree::whole(t, &self.fill_values)).collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),

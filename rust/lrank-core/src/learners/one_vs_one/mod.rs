@@ -22,8 +22,8 @@ pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, vote};
 use crate::rng::child_seed;
 use crate::tree::{
-    check_max_bins, BlockRows, ClassEntropy, FlatTrees, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree,
-    TreeInputs,
+    check_max_bins, BlockRows, ClassEntropy, FlatTrees, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule,
+    Tree, TreeInputs,
 };
 use serde::{Deserialize, Serialize};
 
@@ -217,6 +217,16 @@ impl Learner for PairwiseModel {
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        // A pair's trees model that pair alone.
+        let fill = &self.fill_values;
+        self.pairs
+            .iter()
+            .flat_map(|p| {
+                p.trees.iter().map(move |t| SplitTree { pair: Some((p.a as usize, p.b as usize)), ..SplitTree::whole(t, fill) })
+            })
+            .collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "n_pairs": self.pairs.len(),

@@ -30,7 +30,7 @@ use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
 use crate::tree::{
     check_max_bins, forest_sample_counts, BlockRows, ClassEntropy, FlatTrees, ForestSampling, GrowParams, Growth, LeafFitter,
-    MaxFeatures, ThresholdRule, Tree, TreeInputs,
+    MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -272,6 +272,16 @@ impl Learner for PairwisePlrModel {
         }))
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        // A pair's trees model that pair alone.
+        let fill = &self.fill_values;
+        self.pairs
+            .iter()
+            .flat_map(|p| {
+                p.trees.iter().map(move |t| SplitTree { pair: Some((p.a as usize, p.b as usize)), ..SplitTree::whole(t, fill) })
+            })
+            .collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "beta": self.consensus.beta,

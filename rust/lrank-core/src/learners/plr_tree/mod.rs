@@ -28,8 +28,8 @@ use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
-    all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LeafFitter, MaxFeatures, ThresholdRule, Tree,
-    TreeInputs,
+    all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule,
+    Tree, TreeInputs,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -224,6 +224,9 @@ impl Learner for PlrTreeModel {
         Ok(Some(out))
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        self.trees.iter().map(|t| SplitTree::whole(t, &self.fill_values)).collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),

@@ -28,7 +28,7 @@ use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner,
 use crate::limits::check_models;
 use crate::tree::{
     all_rows, check_max_bins, grow_forest_additive, AdditiveCriterion, BlockRows, ClassEntropy, FlatTrees, ForestSampling,
-    GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
+    GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitTree, ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
 };
 use leaf_missing::{LeafMissing, Neighbours};
 use rayon::prelude::*;
@@ -337,6 +337,9 @@ impl Learner for RandomForestModel {
         Ok(Some(out))
     }
 
+    fn split_trees(&self) -> Vec<SplitTree<'_>> {
+        self.trees.iter().map(|t| SplitTree::whole(t, &self.fill_values)).collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
