@@ -16,6 +16,9 @@ pub enum LrankError {
     /// A model file that is not an lrank model, is damaged, or was written by another format version.
     #[error("{0}")]
     ModelFormat(String),
+    /// The work was asked to stop ([`crate::interrupt`]); its result is discarded.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 pub type Result<T> = std::result::Result<T, LrankError>;

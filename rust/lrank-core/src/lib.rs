@@ -1,9 +1,9 @@
 //! lrank-core: label ranking in pure Rust (no Python).
 //!
 //! Layers, each using only the ones above it in this list:
-//! - [`error`], [`rng`], [`parallel`], [`numeric`], [`memory`], [`limits`]: the error type,
-//!   seeded random streams, thread pools, small numeric and serde helpers, size checks before
-//!   large allocations, upper bounds on counts.
+//! - [`error`], [`interrupt`], [`rng`], [`parallel`], [`numeric`], [`memory`], [`limits`]: the
+//!   error type, the request to stop long work, seeded random streams, thread pools, small
+//!   numeric and serde helpers, size checks before large allocations, upper bounds on counts.
 //! - [`data`]: feature matrices, rank matrices (1-based positions, 0 = label missing), label
 //!   pairs and the checked training set.
 //! - [`metrics`]: distances between rankings and evaluation measures.
@@ -27,6 +27,7 @@ pub mod consensus;
 pub mod data;
 pub mod discretisation;
 pub mod error;
+pub mod interrupt;
 pub mod limits;
 pub mod logistic;
 pub mod memory;

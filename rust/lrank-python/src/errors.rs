@@ -5,7 +5,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use lrank_core::LrankError as CoreError;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
+
+use crate::interrupt::SigintGuard;
 
 pyo3::import_exception!(lrank.errors, LrankError);
 pyo3::import_exception!(lrank.errors, InvalidInputError);
@@ -27,13 +30,23 @@ pub fn to_py_err(py: Python<'_>, e: CoreError) -> PyErr {
             err
         }
         CoreError::InvalidInput(_) | CoreError::InvalidRanking { .. } => InvalidInputError::new_err(message),
+        CoreError::Interrupted => PyKeyboardInterrupt::new_err(()),
     }
 }
 
 /// Runs core work with the GIL released on `n_jobs` threads (`None`: all cores).
 pub fn run_core<T: Send>(py: Python<'_>, n_jobs: Option<i64>, work: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
     let threads = lrank_core::parallel::threads_of_n_jobs(n_jobs).map_err(|e| to_py_err(py, e))?;
+    let sigint = SigintGuard::install();
     let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| lrank_core::parallel::with_threads(threads, work))));
+    if lrank_core::interrupt::requested() {
+        // Ctrl-C: whatever the unfinished work returned is dropped. Python's handler has noted
+        // the signal; running it now raises KeyboardInterrupt (or what the user's handler does).
+        drop(sigint);
+        py.check_signals()?;
+        return Err(PyKeyboardInterrupt::new_err(()));
+    }
+    drop(sigint);
     match outcome {
         Ok(Ok(Ok(value))) => Ok(value),
         Ok(Ok(Err(e))) | Ok(Err(e)) => Err(to_py_err(py, e)),

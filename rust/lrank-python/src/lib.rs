@@ -12,6 +12,7 @@ mod arrow;
 mod errors;
 mod exact_forest;
 mod functions;
+mod interrupt;
 mod model;
 
 use lrank_core::model_io::FORMAT_VERSION;

@@ -158,6 +158,7 @@ pub fn fit_checked<L: Learner>(
 ) -> Result<L> {
     params.validate()?;
     let model = L::fit(params, &TrainingSet::new(x, y, sample_weight)?)?;
+    crate::interrupt::check()?;
     // A model its own checks refuse could be saved but never loaded again: refuse it now.
     model.check().map_err(|e| LrankError::InvalidInput(format!("cannot fit this data: the model fails its own checks ({e})")))?;
     Ok(model)
@@ -166,7 +167,9 @@ pub fn fit_checked<L: Learner>(
 /// Checks that `x` has the model's feature count, then predicts.
 pub fn predict_checked<L: Learner>(model: &L, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
     crate::data::features::check_n_features(x, model.header().n_features)?;
-    model.predict(x, outputs)
+    let prediction = model.predict(x, outputs)?;
+    crate::interrupt::check()?;
+    Ok(prediction)
 }
 
 /// The predict loop of row-wise learners: `out` (n rows of `width` values) filled in parallel,
@@ -179,7 +182,12 @@ pub fn fill_rows<T: Send + Default + Clone, S>(
 ) -> Vec<T> {
     let mut out = vec![T::default(); x.n_rows() * width];
     if width > 0 {
-        out.par_chunks_mut(width).enumerate().for_each_init(init, |scratch, (i, dst)| fill(scratch, x.row(i), dst));
+        out.par_chunks_mut(width).enumerate().for_each_init(init, |scratch, (i, dst)| {
+            // Interrupted: the rows left stay unfilled (the result is discarded).
+            if !crate::interrupt::requested() {
+                fill(scratch, x.row(i), dst)
+            }
+        });
     }
     out
 }
@@ -220,7 +228,9 @@ pub fn fill_row_blocks_upto<T: Send + Default + Clone, S>(
     if width > 0 {
         out.par_chunks_mut(width * block).enumerate().for_each_init(init, |scratch, (b, dst)| {
             let start = b * block;
-            fill(scratch, start..start + dst.len() / width, dst)
+            if !crate::interrupt::requested() {
+                fill(scratch, start..start + dst.len() / width, dst)
+            }
         });
     }
     out

@@ -93,6 +93,20 @@ fn forest_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
         .into_par_iter()
         .map(|t| {
             let mut rng = Rng::new(child_seed(sampling.seed, t as u64));
+            if let (true, Some(&first)) = (crate::interrupt::requested(), rows.first()) {
+                // Interrupted: the trees left are leaves of one row (the fit is discarded).
+                return grow_tree_searching(
+                    x,
+                    vec![first],
+                    vec![1.0],
+                    criterion,
+                    leaf_fitter,
+                    params,
+                    &mut rng,
+                    sampling.randomness(),
+                    search,
+                );
+            }
             let counts = draw_counts(&mut rng, n, sampling.bootstrap);
             let mut samples = Vec::with_capacity(n);
             let mut weights = Vec::with_capacity(n);

@@ -156,7 +156,8 @@ impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
     ) -> NodeOutcome<F::Leaf, S::Carry> {
         let (x, params) = (self.x, self.params);
         let total: f64 = weights.iter().sum();
-        let at_limit = depth >= params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH);
+        // An interrupted fit ends its trees here: every node left becomes a leaf.
+        let at_limit = depth >= params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH) || crate::interrupt::requested();
         let mut stats = None;
         let best = if at_limit || total < params.min_weight_split {
             None
