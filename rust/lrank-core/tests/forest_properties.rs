@@ -96,16 +96,12 @@ fn problem() -> impl Strategy<Value = Problem> {
             prop::option::weighted(0.3, prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..3.0], n)),
             params(),
         )
-            .prop_map(move |(x, rows, x_test, sample_weight, params)| Problem {
-                n,
-                d,
-                m,
-                x,
-                y: rows.concat(),
-                x_test,
-                n_test,
-                sample_weight,
-                params,
+            .prop_map(move |(x, rows, x_test, mut sample_weight, params)| {
+                // All-zero weights are refused by every fit (tested elsewhere): one row counts.
+                if let Some(w) = sample_weight.as_mut().filter(|w| w.iter().all(|&v| v == 0.0)) {
+                    w[0] = 1.0;
+                }
+                Problem { n, d, m, x, y: rows.concat(), x_test, n_test, sample_weight, params }
             })
     })
 }
