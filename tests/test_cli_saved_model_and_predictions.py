@@ -191,14 +191,60 @@ def test_bad_attribute_ranges_are_named(text, message):
         parse_range(text, 4)
 
 
-@pytest.mark.parametrize("name", ["out.parquet", "out.XARFF", "out.arff", "out.csv"])
-def test_predict_writes_no_text_into_a_file_named_as_a_data_format(tmp_path, name):
+@pytest.mark.parametrize("name", ["out.parquet", "out.XARFF", "out.arff"])
+def test_predict_writes_the_data_with_the_predicted_rankings_in_the_named_format(tmp_path, name):
+    from lrank.data import read_dataset
+    from lrank.datasets import path as bundled
+    from lrank.rankings import rank_matrix_from_strings
+
     model = str(tmp_path / "m.lrm")
     assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
     result = run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / name))
-    assert result.exit_code == 2 and "rankings are written as text" in result.output
-    assert not (tmp_path / name).exists()
-    assert run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / "out.txt")).exit_code == 0
+    assert result.exit_code == 0, result.output
+    written, iris = read_dataset(tmp_path / name), read_dataset(bundled("iris"))
+    text = run("predict", "-l", model, "-T", "iris").output.splitlines()
+    np.testing.assert_array_equal(written.rankings, rank_matrix_from_strings(text, list(iris.labels))[0])
+    assert not np.array_equal(written.rankings, iris.rankings)  # the predictions, not the truth
+    np.testing.assert_array_equal(written.feature_matrix(), iris.feature_matrix())
+    assert written.labels == iris.labels and written.feature_names() == iris.feature_names()
+    assert run("info", str(tmp_path / name)).exit_code == 0
+    # KEBI CSV names its labels L1, L2, ...: iris's are refused in one line, and no file is left.
+    result = run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / "out.csv"))
+    assert result.exit_code == 1 and "are not named L<number>; write XARFF instead" in result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out.csv").exists()
+
+
+def test_predicted_data_of_a_file_without_rankings_and_of_parquet_slices(tmp_path, monkeypatch):
+    from lrank.cli import predict as predict_module
+    from lrank.data import read_dataset
+
+    data = tmp_path / "unlabelled.xarff"
+    # No rankings, and a feature called L (the usual name of the rankings).
+    rows = "".join(f"{i % 3},{i * 0.5}\n" for i in range(12))
+    data.write_text("@relation u\n@attribute L numeric\n@attribute size numeric\n@data\n" + rows)
+    train = tmp_path / "train.xarff"
+    train.write_text(
+        "@relation t\n@attribute L numeric\n@attribute size numeric\n@attribute R RANKING {L1,L2,L3}\n@data\n"
+        + "".join(f"{i % 3},{i * 0.5},{'L1>L2>L3' if i < 6 else 'L3>L2>L1'}\n" for i in range(12))
+    )
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", str(train), "--no-cv", "-W", "LRT", "-d", model).exit_code == 0
+    assert run("predict", "-l", model, "-T", str(data), "-o", str(tmp_path / "p.parquet")).exit_code == 0
+    written = read_dataset(tmp_path / "p.parquet")
+    assert written.ranking_name == "_L" and written.labels == ("L1", "L2", "L3")
+    whole = written.rankings
+    # Read and predicted 5 rows at a time, written as one file.
+    monkeypatch.setattr(predict_module, "PARQUET_BATCH_ROWS", 5)
+    assert run("predict", "-l", model, "-T", str(tmp_path / "p.parquet"), "-o", str(tmp_path / "q.csv")).exit_code == 0
+    np.testing.assert_array_equal(read_dataset(tmp_path / "q.csv").rankings, whole)
+
+
+def test_confidences_are_written_beside_text_only(tmp_path):
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-W", "IBLR", "-d", model).exit_code == 0
+    result = run("predict", "-l", model, "-T", "iris", "--confidence", "-o", str(tmp_path / "p.csv"))
+    assert result.exit_code == 2 and "beside text rankings only" in result.output
+    assert not (tmp_path / "p.csv").exists()
 
 
 QUOTED_XARFF = """@relation quoted
@@ -227,6 +273,11 @@ def test_printed_rankings_read_back_as_the_rankings_evaluated(tmp_path):
     assert rows[2]["actual"] == "'a>b'>e"
     predicted, _ = rank_matrix_from_strings([r["predicted"] for r in rows], labels)
     assert predicted.min() >= 1
+    # lrank predict quotes the same names, so its lines read back too.
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", str(data), "--no-cv", "-W", "Dummy", "-d", model).exit_code == 0
+    lines = run("predict", "-l", model, "-T", str(data)).output.splitlines()
+    np.testing.assert_array_equal(rank_matrix_from_strings(lines, labels)[0], predicted)
 
 
 def test_a_nan_feature_value_prints_as_missing_and_the_json_stays_json():

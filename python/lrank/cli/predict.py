@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
+import numpy as np
+import polars as pl
 
 from lrank.cli.common import check_jobs, user_errors
-from lrank.data import LabelRankingDataset, read_dataset
+from lrank.data import DATA_SUFFIXES, LabelRankingDataset, read_dataset, write_dataset
 from lrank.data.alignment import aligned_features
 from lrank.data.parquet import read_parquet
 from lrank.datasets import resolve
@@ -29,23 +32,29 @@ from lrank.ranking_notation import format_rank_rows
     help="Data to rank: XARFF/ARFF (a RANKING attribute is optional), KEBI CSV, or Parquet "
     "(read and ranked a slice at a time: memory stays bounded).",
 )
-@click.option("-o", "out", type=click.Path(dir_okay=False), help="Write rankings here (default: stdout).")
+@click.option(
+    "-o",
+    "out",
+    type=click.Path(dir_okay=False),
+    help="Write here (default: stdout): one ranking per line as text, or, for a name ending in .parquet, "
+    ".xarff, .arff or .csv, the data with its rankings replaced by the predicted ones, in that format "
+    "(read back by lrank info, lrank train -T and read_dataset).",
+)
 @click.option("-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads (default: all cores).")
 @click.option(
     "--confidence",
     is_flag=True,
     help="Append each row's confidence after a tab (IBLR: the Mallows spread theta, inf when all the "
-    "neighbours rank alike).",
+    "neighbours rank alike). Text output only.",
 )
 def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None, confidence: bool) -> None:
-    """Write one predicted ranking per row of the data file, as a>b>c (most preferred first)."""
-    if out is not None and Path(out).suffix.lower() in _DATA_SUFFIXES:
-        # Text in a file named .parquet, .xarff or .csv would be taken for that format (a KEBI CSV
-        # file, by lrank) and fail there.
+    """Write one predicted ranking per row of the data file, as a>b>c (most preferred first; label
+    names quoted where they hold > = | or blanks), or the data with the predicted rankings."""
+    as_data = out is not None and Path(out).suffix.lower() in DATA_SUFFIXES
+    if as_data and confidence:
         raise click.BadParameter(
-            f"{out}: rankings are written as text, one a>b>c per line (name the file .txt); for a table "
-            "of predicted positions use an estimator's predict_frame in Python",
-            param_hint="-o",
+            f"{out}: confidences are written beside text rankings only (name the output .txt)",
+            param_hint="--confidence",
         )
     with user_errors():
         loaded = load_model(model_file)
@@ -54,14 +63,22 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
         if confidence and not hasattr(loaded.estimator, "predict_with_confidence"):
             raise click.ClickException(f"learner {loaded.learner} gives no per-row confidence")
         path = resolve(data_file)
+        if as_data and out is not None:
+            parts = [
+                with_rankings(data, loaded.labels, loaded.estimator.predict(aligned_features(loaded.attributes, data)))
+                for data in _batches(path)
+            ]
+            write_dataset(concatenated(parts), out)
+            return
         with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(None) as fh:
             for data in _batches(path):
                 x = aligned_features(loaded.attributes, data)
                 if confidence:
                     pred, conf = loaded.estimator.predict_with_confidence(x)
-                    lines = [f"{row}\t{c:.6g}" for row, c in zip(format_rank_rows(pred, loaded.labels), conf)]
+                    rows = format_rank_rows(pred, loaded.labels, quoted=True)
+                    lines = [f"{row}\t{c:.6g}" for row, c in zip(rows, conf)]
                 else:
-                    lines = format_rank_rows(loaded.estimator.predict(x), loaded.labels)
+                    lines = format_rank_rows(loaded.estimator.predict(x), loaded.labels, quoted=True)
                 text = "".join(line + "\n" for line in lines)
                 if fh is not None:
                     fh.write(text)
@@ -69,7 +86,29 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
                     click.echo(text, nl=False)
 
 
-_DATA_SUFFIXES = (".parquet", ".xarff", ".arff", ".csv")
+def with_rankings(data: LabelRankingDataset, labels: list[str], rankings: np.ndarray) -> LabelRankingDataset:
+    """``data`` with ``rankings`` of ``labels`` in place of its own (if any)."""
+    taken = {a.name for a in data.attributes}
+    name = data.ranking_name
+    while name in taken:  # a file without rankings may have a feature of the default name
+        name = "_" + name
+    return dataclasses.replace(
+        data, labels=tuple(labels), rankings=rankings, partial_orders={}, ranking_name=name, lines=None
+    )
+
+
+def concatenated(parts: list[LabelRankingDataset]) -> LabelRankingDataset:
+    """The batches of one file as one data set."""
+    if len(parts) == 1:
+        return parts[0]
+    rankings = [p.rankings for p in parts if p.rankings is not None]
+    return dataclasses.replace(
+        parts[0],
+        features=pl.concat([p.features for p in parts]),
+        rankings=np.concatenate(rankings),
+        weights=np.concatenate([p.weights for p in parts]),
+    )
+
 
 # Rows of a Parquet file predicted at a time: memory stays bounded however large the file.
 PARQUET_BATCH_ROWS = 65_536
