@@ -324,7 +324,17 @@ def _results(
     ctx = multiprocessing.get_context("spawn")
     pool = ctx.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
     try:
-        yield from pool.imap_unordered(execute_cell, tasks, chunksize=1)
+        results = pool.imap_unordered(execute_cell, tasks, chunksize=1)
+        for _ in tasks:
+            # Waited for in short slices: Ctrl-C may be delivered to one of the pool's threads,
+            # and an untimed wait would keep the main thread from raising it until a cell ends.
+            while True:
+                try:
+                    result = results.next(timeout=0.2)
+                    break
+                except multiprocessing.TimeoutError:
+                    continue
+            yield result
         pool.close()
     finally:
         pool.terminate()  # on errors and interrupts: running cells are abandoned, not stored

@@ -37,16 +37,19 @@ pub fn to_py_err(py: Python<'_>, e: CoreError) -> PyErr {
 /// Runs core work with the GIL released on `n_jobs` threads (`None`: all cores).
 pub fn run_core<T: Send>(py: Python<'_>, n_jobs: Option<i64>, work: impl FnOnce() -> Result<T, CoreError> + Send) -> PyResult<T> {
     let threads = lrank_core::parallel::threads_of_n_jobs(n_jobs).map_err(|e| to_py_err(py, e))?;
-    let sigint = SigintGuard::install();
+    // Every call counts as running, so that Ctrl-C in the main thread cuts short no other
+    // thread's work; the request is withdrawn (finish) before the scope ends.
+    let running = lrank_core::interrupt::enter();
+    let sigint = SigintGuard::install(py);
     let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(|| lrank_core::parallel::with_threads(threads, work))));
-    if lrank_core::interrupt::requested() {
-        // Ctrl-C: whatever the unfinished work returned is dropped. Python's handler has noted
-        // the signal; running it now raises KeyboardInterrupt (or what the user's handler does).
-        drop(sigint);
+    let interrupted = sigint.finish();
+    drop(running);
+    if interrupted {
+        // Ctrl-C: whatever the work returned, finished or cut short, is dropped. Python's
+        // handler has noted the signal; running it now raises KeyboardInterrupt.
         py.check_signals()?;
         return Err(PyKeyboardInterrupt::new_err(()));
     }
-    drop(sigint);
     match outcome {
         Ok(Ok(Ok(value))) => Ok(value),
         Ok(Ok(Err(e))) | Ok(Err(e)) => Err(to_py_err(py, e)),

@@ -4,12 +4,15 @@
 //! that also asks the core to stop ([`lrank_core::interrupt`]) and then calls Python's, so the
 //! work winds down in moments and Python raises `KeyboardInterrupt` as it always does.
 //!
-//! Only on Linux, and only on the main thread (the one Python delivers SIGINT to; two threads
-//! swapping the process's handler could leave ours behind), and only in front of a handler
-//! (Python's, or polars' in front of Python's): `SIG_DFL` and `SIG_IGN` are left alone.
+//! Only on Linux, only on the main thread (the one Python delivers SIGINT to; two threads
+//! swapping the process's handler could leave ours behind), and only when Ctrl-C would raise
+//! KeyboardInterrupt: Python's default handler (polars' C handler may sit in front of it), not
+//! `SIG_DFL`, `SIG_IGN` or a Python handler of the user's. Work of other threads is never cut
+//! short (see [`lrank_core::interrupt`]).
 
 #[cfg(target_os = "linux")]
 mod linux {
+    use pyo3::prelude::*;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     /// The handler ours calls after asking the core to stop, and whether it takes three
@@ -46,8 +49,8 @@ mod linux {
     }
 
     impl SigintGuard {
-        pub fn install() -> SigintGuard {
-            if !on_main_thread() {
+        pub fn install(py: Python<'_>) -> SigintGuard {
+            if !on_main_thread() || !python_handler_is_default(py) {
                 return SigintGuard { previous: None };
             }
             // SAFETY: sigaction with a zeroed struct to read into and valid pointers.
@@ -74,13 +77,33 @@ mod linux {
         }
     }
 
+    impl SigintGuard {
+        /// Restores the handler and withdraws the request; whether Ctrl-C came meanwhile.
+        pub fn finish(mut self) -> bool {
+            self.restore()
+        }
+
+        fn restore(&mut self) -> bool {
+            let Some(previous) = self.previous.take() else { return false };
+            // SAFETY: restores the handler read by install.
+            unsafe { libc::sigaction(libc::SIGINT, &previous, std::ptr::null_mut()) };
+            lrank_core::interrupt::take()
+        }
+    }
+
     impl Drop for SigintGuard {
         fn drop(&mut self) {
-            if let Some(previous) = self.previous.take() {
-                // SAFETY: restores the handler read by install.
-                unsafe { libc::sigaction(libc::SIGINT, &previous, std::ptr::null_mut()) };
-                lrank_core::interrupt::clear();
-            }
+            self.restore();
+        }
+    }
+
+    /// Whether Ctrl-C raises KeyboardInterrupt: a handler of the user's own (one that saves
+    /// work and exits, say) is left to decide, as before, once the core work has ended.
+    fn python_handler_is_default(py: Python<'_>) -> bool {
+        let Ok(signal) = py.import("signal") else { return false };
+        match (signal.call_method1("getsignal", (libc::SIGINT,)), signal.getattr("default_int_handler")) {
+            (Ok(current), Ok(default)) => current.is(&default),
+            _ => false,
         }
     }
 }
@@ -88,13 +111,17 @@ mod linux {
 #[cfg(target_os = "linux")]
 pub use linux::SigintGuard;
 
-/// Elsewhere Ctrl-C waits for the work to end, as before.
+/// Elsewhere Ctrl-C waits for the work to end.
 #[cfg(not(target_os = "linux"))]
 pub struct SigintGuard;
 
 #[cfg(not(target_os = "linux"))]
 impl SigintGuard {
-    pub fn install() -> SigintGuard {
+    pub fn install(_py: pyo3::Python<'_>) -> SigintGuard {
         SigintGuard
+    }
+
+    pub fn finish(self) -> bool {
+        false
     }
 }

@@ -86,6 +86,7 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
         let members = (0..params.n_estimators)
             .into_par_iter()
             .map(|b| {
+                crate::interrupt::check()?;
                 let mut rng = Rng::new(child_seed(params.seed, b as u64));
                 let mut counts = vec![0u32; n];
                 for _ in 0..draws {

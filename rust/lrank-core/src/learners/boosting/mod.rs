@@ -180,6 +180,7 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
         let lr = params.learning_rate;
         let (mut members, mut member_weights, mut round_losses) = (Vec::new(), Vec::new(), Vec::new());
         for t in 0..params.n_estimators {
+            crate::interrupt::check()?;
             let mut rng = Rng::new(child_seed(params.seed, t as u64));
             let fit_weights: Vec<f64> = match params.sampling {
                 Sampling::Resample => {

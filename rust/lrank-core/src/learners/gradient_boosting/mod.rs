@@ -232,6 +232,7 @@ impl Learner for GradientBoostingModel {
         // (the same scores): one pass over the rows per round. The pass after the last tree
         // gives only the losses.
         for round in 0..=params.n_estimators {
+            crate::interrupt::check()?;
             derivatives_and_losses(params.loss, y, &orders, &scores, &mut gh, &mut row_loss);
             if round > 0 {
                 train_loss.push(mean_loss(&row_loss, &data.weights, &train_rows));
