@@ -110,6 +110,25 @@ def test_computed_when_first_read_and_pickled_without_the_training_data():
     assert x.tobytes() not in small
 
 
+def test_training_arrays_changed_in_place_after_fit_are_not_used():
+    x, y = deciding_feature_problem()
+    y = strict(y)
+    expected = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(x, y).feature_importances_
+    for change in ("x", "w"):
+        xc, w = x.copy(), np.ones(len(x))
+        forest = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(xc, y, sample_weight=w)
+        (xc if change == "x" else w)[:] = 0  # the caller reuses its buffers
+        with pytest.raises(AttributeError, match="changed in place after fit"):
+            forest.feature_importances_  # noqa: B018
+        restored = pickle.loads(pickle.dumps(forest))  # pickles still, without the shares
+        assert not hasattr(restored, "feature_importances_")
+    xc = x.copy()
+    forest = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(xc, y)
+    np.testing.assert_array_equal(forest.feature_importances_, expected)  # read before the change
+    xc[:] = 0
+    np.testing.assert_array_equal(forest.feature_importances_, expected)
+
+
 def test_a_loaded_model_says_why_it_has_none(tmp_path):
     x, y = deciding_feature_problem()
     forest = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(x, strict(y))

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
-from lrank.estimators import _convert, _inputs
+from lrank.estimators import _convert, _importances, _inputs
 from lrank.rankings import has_ties, tie_complaint
 
 # What a learner that cannot learn from ties suggests instead (Python names).
@@ -354,7 +354,7 @@ class CoreLearnerRanker(LabelRanker):
 
     _core_kind: str = ""
     # The training arrays until feature_importances_ is first read, and then the shares.
-    _importance_inputs: tuple[NDArray[np.float64], NDArray[np.int32], NDArray[np.float64] | None] | None = None
+    _importance_inputs: _importances.ImportanceInputs | None = None
     _importances: NDArray[np.float64] | None = None
     # Core parameter name -> this estimator's name, where they differ.
     _core_names: ClassVar[dict[str, str]] = {}
@@ -424,9 +424,8 @@ class CoreLearnerRanker(LabelRanker):
         if "random_state" in names:
             self.seed_ = seed
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
-        # Split importances are computed from the training data when first read (they cost up to
-        # a quarter of a fit): the model keeps the arrays until then, or until it is pickled.
-        self._importance_inputs = (x, y, w) if self.model_.has_trees else None
+        # Split importances are computed from the training data when first read (see _importances).
+        self._importance_inputs = _importances.keep(x, y, w) if self.model_.has_trees else None
         self._importances = None
         return self
 
@@ -442,7 +441,9 @@ class CoreLearnerRanker(LabelRanker):
         inputs = self.__dict__.get("_importance_inputs")
         if inputs is None:
             raise AttributeError(self._no_importances())
-        shares = self.model_.split_importances(*inputs, n_jobs=self._predict_jobs())
+        if not _importances.unchanged(inputs):
+            raise AttributeError(_importances.CHANGED)
+        shares = self.model_.split_importances(inputs.x, inputs.y, inputs.w, n_jobs=self._predict_jobs())
         if shares is None:  # pragma: no cover - only models with trees keep their inputs
             raise AttributeError(self._no_importances())
         self._importances, self._importance_inputs = shares, None
@@ -461,8 +462,10 @@ class CoreLearnerRanker(LabelRanker):
         )
 
     def __getstate__(self) -> dict[str, Any]:
-        # A pickle carries the importances, not the training data they are computed from.
-        if self.__dict__.get("_importance_inputs") is not None:
+        # A pickle carries the importances, not the training data they are computed from (none
+        # when those data were changed since fit).
+        inputs = self.__dict__.get("_importance_inputs")
+        if inputs is not None and _importances.unchanged(inputs):
             self.feature_importances_  # noqa: B018 - computes and caches them
         return {k: v for k, v in self.__dict__.items() if k != "_importance_inputs"}
 
