@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from importlib import resources
 
 import click
@@ -300,3 +301,24 @@ def test_a_nan_feature_value_prints_as_missing_and_the_json_stays_json():
     assert [r["attributes"]["A1"] for r in rows] == [1.5, None]
     assert "NaN" not in json.dumps(rows)
     assert predictions_text(rows, "test data").splitlines()[-1].endswith("(?)")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("name", ["full.xarff", "full.txt"])
+def test_a_failed_write_names_the_output_file(tmp_path, name):
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
+    out = tmp_path / name
+    out.symlink_to("/dev/full")  # every write fails: no space left
+    result = run("predict", "-l", model, "-T", "iris", "-o", str(out))
+    assert result.exit_code == 1 and result.output.strip() == f"Error: {out}: cannot write: No space left on device"
+
+
+def test_a_bad_data_file_leaves_the_output_as_it_was(tmp_path):
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
+    out = tmp_path / "out.txt"
+    out.write_text("earlier predictions\n")
+    result = run("predict", "-l", model, "-T", str(tmp_path / "missing.xarff"), "-o", str(out))
+    assert result.exit_code == 1 and "file not found" in result.output
+    assert out.read_text() == "earlier predictions\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,10 +69,15 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
                 with_rankings(data, loaded.labels, loaded.estimator.predict(aligned_features(loaded.attributes, data)))
                 for data in _batches(path)
             ]
-            write_dataset(concatenated(parts), out)
+            with _naming(out):
+                write_dataset(concatenated(parts), out)
             return
-        with open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(None) as fh:
-            for data in _batches(path):
+        batches = _batches(path)
+        # The first slice (the whole file, unless Parquet) is read before OUT is opened: a bad
+        # data file leaves an existing OUT as it was.
+        first = next(batches)
+        with _naming(out), open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(None) as fh:
+            for data in itertools.chain([first], batches):
                 x = aligned_features(loaded.attributes, data)
                 if confidence:
                     pred, conf = loaded.estimator.predict_with_confidence(x)
@@ -84,6 +90,17 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
                     fh.write(text)
                 else:
                     click.echo(text, nl=False)
+
+
+@contextlib.contextmanager
+def _naming(out: str | None) -> Iterator[None]:
+    """Errors writing OUT name it (a full disk's OSError carries no file name)."""
+    try:
+        yield
+    except OSError as exc:
+        if out is None or exc.filename is not None:
+            raise
+        raise click.ClickException(f"{out}: cannot write: {exc.strerror or exc}") from None
 
 
 def with_rankings(data: LabelRankingDataset, labels: list[str], rankings: np.ndarray) -> LabelRankingDataset:
