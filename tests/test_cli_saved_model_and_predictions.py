@@ -322,3 +322,36 @@ def test_a_bad_data_file_leaves_the_output_as_it_was(tmp_path):
     result = run("predict", "-l", model, "-T", str(tmp_path / "missing.xarff"), "-o", str(out))
     assert result.exit_code == 1 and "file not found" in result.output
     assert out.read_text() == "earlier predictions\n"
+
+
+def test_importances_are_the_final_models_largest_first():
+    jsonschema = pytest.importorskip("jsonschema")
+    from lrank.data import read_dataset
+    from lrank.datasets import path as bundled
+    from lrank.registry import get_learner
+
+    report = json_run("train", "-t", "wine", "--no-cv", "--importances", "-W", "LWRF", "--", "-I", "10")
+    jsonschema.validate(report, schema())
+    shares = report["feature_importances"]
+    wine = read_dataset(bundled("wine"))
+    assert sorted(s["feature"] for s in shares) == sorted(wine.feature_names())
+    values = [s["share"] for s in shares]
+    assert values == sorted(values, reverse=True) and sum(values) == pytest.approx(1, abs=1e-5)
+    # The model fitted on all training data, with the run's seed.
+    estimator = get_learner("LWRF").build(["-I", "10"], seed=1).fit(wine.feature_matrix(), wine.rankings)
+    expected = dict(zip(wine.feature_names(), estimator.feature_importances_))
+    assert all(s["share"] == pytest.approx(expected[s["feature"]], abs=1e-6) for s in shares)
+    text = run("train", "-t", "wine", "--no-cv", "--importances", "-W", "LWRF", "--", "-I", "10").output
+    section = text.split("=== Attribute importance")[1].split("===", 2)[1].strip().splitlines()
+    assert section[0].split() == [f"{values[0]:.4f}", shares[0]["feature"]]
+
+
+def test_importances_of_a_model_without_trees_and_of_a_saved_model(tmp_path):
+    report = json_run("train", "-t", "iris", "--no-cv", "--importances", "-W", "IBLR")
+    assert report["feature_importances"] is None
+    text = run("train", "-t", "iris", "--no-cv", "--importances", "-W", "IBLR").output
+    assert "(none: the model has no trees)" in text
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
+    result = run("train", "-l", model, "-T", "iris", "--importances")
+    assert result.exit_code == 2 and "--importances cannot be given with it" in result.output

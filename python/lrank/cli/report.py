@@ -42,6 +42,14 @@ def text_report(r: dict[str, Any]) -> str:
         lines.append(f"Model saved to: {r['model_file']}")
     if "test_time_seconds" in r:
         lines.append(f"Time taken to test model on test data: {r['test_time_seconds']:.3f} seconds")
+    if "feature_importances" in r:
+        lines += ["", "=== Attribute importance (share of the splits' decrease in pairwise disagreement) ===", ""]
+        shares = r["feature_importances"]
+        lines += (
+            ["(none: the model has no trees)"]
+            if shares is None
+            else [f"{s['share']:>10.4f}  {s['feature']}" for s in shares]
+        )
     for ev in r["evaluations"]:
         title = {
             "training data": "Error on training data",

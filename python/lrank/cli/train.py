@@ -138,6 +138,13 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
 )
 @click.option("-p", "print_range", metavar="RANGE", help=RANGE_HELP)
 @click.option(
+    "--importances",
+    is_flag=True,
+    help="Report each feature's share of the decrease in pairwise disagreement of the training rankings "
+    "over the splits of the model built on all training data (models with trees; as WEKA's "
+    "-attribute-importance).",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(["text", "json"]),
@@ -160,6 +167,7 @@ def train_command(
     split: float | None,
     jobs: int | None,
     print_range: str | None,
+    importances: bool,
     fmt: str,
     learner_options: tuple[str, ...],
 ) -> None:
@@ -223,6 +231,8 @@ def train_command(
             "test_instances": result.test_rows,
             "test_time_seconds": result.test_seconds,
         }
+    names = data.dataset.feature_names()
+    shares = {"feature_importances": _importances(result.estimator, names)} if importances else {}
     report: dict[str, Any] = {
         "learner": {
             "name": result.spec.name,
@@ -242,6 +252,7 @@ def train_command(
         "build_time_seconds": round(result.build_seconds, 6),
         **test_info,
         "model_file": model_out,
+        **shares,
         "evaluations": [e.to_dict() for e in result.evaluations],
     }
     _print(report, result.predictions, result.data.labels, chosen, result.evaluations[-1].name, fmt)
@@ -267,6 +278,16 @@ def _print(
         click.echo(text_report(report))
 
 
+def _importances(estimator: Any, names: list[str]) -> list[dict[str, Any]] | None:
+    """The features by their share of the splits' impurity decrease, largest first (None: the
+    model has no trees)."""
+    shares = getattr(estimator, "feature_importances_", None)
+    if shares is None:
+        return None
+    order = sorted(range(len(names)), key=lambda j: -shares[j])  # stable: ties in file order
+    return [{"feature": names[j], "share": round(float(shares[j]), 6)} for j in order]
+
+
 # What a saved model's evaluation cannot take: it trains nothing and cross-validates nothing.
 _TRAINING_ONLY = [
     ("-t", "train_file"),
@@ -278,6 +299,7 @@ _TRAINING_ONLY = [
     ("--missing", "missing"),
     ("--no-cv", "no_cv"),
     ("--split-percentage", "split"),
+    ("--importances", "importances"),
 ]
 
 
