@@ -89,10 +89,18 @@ def test_zero_based_positions_get_a_warning_and_one_based_do_not():
     X = problem()
     one_based, _ = rank_matrix_from_strings([*TEXTS[:-1], "a>c>b"])
     zero_based = one_based.astype(np.int64) - 1
-    with pytest.warns(UserWarning, match="if y holds 0-based positions, add 1"):
+    with pytest.warns(UserWarning, match="if y holds 0-based positions, add 1") as caught:
         LabelRankingTree().fit(X, zero_based)
-    with pytest.warns(UserWarning, match="0-based"):
+    with pytest.warns(UserWarning, match="0-based") as measured:
         kendall_tau(zero_based.tolist(), one_based)
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    with pytest.warns(UserWarning, match="0-based") as piped:
+        make_pipeline(StandardScaler(), LabelRankingTree()).fit(X, zero_based)
+    # Each warning points at the line here that made it, not into lrank or scikit-learn.
+    for record in (*caught, *measured, *piped):
+        assert record.filename == __file__, record.filename
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         LabelRankingTree().fit(X, one_based.astype(np.int64))

@@ -13,6 +13,8 @@ DataFrame of positions whose column names are the label names, or a sequence of 
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,8 +52,21 @@ def _warn_unseen(unseen: set[Any], name: str) -> None:
         warnings.warn(
             f"X column {name!r} holds categories not seen at fit ({shown}): treated as missing values",
             UserWarning,
-            stacklevel=5,
+            stacklevel=_user_stacklevel(),
         )
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning of the caller at the first frame outside lrank
+    and scikit-learn: the user's line, whether it called fit, a metric or a pipeline."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(package + os.sep) or f"{os.sep}sklearn{os.sep}" in name):
+            break
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _polars_codes(col: Any, categories: list[Any]) -> NDArray[np.float64]:
@@ -225,8 +240,21 @@ def _warn_if_zero_based(y: NDArray[np.int32]) -> None:
             "every row of y leaves out one label (position 0 means a missing label) and ranks the rest "
             f"1..{m - 1}: if y holds 0-based positions, add 1 (positions start at 1)",
             UserWarning,
-            stacklevel=5,
+            stacklevel=_user_stacklevel(),
         )
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning of the caller at the first frame outside lrank
+    and scikit-learn: the user's line, whether it called fit, a metric or a pipeline."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith(package + os.sep) or f"{os.sep}sklearn{os.sep}" in name):
+            break
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def with_known_labels(exc: InvalidInputError, labels: Any) -> InvalidInputError:
