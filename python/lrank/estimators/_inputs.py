@@ -244,19 +244,6 @@ def _warn_if_zero_based(y: NDArray[np.int32]) -> None:
         )
 
 
-def _user_stacklevel() -> int:
-    """The ``stacklevel`` that points a warning of the caller at the first frame outside lrank
-    and scikit-learn: the user's line, whether it called fit, a metric or a pipeline."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
-    while frame.f_back is not None:
-        name = frame.f_code.co_filename
-        if not (name.startswith(package + os.sep) or f"{os.sep}sklearn{os.sep}" in name):
-            break
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 def with_known_labels(exc: InvalidInputError, labels: Any) -> InvalidInputError:
     """``exc`` with what the model knows when text ``y`` named a label it was not fitted with (a
     label no training row of a fold ranked); ``exc`` itself otherwise."""
