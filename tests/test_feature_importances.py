@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from lrank import model_file
 from lrank.data import Attribute
+from lrank.errors import InvalidInputError
 from lrank.estimators import (
     AdaBoostLabelRanker,
     BaggingLabelRanker,
@@ -145,3 +146,23 @@ def test_select_from_model_keeps_the_deciding_feature():
     x, y = deciding_feature_problem()
     selector = SelectFromModel(PartialLabelRankingForest(n_estimators=10, random_state=0)).fit(x, y)
     assert selector.get_support().tolist() == [False, False, True, False, False]
+
+
+def test_split_importances_on_given_data_serve_loaded_models(tmp_path):
+    x, y = deciding_feature_problem()
+    y = strict(y)
+    forest = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(x, y)
+    path = tmp_path / "forest.lrm"
+    attributes = [Attribute(f"A{j + 1}", "numeric") for j in range(5)]
+    model_file.save_model(path, forest, learner="LRRF", learner_options=[], labels=list("abcd"), attributes=attributes)
+    loaded = model_file.load_model(path).estimator
+    # On the training data: the fitted model's own shares.
+    np.testing.assert_allclose(loaded.split_importances(x, y), forest.feature_importances_, rtol=1e-12)
+    # On other rows (held out, weighted, as text): still a distribution led by the deciding feature.
+    x_new, y_new = deciding_feature_problem(n=200, seed=5)
+    shares = forest.split_importances(x_new, strict(y_new), sample_weight=np.full(200, 2.0))
+    assert shares.sum() == pytest.approx(1.0) and shares.argmax() == 2
+    with pytest.raises(InvalidInputError, match="has no trees"):
+        InstanceBasedLabelRanker().fit(x, y).split_importances(x, y)
+    with pytest.raises(InvalidInputError, match="X has 4 features"):
+        forest.split_importances(x[:, :4], y)

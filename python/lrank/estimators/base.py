@@ -449,6 +449,20 @@ class CoreLearnerRanker(LabelRanker):
         self._importances, self._importance_inputs = shares, None
         return shares
 
+    def split_importances(self, X: Any, y: Any, sample_weight: ArrayLike | None = None) -> NDArray[np.float64]:
+        """``feature_importances_`` measured on the labelled rows ``X``, ``y``: for a model loaded
+        from a file or fitted on a cluster (which kept no training data), or on held-out rows."""
+        self._check_fitted()
+        if self.model_ is None or not self.model_.has_trees:
+            raise InvalidInputError(
+                f"{type(self).__name__} with these parameters has no trees, so no split importances"
+            )
+        x, truth = self._validate_x(X, reset=False), np.ascontiguousarray(self._score_targets(y), dtype=np.int32)
+        w = None if sample_weight is None else np.ascontiguousarray(sample_weight, dtype=np.float64)
+        shares = self.model_.split_importances(x, truth, w, n_jobs=self._predict_jobs())
+        assert shares is not None  # a model with trees has them
+        return shares
+
     def _no_importances(self) -> str:
         name = type(self).__name__
         if not self.__sklearn_is_fitted__():
@@ -458,7 +472,8 @@ class CoreLearnerRanker(LabelRanker):
             return f"{name} with these parameters has no trees, so no feature_importances_"
         return (
             f"this {name} was not fitted in this process (loaded from a model file or merged): "
-            "feature_importances_ is computed from the training data at fit"
+            "feature_importances_ is computed from the training data at fit; split_importances(X, y) "
+            "computes them on data you give"
         )
 
     def __getstate__(self) -> dict[str, Any]:
