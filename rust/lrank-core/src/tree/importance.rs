@@ -14,7 +14,7 @@
 //! routes them), not each tree's bootstrap sample as in scikit-learn: the models do not keep
 //! which rows grew which tree.
 
-use super::model::Node;
+use super::model::{route, Node, Tree};
 use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
@@ -34,8 +34,13 @@ pub struct SplitTree<'a> {
 
 impl<'a> SplitTree<'a> {
     /// A tree of weight 1 in which every label pair counts.
-    pub fn whole<L>(tree: &'a super::Tree<L>, fill: &'a [f64]) -> Self {
+    pub fn whole<L>(tree: &'a Tree<L>, fill: &'a [f64]) -> Self {
         SplitTree { nodes: &tree.nodes, fill, pair: None, weight: 1.0 }
+    }
+
+    /// The trees of a pairwise learner's classifier of labels `a` and `b`: that pair alone counts.
+    pub fn of_pair<L>(a: u32, b: u32, trees: &'a [Tree<L>], fill: &'a [f64]) -> impl Iterator<Item = SplitTree<'a>> {
+        trees.iter().map(move |t| SplitTree { pair: Some((a as usize, b as usize)), ..SplitTree::whole(t, fill) })
     }
 }
 
@@ -88,40 +93,6 @@ fn split_feature(node: &Node) -> Option<usize> {
     }
 }
 
-/// The node (an index into `nodes`) where `row` ends, routed as [`super::Tree::leaf_for`] routes.
-fn end_node(nodes: &[Node], row: &[f64], fill: &[f64]) -> usize {
-    let value = |f: u32| {
-        let v = row[f as usize];
-        if v.is_nan() {
-            fill[f as usize]
-        } else {
-            v
-        }
-    };
-    let mut node = 0usize;
-    // A checked tree's links point forward, so the walk ends within `nodes.len()` steps.
-    for _ in 0..nodes.len() {
-        node = match nodes[node] {
-            Node::Leaf { .. } => return node,
-            Node::Split { feature, threshold, left, right } => {
-                if value(feature) <= threshold {
-                    left
-                } else {
-                    right
-                }
-            }
-            Node::Category { feature, value: v, left, right } => {
-                if value(feature) == v {
-                    left
-                } else {
-                    right
-                }
-            }
-        } as usize;
-    }
-    node
-}
-
 /// Weighted Gini impurity of relation weights `c`: `n - sum(c^2) / n`.
 #[inline]
 fn gini(c: &[f64]) -> f64 {
@@ -140,7 +111,7 @@ fn tree_decreases(tree: &SplitTree<'_>, x: &FeatureMatrixView<'_>, y: &RankMatri
     if nodes.len() < 2 {
         return decreases;
     }
-    let ends: Vec<u32> = (0..x.n_rows()).map(|i| end_node(nodes, x.row(i), tree.fill) as u32).collect();
+    let ends: Vec<u32> = (0..x.n_rows()).map(|i| route(nodes, x.row(i), tree.fill).0 as u32).collect();
     let m = y.n_labels();
     let pairs: Vec<(usize, usize)> = match tree.pair {
         Some(pair) => vec![pair],
@@ -234,7 +205,7 @@ mod tests {
     /// The nodes a row visits, root to leaf.
     fn path(nodes: &[Node], row: &[f64], fill: &[f64]) -> Vec<usize> {
         let mut visited = vec![0];
-        let end = end_node(nodes, row, fill);
+        let end = route(nodes, row, fill).0;
         while *visited.last().unwrap() != end {
             let at = *visited.last().unwrap();
             let v = row_value(row, fill, at, nodes);

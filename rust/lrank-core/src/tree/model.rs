@@ -42,34 +42,7 @@ impl<L> Tree<L> {
     /// The index (in `leaves`) of the leaf reached by `row`, as [`leaf_for`](Self::leaf_for).
     #[inline]
     pub fn leaf_index_for(&self, row: &[f64], fill: &[f64]) -> usize {
-        let value = |feature: u32| {
-            let v = row[feature as usize];
-            if v.is_nan() {
-                fill[feature as usize]
-            } else {
-                v
-            }
-        };
-        let mut node = 0usize;
-        loop {
-            node = match self.nodes[node] {
-                Node::Leaf { leaf } => return leaf as usize,
-                Node::Split { feature, threshold, left, right } => {
-                    if value(feature) <= threshold {
-                        left
-                    } else {
-                        right
-                    }
-                }
-                Node::Category { feature, value: v, left, right } => {
-                    if value(feature) == v {
-                        left
-                    } else {
-                        right
-                    }
-                }
-            } as usize;
-        }
+        route(&self.nodes, row, fill).1 as usize
     }
 
     pub fn n_leaves(&self) -> usize {
@@ -90,6 +63,41 @@ impl<L> Tree<L> {
             }
         }
         depth.first().copied().unwrap_or(0)
+    }
+}
+
+/// The node (an index into `nodes`) and the leaf (an index into the leaves) that `row` reaches
+/// from the root; missing values (NaN) are routed as `fill[feature]`. The links must point
+/// forward, as in every tree that passed [`Tree::check`].
+#[inline]
+pub fn route(nodes: &[Node], row: &[f64], fill: &[f64]) -> (usize, u32) {
+    let value = |feature: u32| {
+        let v = row[feature as usize];
+        if v.is_nan() {
+            fill[feature as usize]
+        } else {
+            v
+        }
+    };
+    let mut node = 0usize;
+    loop {
+        node = match nodes[node] {
+            Node::Leaf { leaf } => return (node, leaf),
+            Node::Split { feature, threshold, left, right } => {
+                if value(feature) <= threshold {
+                    left
+                } else {
+                    right
+                }
+            }
+            Node::Category { feature, value: v, left, right } => {
+                if value(feature) == v {
+                    left
+                } else {
+                    right
+                }
+            }
+        } as usize;
     }
 }
 

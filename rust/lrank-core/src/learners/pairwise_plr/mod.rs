@@ -273,14 +273,7 @@ impl Learner for PairwisePlrModel {
     }
 
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
-        // A pair's trees model that pair alone.
-        let fill = &self.fill_values;
-        self.pairs
-            .iter()
-            .flat_map(|p| {
-                p.trees.iter().map(move |t| SplitTree { pair: Some((p.a as usize, p.b as usize)), ..SplitTree::whole(t, fill) })
-            })
-            .collect()
+        self.pairs.iter().flat_map(|p| SplitTree::of_pair(p.a, p.b, &p.trees, &self.fill_values)).collect()
     }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
