@@ -355,7 +355,7 @@ class CoreLearnerRanker(LabelRanker):
     _core_kind: str = ""
     # The training arrays until feature_importances_ is first read, and then the shares.
     _importance_inputs: _importances.ImportanceInputs | None = None
-    _importances: NDArray[np.float64] | None = None
+    _importance_shares: NDArray[np.float64] | None = None
     # Core parameter name -> this estimator's name, where they differ.
     _core_names: ClassVar[dict[str, str]] = {}
 
@@ -426,7 +426,7 @@ class CoreLearnerRanker(LabelRanker):
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
         # Split importances are computed from the training data when first read (see _importances).
         self._importance_inputs = _importances.keep(x, y, w) if self.model_.has_trees else None
-        self._importances = None
+        self._importance_shares = None
         return self
 
     @property
@@ -435,7 +435,7 @@ class CoreLearnerRanker(LabelRanker):
         rankings over all splits of the model's trees: scikit-learn's mean decrease in impurity,
         with one impurity for every learner (the Gini impurity of each label pair's order), on the
         whole training set. Only models with trees have it; computed when first read."""
-        cached = self.__dict__.get("_importances")
+        cached = self.__dict__.get("_importance_shares")
         if cached is not None:
             return cached
         inputs = self.__dict__.get("_importance_inputs")
@@ -446,7 +446,7 @@ class CoreLearnerRanker(LabelRanker):
         shares = self.model_.split_importances(inputs.x, inputs.y, inputs.w, n_jobs=self._predict_jobs())
         if shares is None:  # pragma: no cover - only models with trees keep their inputs
             raise AttributeError(self._no_importances())
-        self._importances, self._importance_inputs = shares, None
+        self._importance_shares, self._importance_inputs = shares, None
         return shares
 
     def split_importances(self, X: Any, y: Any, sample_weight: ArrayLike | None = None) -> NDArray[np.float64]:
@@ -517,7 +517,7 @@ class CoreLearnerRanker(LabelRanker):
     def _set_fitted(self, model: _core.Model) -> None:
         """Restores fitted state from a loaded core model."""
         self.model_ = model
-        self._importance_inputs = self._importances = None
+        self._importance_inputs = self._importance_shares = None
         self.n_features_in_ = model.n_features
         self.n_labels_ = model.n_labels
         if "random_state" in self.get_params(deep=False):

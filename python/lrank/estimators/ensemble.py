@@ -131,7 +131,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         x, y, w = self._validate_xy(X, y, sample_weight, labels)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = None  # type: ignore[assignment]  # members fitted in Python
-        self._importance_inputs = self._importances = None
+        self._importance_inputs = self._importance_shares = None
         self.estimators_ = self._fit_in_python(x, y, w)
         return self
 

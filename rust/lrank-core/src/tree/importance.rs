@@ -48,6 +48,9 @@ impl<'a> SplitTree<'a> {
 /// pairs x 3 weights).
 const PAIRS_AT_ONCE: usize = 8;
 
+/// Trees whose decreases are computed (in parallel) before they are summed.
+const TREES_AT_ONCE: usize = 256;
+
 /// Each feature's share of the impurity decrease of the splits of `trees` (see the module), on
 /// the training rows `x`, `y` with row weights `weights`.
 pub fn split_importances(
@@ -71,12 +74,15 @@ pub fn split_importances(
             return Err(invalid(format!("a tree splits a feature beyond the {d} of X")));
         }
     }
-    let per_tree: Vec<Vec<f64>> = trees.par_iter().map(|tree| tree_decreases(tree, x, y, weights)).collect();
-    // Summed in tree order, so the result does not depend on the thread count.
+    // Summed in tree order, so the result does not depend on the thread count; a block of trees
+    // at a time, so that a forest of many trees over many features holds few decrease vectors.
     let mut total = vec![0.0; d];
-    for decreases in &per_tree {
-        for (t, v) in total.iter_mut().zip(decreases) {
-            *t += v;
+    for block in trees.chunks(TREES_AT_ONCE) {
+        let per_tree: Vec<Vec<f64>> = block.par_iter().map(|tree| tree_decreases(tree, x, y, weights)).collect();
+        for decreases in &per_tree {
+            for (t, v) in total.iter_mut().zip(decreases) {
+                *t += v;
+            }
         }
     }
     let sum: f64 = total.iter().sum();
