@@ -100,7 +100,8 @@ mod linux {
     /// Whether Ctrl-C raises KeyboardInterrupt: a handler of the user's own (one that saves
     /// work and exits, say) is left to decide, as before, once the core work has ended.
     fn python_handler_is_default(py: Python<'_>) -> bool {
-        let Ok(signal) = py.import("signal") else { return false };
+        // `_signal`, the C module: importing `signal` on the first fit cost about 1 ms (its enums).
+        let Ok(signal) = py.import("_signal") else { return false };
         match (signal.call_method1("getsignal", (libc::SIGINT,)), signal.getattr("default_int_handler")) {
             (Ok(current), Ok(default)) => current.is(&default),
             _ => false,
