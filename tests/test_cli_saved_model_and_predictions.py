@@ -355,3 +355,16 @@ def test_importances_of_a_model_without_trees_and_of_a_saved_model(tmp_path):
     assert run("train", "-t", "iris", "--no-cv", "-d", model, "--", "-I", "3").exit_code == 0
     result = run("train", "-l", model, "-T", "iris", "--importances")
     assert result.exit_code == 2 and "--importances cannot be given with it" in result.output
+
+
+def test_importances_of_boosting_are_its_gains():
+    from lrank.data import read_dataset
+    from lrank.datasets import path as bundled
+    from lrank.registry import get_learner
+
+    report = json_run("train", "-t", "iris", "--no-cv", "--importances", "-W", "GBLR", "--", "-I", "20")
+    iris = read_dataset(bundled("iris"))
+    estimator = get_learner("GBLR").build(["-I", "20"], seed=1).fit(iris.feature_matrix(), iris.rankings)
+    expected = dict(zip(iris.feature_names(), estimator.feature_importances_))
+    shares = report["feature_importances"]
+    assert len(shares) == 4 and all(s["share"] == pytest.approx(expected[s["feature"]], abs=1e-6) for s in shares)

@@ -58,6 +58,9 @@ TREE_ESTIMATORS = [
     (LabelwisePartialLabelRanker(n_estimators=10, random_state=0), True),
     (BaggingLabelRanker(PartialLabelRankingTree(), n_estimators=5, random_state=0), True),
     (AdaBoostLabelRanker(LabelRankingTree(max_depth=3), n_estimators=5, random_state=0), False),
+    # Gains of the splits on the loss's derivatives (see test_boosting_counts_gains).
+    (GradientBoostingLabelRanker(n_estimators=20, random_state=0), False),
+    (GradientBoostingLabelRanker(n_estimators=10, loss="pairwise", per_label_trees=True, random_state=0), True),
 ]
 
 
@@ -81,7 +84,6 @@ def test_learners_without_trees_have_no_attribute():
         InstanceBasedPartialLabelRanker(),
         RankingByPairwiseComparison(),
         DummyLabelRanker(),
-        GradientBoostingLabelRanker(n_estimators=5),
         BaggingLabelRanker(InstanceBasedLabelRanker(), n_estimators=3, random_state=0),
     ]:
         estimator.fit(x, strict(y))
@@ -166,3 +168,17 @@ def test_split_importances_on_given_data_serve_loaded_models(tmp_path):
         InstanceBasedLabelRanker().fit(x, y).split_importances(x, y)
     with pytest.raises(InvalidInputError, match="X has 4 features"):
         forest.split_importances(x[:, :4], y)
+
+
+def test_boosting_shares_are_gains_and_serve_a_loaded_model(tmp_path):
+    # GBLR's shares are its splits' gains on the loss (the definition is checked against a slow
+    # reference in the core); a loaded model gives the same from the training data.
+    x, y = deciding_feature_problem()
+    y = strict(y)
+    boosted = GradientBoostingLabelRanker(n_estimators=15, max_depth=2, random_state=0).fit(x, y)
+    path = tmp_path / "gblr.lrm"
+    attributes = [Attribute(f"A{j + 1}", "numeric") for j in range(5)]
+    model_file.save_model(path, boosted, learner="GBLR", learner_options=[], labels=list("abcd"), attributes=attributes)
+    loaded = model_file.load_model(path).estimator
+    np.testing.assert_allclose(loaded.split_importances(x, y), boosted.feature_importances_, rtol=1e-12)
+    assert boosted.feature_importances_.sum() == pytest.approx(1.0) and boosted.feature_importances_.argmax() == 2

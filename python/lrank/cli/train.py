@@ -141,8 +141,8 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
     "--importances",
     is_flag=True,
     help="Report each feature's share of the decrease in pairwise disagreement of the training rankings "
-    "over the splits of the model built on all training data (models with trees; as WEKA's "
-    "-attribute-importance).",
+    "over the splits of the model built on all training data (models with trees; GBLR: the splits' "
+    "gain on its loss; as WEKA's -attribute-importance).",
 )
 @click.option(
     "--format",

@@ -434,7 +434,8 @@ class CoreLearnerRanker(LabelRanker):
         """Each feature's share (summing to 1) of the decrease in disagreement among the training
         rankings over all splits of the model's trees: scikit-learn's mean decrease in impurity,
         with one impurity for every learner (the Gini impurity of each label pair's order), on the
-        whole training set. Only models with trees have it; computed when first read."""
+        whole training set (GradientBoostingLabelRanker: each split's gain on the loss's
+        derivatives). Only models with trees have it; computed when first read."""
         cached = self.__dict__.get("_importance_shares")
         if cached is not None:
             return cached

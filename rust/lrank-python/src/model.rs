@@ -109,7 +109,7 @@ impl Model {
     /// Whether the model has trees (and so split importances).
     #[getter]
     fn has_trees(&self) -> bool {
-        !self.inner.split_trees().is_empty()
+        self.inner.has_split_importances()
     }
 
     /// Each feature's share of the impurity decrease of the model's splits on labelled data (its

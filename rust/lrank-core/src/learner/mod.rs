@@ -134,6 +134,28 @@ pub trait Learner: Sized + Clone + Send + Sync {
         Vec::new()
     }
 
+    /// Each feature's share of the model's split importances on the rows `x`, `y` of weights
+    /// `weights`, or `None` for a model without them: by default
+    /// [`crate::tree::split_importances`] of [`split_trees`](Self::split_trees). A learner whose
+    /// splits measure something else (GBLR's gains) says so here.
+    fn split_importances(
+        &self,
+        x: &FeatureMatrixView<'_>,
+        y: &crate::data::ranking::RankMatrixView<'_>,
+        weights: &[f64],
+    ) -> Result<Option<Vec<f64>>> {
+        let trees = self.split_trees();
+        if trees.is_empty() {
+            return Ok(None);
+        }
+        crate::tree::split_importances(&trees, x, y, weights).map(Some)
+    }
+
+    /// Whether [`split_importances`](Self::split_importances) gives shares (a model with trees).
+    fn has_split_importances(&self) -> bool {
+        !self.split_trees().is_empty()
+    }
+
     /// One model from models of this learner fitted on parts of the data (a forest's trees
     /// grown on partitions, say), missing values then filled with `fill_values`. Learners whose
     /// models do not combine that way refuse (the default).

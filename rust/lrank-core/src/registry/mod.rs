@@ -127,6 +127,21 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.split_trees(),)*
                 }
             }
+            fn split_importances(
+                &self,
+                x: &FeatureMatrixView<'_>,
+                y: &crate::data::ranking::RankMatrixView<'_>,
+                weights: &[f64],
+            ) -> Result<Option<Vec<f64>>> {
+                match self {
+                    $(Model::$kind(m) => m.split_importances(x, y, weights),)*
+                }
+            }
+            fn has_split_importances(&self) -> bool {
+                match self {
+                    $(Model::$kind(m) => m.has_split_importances(),)*
+                }
+            }
             fn check(&self) -> std::result::Result<(), String> {
                 match self {
                     $(Model::$kind(m) => m.check(),)*
@@ -214,8 +229,7 @@ pub fn split_importances(
     y: crate::data::ranking::RankMatrixView<'_>,
     sample_weight: Option<&[f64]>,
 ) -> Result<Option<Vec<f64>>> {
-    let trees = model.split_trees();
-    if trees.is_empty() {
+    if !model.has_split_importances() {
         return Ok(None);
     }
     let header = model.header();
@@ -224,5 +238,5 @@ pub fn split_importances(
         return Err(crate::error::invalid(format!("Y has {} labels, the model {}", y.n_labels(), header.n_labels)));
     }
     let data = TrainingSet::new(x, y, sample_weight)?;
-    crate::tree::split_importances(&trees, &data.x, &data.y, &data.weights).map(Some)
+    model.split_importances(&data.x, &data.y, &data.weights)
 }

@@ -22,6 +22,7 @@
 //! - Deterministic for a seed at any thread count: gradients are per row, each round's tree is
 //!   grown from its own stream `child_seed(seed, round)`.
 
+mod importance;
 pub mod loss;
 mod newton;
 #[cfg(test)]
@@ -338,6 +339,15 @@ impl Learner for GradientBoostingModel {
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
             "tree_n_leaves": self.trees.iter().map(|t| t.n_leaves()).collect::<Vec<_>>(),
         })
+    }
+
+    /// The gains of the splits ([`importance`]), not the rankings' impurity of the other learners.
+    fn split_importances(&self, x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, weights: &[f64]) -> Result<Option<Vec<f64>>> {
+        self.gain_importances(x, y, weights).map(Some)
+    }
+
+    fn has_split_importances(&self) -> bool {
+        !self.trees.is_empty()
     }
 
     fn check(&self) -> std::result::Result<(), String> {
