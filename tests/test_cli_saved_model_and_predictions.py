@@ -368,3 +368,5 @@ def test_importances_of_boosting_are_its_gains():
     expected = dict(zip(iris.feature_names(), estimator.feature_importances_))
     shares = report["feature_importances"]
     assert len(shares) == 4 and all(s["share"] == pytest.approx(expected[s["feature"]], abs=1e-6) for s in shares)
+    text = run("train", "-t", "iris", "--no-cv", "--importances", "-W", "GBLR", "--", "-I", "20").output
+    assert "=== Attribute importance (share of the splits' gain on the loss) ===" in text

@@ -43,7 +43,9 @@ def text_report(r: dict[str, Any]) -> str:
     if "test_time_seconds" in r:
         lines.append(f"Time taken to test model on test data: {r['test_time_seconds']:.3f} seconds")
     if "feature_importances" in r:
-        lines += ["", "=== Attribute importance (share of the splits' decrease in pairwise disagreement) ===", ""]
+        # GBLR's shares are its splits' gains on the loss (see GradientBoostingLabelRanker).
+        measure = "gain on the loss" if r["learner"]["name"] == "GBLR" else "decrease in pairwise disagreement"
+        lines += ["", f"=== Attribute importance (share of the splits' {measure}) ===", ""]
         shares = r["feature_importances"]
         lines += (
             ["(none: the model has no trees)"]
