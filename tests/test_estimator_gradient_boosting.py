@@ -177,3 +177,38 @@ def test_per_label_trees_from_python_the_cli_and_a_model_file(iris, tmp_path):
     assert loaded.estimator.predict(x).shape == direct.predict(x).shape
     help_text = CliRunner().invoke(main, ["learners"])
     assert "-per-label" in help_text.output, help_text.output
+
+
+@pytest.mark.parametrize("per_label_trees", [False, True])
+def test_staged_predictions_are_the_models_cut_after_each_round(iris, per_label_trees):
+    # Round k's stage predicts as a model fitted with k rounds (the rounds do not depend on how
+    # many follow), with missing values routed as in predict; the last stage is predict itself.
+    xa, ya, xb, yb = _halves(*iris)
+    xb = xb.copy()
+    xb[::7, 2] = np.nan
+    kwargs = {"min_samples_leaf": 3, "per_label_trees": per_label_trees, "random_state": 2}
+    gblr = GradientBoostingLabelRanker(n_estimators=8, **kwargs).fit(xa, ya)
+    stages = list(zip(gblr.staged_predict(xb), gblr.staged_predict_scores(xb)))
+    assert len(stages) == 8
+    for k in (1, 4):
+        cut = GradientBoostingLabelRanker(n_estimators=k, **kwargs).fit(xa, ya)
+        np.testing.assert_array_equal(stages[k - 1][0], cut.predict(xb))
+        np.testing.assert_array_equal(stages[k - 1][1], cut.predict_scores(xb))
+    np.testing.assert_array_equal(stages[-1][0], gblr.predict(xb))
+    np.testing.assert_array_equal(stages[-1][1], gblr.predict_scores(xb))
+    taus = [kendall_tau(yb, ranks) for ranks, _ in stages]
+    assert taus[-1] > taus[0]
+    with pytest.raises(InvalidInputError, match="X has 3 features"):
+        next(gblr.staged_predict(xb[:, :3]))
+
+
+def test_only_boosting_models_predict_by_rounds(iris):
+    x, y = iris
+    tree = LabelRankingTree(random_state=0).fit(x, y)
+    with pytest.raises(InvalidInputError, match="only GBLR models predict by rounds"):
+        tree.model_.staged_round(x, 0)
+    gblr = GradientBoostingLabelRanker(n_estimators=2, random_state=0).fit(x, y)
+    with pytest.raises(InvalidInputError, match="round 2 of a model of 2 rounds"):
+        gblr.model_.staged_round(x, 2)
+    with pytest.raises(InvalidInputError, match="the scores have shape"):
+        gblr.model_.staged_round(x, 1, np.zeros((3, len(x))))

@@ -3,6 +3,7 @@ fitted by Newton steps to the gradients of a ranking loss."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -84,6 +85,10 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
     init_scores_ : the constant scores boosting starts from.
     best_params_ : with ``tune``, the chosen ``max_depth``, ``learning_rate`` and ``n_estimators``.
     tuning_scores_ : with ``tune``, every candidate's mean inner cross-validation tau.
+    feature_importances_ : each feature's share of the splits' gain on the loss.
+
+    ``staged_predict(X)`` and ``staged_predict_scores(X)`` yield the predictions after each
+    round, as scikit-learn's gradient boosting does (e.g. held-out tau by round).
     """
 
     _core_kind = "GradientBoosting"
@@ -162,6 +167,25 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
         """Each label's score (higher is preferred), shape (n, m)."""
         return self._scores(X)
+
+    def staged_predict(self, X: ArrayLike) -> Iterator[NDArray[np.int32]]:
+        """The rank matrix after each boosting round in turn (the last is ``predict(X)``)."""
+        for ranks, _ in self._stages(X):
+            yield ranks
+
+    def staged_predict_scores(self, X: ArrayLike) -> Iterator[NDArray[np.float64]]:
+        """The label scores after each boosting round in turn (the last is ``predict_scores(X)``)."""
+        for _, scores in self._stages(X):
+            yield scores
+
+    def _stages(self, X: ArrayLike) -> Iterator[tuple[NDArray[np.int32], NDArray[np.float64]]]:
+        self._check_fitted()
+        x, jobs = self._validate_x(X, reset=False), self._predict_jobs()
+        scores = None
+        # One round's trees per step: each tree is walked once, whatever the number of rounds.
+        for round_ in range(self.n_estimators_):
+            ranks, scores = self.model_.staged_round(x, round_, scores, n_jobs=jobs)
+            yield ranks, scores  # a new array each round
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------

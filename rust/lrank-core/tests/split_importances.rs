@@ -7,6 +7,7 @@ use lrank_core::data::ranking::RankMatrixView;
 use lrank_core::learner::Params;
 use lrank_core::learners::bagging::BaggingParams;
 use lrank_core::learners::boosting::BoostingParams;
+use lrank_core::learners::gradient_boosting::loss::RankingLoss;
 use lrank_core::learners::gradient_boosting::GradientBoostingParams;
 use lrank_core::learners::label_tree::LabelTreeParams;
 use lrank_core::learners::labelwise::LabelwiseParams;
@@ -76,6 +77,12 @@ fn the_deciding_feature_gets_the_most_and_the_shares_sum_to_one() {
             n_estimators: 5,
             ..BoostingParams::new(LearnerParams::LabelTree(LabelTreeParams::default()))
         }),
+        // The gains of its splits on the loss (gradient_boosting::importance).
+        LearnerParams::GradientBoosting(GradientBoostingParams {
+            n_estimators: 10,
+            loss: RankingLoss::PairwiseLogistic,
+            ..Default::default()
+        }),
     ];
     for params in &tree_learners {
         let shares = importances(params, 1).unwrap_or_else(|| panic!("{}: no importances", params.kind()));
@@ -89,11 +96,7 @@ fn the_deciding_feature_gets_the_most_and_the_shares_sum_to_one() {
 
 #[test]
 fn learners_without_trees_have_no_importances() {
-    for params in [
-        LearnerParams::InstanceBased(InstanceBasedParams::default()),
-        LearnerParams::Rpc(RpcParams::default()),
-        LearnerParams::GradientBoosting(GradientBoostingParams { n_estimators: 5, ..Default::default() }),
-    ] {
+    for params in [LearnerParams::InstanceBased(InstanceBasedParams::default()), LearnerParams::Rpc(RpcParams::default())] {
         assert_eq!(importances(&params, 1), None, "{}", params.kind());
     }
 }

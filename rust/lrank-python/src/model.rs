@@ -85,6 +85,34 @@ impl Model {
         Ok(p.scores.map(|s| matrix(py, s, xs.n_rows, self.n_labels())))
     }
 
+    /// GBLR: the rankings and scores after round `round` (0-based), from `scores`, the scores
+    /// after the round before (None for round 0: the initial scores).
+    #[pyo3(signature = (x, round, scores=None, n_jobs=None))]
+    #[allow(clippy::type_complexity)]
+    fn staged_round<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        round: usize,
+        scores: Option<PyReadonlyArray2<'py, f64>>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyArray2<i32>>, Bound<'py, PyArray2<f64>>)> {
+        let CoreModel::GradientBoosting(model) = &self.inner else {
+            return Err(crate::errors::to_py_err(py, CoreError::InvalidInput("only GBLR models predict by rounds".into())));
+        };
+        let (xs, m) = (row_major(&x), self.n_labels());
+        let mut values = match scores.as_ref().map(row_major) {
+            Some(s) if (s.n_rows, s.n_cols) != (xs.n_rows, m) => {
+                let message = format!("the scores have shape ({}, {}), not ({}, {m})", s.n_rows, s.n_cols, xs.n_rows);
+                return Err(crate::errors::to_py_err(py, CoreError::InvalidInput(message)));
+            }
+            Some(s) => s.data.into_owned(),
+            None => (0..xs.n_rows).flat_map(|_| model.init_scores.iter().copied()).collect(),
+        };
+        let ranks = run_core(py, n_jobs_of(n_jobs)?, || model.add_round(&xs.features()?, round, &mut values))?;
+        Ok((matrix(py, ranks, xs.n_rows, m), matrix(py, values, xs.n_rows, m)))
+    }
+
     /// An ensemble's members' rankings (members x n x m, int32), or None for other learners.
     #[pyo3(signature = (x, n_jobs=None))]
     fn predict_members<'py>(

@@ -25,6 +25,7 @@
 mod importance;
 pub mod loss;
 mod newton;
+mod staged;
 #[cfg(test)]
 mod tests;
 pub mod tune;
