@@ -18,6 +18,7 @@ def run(name: str) -> str:
 def test_every_example_is_run_here():
     assert sorted(p.name for p in EXAMPLES.glob("*.py")) == [
         "aggregation.py",
+        "boosting.py",
         "dataframes.py",
         "feature_importance.py",
         "grid_search.py",
@@ -73,3 +74,10 @@ def test_feature_importance():
     # Both measures put the same feature first (flavanoids, on wine).
     assert lines[1].startswith(split_top[0][0] + ":")
     assert drops[0] > 0 and lines[4].startswith("out-of-fold tau ") and float(lines[4].split()[-1]) > 0.8
+
+
+def test_boosting():
+    out = run("boosting.py")
+    first, best, last = (float(part.split()[-1]) for part in out.splitlines()[0].split(":", 1)[1].split(","))
+    assert first < best and last <= best and best > 0.9
+    assert out.splitlines()[1].startswith("gain shares: ")
