@@ -13,8 +13,9 @@
 
 use super::{derivatives_and_losses, GradientBoostingModel, RankOrders};
 use crate::data::features::FeatureMatrixView;
-use crate::data::ranking::RankMatrixView;
-use crate::error::{invalid, Result};
+use crate::data::ranking::{tie_message, RankMatrixView};
+use crate::error::{invalid, LrankError, Result};
+use crate::learner::Params;
 use crate::tree::model::route;
 use crate::tree::Node;
 use rayon::prelude::*;
@@ -32,6 +33,10 @@ impl GradientBoostingModel {
                 weights.len(),
                 self.n_features
             )));
+        }
+        // The loss must be defined on the rows, as at fit: Plackett-Luce has no ties.
+        if let (Some(why), Some(row)) = (self.params.tie_refusal(), y.first_tied_row()) {
+            return Err(LrankError::InvalidRanking { row, reason: format!("{}, and {why}", tie_message(y.row(row))) });
         }
         let per_round = self.trees_per_round();
         let (orders, lambda) = (RankOrders::new(y), self.params.l2_regularization);
@@ -227,6 +232,10 @@ mod tests {
         let y3 = vec![1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3];
         assert!(model.gain_importances(&xv, &RankMatrixView::new(&y3, 4, 3).unwrap(), &[1.0; 4]).is_err());
         assert!(model.gain_importances(&xv, &yv, &[1.0; 3]).is_err());
+        // Ties: the Plackett-Luce loss has none, as at fit.
+        let tied = vec![1, 1, 1, 2, 2, 1, 1, 2];
+        let err = model.gain_importances(&xv, &RankMatrixView::new(&tied, 4, 2).unwrap(), &[1.0; 4]).unwrap_err();
+        assert!(err.to_string().contains("row 0") && err.to_string().contains("Plackett-Luce"), "{err}");
         // A model whose trees never split: no gain, all shares 0.
         assert_eq!(model.gain_importances(&xv, &yv, &[1.0; 4]).unwrap(), vec![0.0, 0.0]);
     }
