@@ -61,6 +61,7 @@ TREE_ESTIMATORS = [
     # Gains of the splits on the loss's derivatives (see test_boosting_counts_gains).
     (GradientBoostingLabelRanker(n_estimators=20, random_state=0), False),
     (GradientBoostingLabelRanker(n_estimators=10, loss="pairwise", per_label_trees=True, random_state=0), True),
+    (BaggingLabelRanker(GradientBoostingLabelRanker(n_estimators=5), n_estimators=3, random_state=0), False),
 ]
 
 

@@ -113,3 +113,42 @@ fn data_of_another_shape_is_refused() {
     assert!(split_importances(&model, xv, two, None).unwrap_err().to_string().contains("labels"));
     assert!(split_importances(&model, xv, yv, Some(&[1.0; 3])).is_err());
 }
+
+#[test]
+fn ensembles_of_boosted_members_weigh_their_members_gains() {
+    // Bagging: the mean of the members' shares; AdaBoost: by the members' votes.
+    use lrank_core::learner::Learner;
+    use lrank_core::registry::Model;
+    let (x, y) = problem();
+    let (xv, yv) = (FeatureMatrixView::new(&x, N, D).unwrap(), RankMatrixView::new(&y, N, 3).unwrap());
+    let member = LearnerParams::GradientBoosting(GradientBoostingParams {
+        n_estimators: 4,
+        max_depth: Some(2),
+        loss: RankingLoss::PairwiseLogistic,
+        ..Default::default()
+    });
+    let ensembles = [
+        LearnerParams::Bagging(BaggingParams { n_estimators: 3, ..BaggingParams::new(member.clone()) }),
+        LearnerParams::Boosting(BoostingParams { n_estimators: 3, ..BoostingParams::new(member) }),
+    ];
+    let w = vec![1.0; N];
+    for params in ensembles {
+        let model = fit(params.clone(), xv, yv, None).unwrap();
+        let (members, votes): (Vec<&Model>, Vec<f64>) = match &model {
+            Model::Bagging(b) => (b.members.iter().collect(), vec![1.0; b.members.len()]),
+            Model::Boosting(b) => (b.members.iter().collect(), b.member_weights.clone()),
+            _ => unreachable!(),
+        };
+        let mut want = vec![0.0; D];
+        for (member, vote) in members.iter().zip(&votes) {
+            let shares = member.split_importances(&xv, &yv, &w).unwrap().unwrap();
+            want.iter_mut().zip(shares).for_each(|(a, s)| *a += vote * s);
+        }
+        let sum: f64 = want.iter().sum();
+        let got = split_importances(&model, xv, yv, None).unwrap().unwrap();
+        for (g, v) in got.iter().zip(&want) {
+            assert!((g - v / sum).abs() < 1e-12, "{}: {got:?} vs {want:?}", params.kind());
+        }
+        assert!(got[2] > 0.6, "{}: {got:?}", params.kind());
+    }
+}

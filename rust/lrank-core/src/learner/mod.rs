@@ -194,6 +194,27 @@ pub fn predict_checked<L: Learner>(model: &L, x: &FeatureMatrixView<'_>, outputs
     Ok(prediction)
 }
 
+/// An ensemble's split importances when its members measure their splits by something other
+/// than their trees' impurity decrease (GBLR's gains): the members' shares weighted by
+/// `member_weights` (a vote), normalised; `None` when a member has none.
+pub fn member_split_importances<'a, L: Learner + 'a>(
+    members: impl Iterator<Item = (&'a L, f64)>,
+    x: &FeatureMatrixView<'_>,
+    y: &crate::data::ranking::RankMatrixView<'_>,
+    weights: &[f64],
+) -> Result<Option<Vec<f64>>> {
+    let mut total = vec![0.0; x.n_features()];
+    for (member, vote) in members {
+        let Some(shares) = member.split_importances(x, y, weights)? else { return Ok(None) };
+        total.iter_mut().zip(shares).for_each(|(t, s)| *t += vote * s);
+    }
+    let sum: f64 = total.iter().sum();
+    if sum > 0.0 {
+        total.iter_mut().for_each(|t| *t /= sum);
+    }
+    Ok(Some(total))
+}
+
 /// The predict loop of row-wise learners: `out` (n rows of `width` values) filled in parallel,
 /// row `i` by `fill(scratch, x.row(i), out_row)` with one `scratch` per task.
 pub fn fill_rows<T: Send + Default + Clone, S>(
