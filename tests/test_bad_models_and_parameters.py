@@ -12,11 +12,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from lrank import (
+    AdaBoostLabelRanker,
     BaggingLabelRanker,
     InvalidParameterError,
     LabelRankingRandomForest,
+    LabelwisePartialLabelRanker,
     LabelwiseRandomForest,
     OneVsOneLabelRanker,
+    PairwisePartialLabelRanker,
+    PartialLabelRankingForest,
     RankingByPairwiseComparison,
     _core,
 )
@@ -37,8 +41,14 @@ HUGE = [
     LabelwiseRandomForest(n_estimators=10**12),
     OneVsOneLabelRanker(classifier="forest", n_estimators=10**12),
     BaggingLabelRanker(n_estimators=10**12),
+    PartialLabelRankingForest(n_estimators=2**63 - 1),
+    PairwisePartialLabelRanker(n_estimators=10**12),
+    LabelwisePartialLabelRanker(n_estimators=10**12),
+    AdaBoostLabelRanker(n_estimators=10**12),
     # Nested counts multiply: 1000 members of 2000 trees each.
     BaggingLabelRanker(LabelRankingRandomForest(n_estimators=2000), n_estimators=1000),
+    BaggingLabelRanker(PartialLabelRankingForest(n_estimators=2000), n_estimators=1000),
+    AdaBoostLabelRanker(LabelRankingRandomForest(n_estimators=2000), n_estimators=1000),
 ]
 
 

@@ -22,6 +22,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::{bad_param, member_split_importances, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_models;
 use crate::metrics::distance::kendall_distance;
 use crate::rng::{child_seed, Rng};
 use crate::tree::SplitTree;
@@ -83,9 +84,7 @@ impl<P> BoostingParams<P> {
 impl<P: Params> Params for BoostingParams<P> {
     /// Its own parameters, then the base learner's.
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         if !(self.learning_rate > 0.0 && self.learning_rate.is_finite()) {
             return Err(bad_param("learning_rate", format!("must be a positive number, got {}", self.learning_rate)));
         }
@@ -96,6 +95,10 @@ impl<P: Params> Params for BoostingParams<P> {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    /// Members times the trees or members of each.
+    fn models(&self) -> u64 {
+        (self.n_estimators as u64).saturating_mul(self.base.models())
     }
     /// A member's refusal (the members learn from the rows as given).
     fn tie_refusal(&self) -> Option<&'static str> {

@@ -26,6 +26,7 @@ use crate::data::features::{FeatureMatrixView, Filled};
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
+use crate::limits::check_models;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
     all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
@@ -76,9 +77,7 @@ impl Default for LabelwisePlrParams {
 
 impl Params for LabelwisePlrParams {
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         for (name, v) in [("min_samples_split", self.min_samples_split), ("min_samples_leaf", self.min_samples_leaf)] {
             if !(v >= 0.0) || v.is_infinite() {
                 return Err(bad_param(name, "must be a finite number >= 0"));
@@ -101,6 +100,9 @@ impl Params for LabelwisePlrParams {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    fn models(&self) -> u64 {
+        self.n_estimators as u64
     }
 }
 

@@ -24,6 +24,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
+use crate::limits::check_models;
 use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
@@ -100,9 +101,7 @@ impl PairwisePlrParams {
 
 impl Params for PairwisePlrParams {
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         if !(self.min_samples_split >= 0.0) || self.min_samples_split.is_infinite() {
             return Err(bad_param("min_samples_split", "must be a finite number >= 0"));
         }
@@ -115,6 +114,9 @@ impl Params for PairwisePlrParams {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    fn models(&self) -> u64 {
+        self.n_estimators as u64
     }
 }
 

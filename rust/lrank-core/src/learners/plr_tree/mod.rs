@@ -26,6 +26,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
+use crate::limits::check_models;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::tree::{
     all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule,
@@ -84,9 +85,7 @@ impl PlrTreeParams {
 
 impl Params for PlrTreeParams {
     fn validate(&self) -> Result<()> {
-        if self.n_estimators == 0 {
-            return Err(bad_param("n_estimators", "must be at least 1"));
-        }
+        check_models("n_estimators", self.models())?;
         if !(self.min_samples_split >= 0.0) || self.min_samples_split.is_infinite() {
             return Err(bad_param("min_samples_split", "must be a finite number >= 0"));
         }
@@ -99,6 +98,9 @@ impl Params for PlrTreeParams {
     }
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
+    }
+    fn models(&self) -> u64 {
+        self.n_estimators as u64
     }
 }
 
