@@ -24,7 +24,7 @@ from lrank import (
     RankingByPairwiseComparison,
     _core,
 )
-from lrank.aggregation import plackett_luce
+from lrank.aggregation import bpa, pair_order_matrix, plackett_luce, tied_borda, tied_copeland
 from lrank.cli import main
 from lrank.errors import InvalidInputError, ModelFormatError
 from lrank.model_file import load_model
@@ -57,6 +57,30 @@ def test_huge_counts_are_refused_not_an_aborting_allocation(problem, est):
     x, y = problem
     with pytest.raises(InvalidParameterError, match=r"invalid parameter n_estimators: .*at most 1000000 are allowed"):
         est.fit(x, y)
+
+
+def test_label_pairs_by_the_thousand_are_refused_before_the_fit():
+    # A 10-row file may declare hundreds of labels; the pairwise learners' models grow with the
+    # square of them (PLRPW's 100 trees for each of 500 labels' 124,750 pairs aborted the process).
+    rng = np.random.default_rng(0)
+    x = rng.random((10, 2))
+    for m, est in [
+        (500, PairwisePartialLabelRanker()),
+        (1500, OneVsOneLabelRanker()),
+        (1500, RankingByPairwiseComparison()),
+    ]:
+        y = np.argsort(rng.random((10, m)), axis=1).astype(np.int32) + 1
+        refusal = rf"{m} labels make \d+ label pairs, .* more than the 1000000 allowed"
+        with pytest.raises(InvalidInputError, match=refusal):
+            est.fit(x, y)
+
+
+def test_pair_order_tables_beyond_memory_are_refused():
+    one = np.arange(1, 200_001, dtype=np.int32)[None, :]
+    for consensus in (pair_order_matrix, bpa, tied_borda, tied_copeland):
+        refusal = r"the pair-order tables of the labels \(\d x 200000 x 200000 values\)"
+        with pytest.raises(InvalidInputError, match=refusal):
+            consensus(one)
 
 
 def test_huge_iteration_caps_are_refused(problem):

@@ -173,6 +173,8 @@ pub fn pair_order_matrix<'py>(
     let m = ys.n_cols;
     let counts = run_core(py, ONE_THREAD, || {
         lrank_core::data::training::check_weights(w.as_deref(), ys.n_rows)?;
+        // The counts and the three tables returned, m x m each.
+        lrank_core::memory::check::<f64>("the pair-order tables of the labels", &[5, m, m])?;
         Ok(PairOrderCounts::of(&ys.rankings()?, w.as_deref()))
     })?;
     let cell = |f: &dyn Fn(usize, usize) -> f64| (0..m * m).map(|k| f(k / m, k % m)).collect::<Vec<f64>>();

@@ -34,16 +34,32 @@ pub struct PairData {
     pub classes: Vec<u32>,
 }
 
-/// Fits one binary model per label pair, in parallel and kept in pair order. Refused when the
-/// pairs' models would not fit in memory (their count grows with the square of the labels).
+/// Refuses `models_per_pair` trees or models for each label pair of `m` labels beyond
+/// [`crate::limits::MAX_MODELS`] in all, and a table of the pairs beyond memory: their count
+/// grows with the square of the labels, which a small file may declare by the thousand.
+fn check_pair_models<T>(m: usize, models_per_pair: u64) -> crate::Result<()> {
+    let pairs = crate::data::pairs::pair_count(m);
+    let total = (pairs as u64).saturating_mul(models_per_pair);
+    if total > crate::limits::MAX_MODELS {
+        return Err(crate::error::invalid(format!(
+            "{m} labels make {pairs} label pairs, of {models_per_pair} model(s) each: {total} models in all, more than the \
+             {} allowed (fewer labels or trees per pair)",
+            crate::limits::MAX_MODELS
+        )));
+    }
+    crate::memory::check::<(T, (usize, usize))>("one model per label pair", &[pairs]).map(|_| ())
+}
+
+/// Fits one binary model per label pair, in parallel and kept in pair order; each holds
+/// `models_per_pair` trees or models (checked, with the pairs, by [`check_pair_models`]).
 pub fn fit_pairs<T: Send>(
     y: &RankMatrixView<'_>,
     weights: &[f64],
+    models_per_pair: u64,
     fit_pair: impl Fn(&PairData) -> T + Sync,
 ) -> crate::Result<Vec<T>> {
     let n = y.n_rows();
-    let pairs = crate::data::pairs::pair_count(y.n_labels());
-    crate::memory::check::<(T, (usize, usize))>("one model per label pair", &[pairs])?;
+    check_pair_models::<T>(y.n_labels(), models_per_pair)?;
     Ok(label_pairs(y.n_labels())
         .par_iter()
         .enumerate()
@@ -64,9 +80,15 @@ pub fn fit_pairs<T: Send>(
 /// Fits one three-class model per label pair (classes per training row: 0 = a before b,
 /// 1 = tied, 2 = b before a; rankings with ties), in parallel and kept in pair order. `rows`
 /// and `weights` of each [`PairData`] are as for [`fit_pairs`].
-pub fn fit_pair_relations<T: Send>(y: &RankMatrixView<'_>, weights: &[f64], fit_pair: impl Fn(&PairData) -> T + Sync) -> Vec<T> {
+pub fn fit_pair_relations<T: Send>(
+    y: &RankMatrixView<'_>,
+    weights: &[f64],
+    models_per_pair: u64,
+    fit_pair: impl Fn(&PairData) -> T + Sync,
+) -> crate::Result<Vec<T>> {
     let n = y.n_rows();
-    label_pairs(y.n_labels())
+    check_pair_models::<T>(y.n_labels(), models_per_pair)?;
+    Ok(label_pairs(y.n_labels())
         .par_iter()
         .enumerate()
         .map(|(index, &(a, b))| {
@@ -84,7 +106,7 @@ pub fn fit_pair_relations<T: Send>(y: &RankMatrixView<'_>, weights: &[f64], fit_
             }
             fit_pair(&PairData { index, a, b, rows, weights: row_weights, classes })
         })
-        .collect()
+        .collect())
 }
 
 /// Adds the vote of pair (a, b), predicted to have a before b with probability `p`, to one
@@ -131,7 +153,7 @@ mod tests {
         let y = [1, 2, 3, 0, 2, 1, 2, 1, 3];
         let view = RankMatrixView::new(&y, 3, 3).unwrap();
         let pairs =
-            fit_pairs(&view, &[1.0, 2.0, 0.0], |p| (p.index, p.a, p.b, p.rows.clone(), p.weights.clone(), p.classes.clone()))
+            fit_pairs(&view, &[1.0, 2.0, 0.0], 1, |p| (p.index, p.a, p.b, p.rows.clone(), p.weights.clone(), p.classes.clone()))
                 .unwrap();
         assert_eq!(pairs[0], (0, 0, 1, vec![0], vec![1.0], vec![1, 0, 0]));
         assert_eq!(pairs[2], (2, 1, 2, vec![0, 1], vec![1.0, 2.0], vec![1, 0, 0]));
@@ -142,7 +164,7 @@ mod tests {
         // Rows: {0, 1} > 2, 2 > 0 (label 1 missing), 1 > 0 > 2.
         let y = [1, 1, 2, 0, 2, 1, 2, 1, 3];
         let view = RankMatrixView::new(&y, 3, 3).unwrap();
-        let pairs = fit_pair_relations(&view, &[1.0, 1.0, 1.0], |p| (p.rows.clone(), p.classes.clone()));
+        let pairs = fit_pair_relations(&view, &[1.0, 1.0, 1.0], 1, |p| (p.rows.clone(), p.classes.clone())).unwrap();
         assert_eq!(pairs[0], (vec![0, 2], vec![1, 0, 2])); // (0, 1): tied, -, after
         assert_eq!(pairs[2], (vec![0, 1, 2], vec![0, 2, 0])); // (1, 2): before, after, before
     }

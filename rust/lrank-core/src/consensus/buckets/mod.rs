@@ -202,6 +202,8 @@ impl BucketConsensus {
     /// weights are checked.
     pub fn aggregate(&self, rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Result<Vec<i32>> {
         check_weights(weights, rankings.n_rows())?;
+        // Three m x m tables (the counts and C): one ranking may declare m in the tens of thousands.
+        crate::memory::check::<f64>("the pair-order tables of the labels", &[3, rankings.n_labels(), rankings.n_labels()])?;
         Ok(self.of_matrix(&PairOrderCounts::of(rankings, weights).matrix()))
     }
 }

@@ -159,7 +159,7 @@ impl Learner for PairwiseModel {
             min_weight_split: params.min_samples_split,
             threshold_rule: ThresholdRule::Best,
         };
-        let pairs = fit_pairs(y, &data.weights, |pair| {
+        let pairs = fit_pairs(y, &data.weights, params.n_estimators as u64, |pair| {
             let trees = if pair.rows.is_empty() {
                 Vec::new()
             } else {

@@ -132,7 +132,7 @@ impl Learner for PairwisePlrLogisticModel {
         let z: Vec<f64> = (0..n).flat_map(|i| encode(&encoding, &fill_values, x.row(i))).collect();
         let solver = params.solver();
         let tune = params.tune_beta && params.consensus.method == BucketMethod::Bpa;
-        let fitted = fit_pair_relations(y, &data.weights, |pair| {
+        let fitted = fit_pair_relations(y, &data.weights, 1, |pair| {
             let mut totals = [0.0; 3];
             for (&row, &w) in pair.rows.iter().zip(&pair.weights) {
                 totals[pair.classes[row as usize] as usize] += w;
@@ -159,7 +159,7 @@ impl Learner for PairwisePlrLogisticModel {
                 Vec::new()
             };
             (logit, estimates)
-        });
+        })?;
         let (pairs, estimates): (Vec<RelationLogit>, Vec<OutOfBag>) = fitted.into_iter().unzip();
         let mut model = PairwisePlrLogisticModel {
             consensus: params.consensus,

@@ -24,8 +24,8 @@ use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::same_len;
-use crate::limits::check_models;
 use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_models;
 use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations};
 use crate::rng::child_seed;
@@ -199,7 +199,7 @@ impl Learner for PairwisePlrModel {
             threshold_rule: ThresholdRule::Best,
         };
         let tune = params.tune_beta && params.bootstrap && params.consensus.method == BucketMethod::Bpa;
-        let fitted = fit_pair_relations(y, &data.weights, |pair| {
+        let fitted = fit_pair_relations(y, &data.weights, params.n_estimators as u64, |pair| {
             if pair.rows.is_empty() {
                 return (RelationClassifier { a: pair.a as u32, b: pair.b as u32, trees: Vec::new() }, Vec::new());
             }
@@ -217,7 +217,7 @@ impl Learner for PairwisePlrModel {
             let sampling = ForestSampling { n_trees: params.n_estimators, seed, bootstrap: true, node_seeds: false };
             let oob = if tune { out_of_bag(&trees, sampling, &pair.rows, x, &fill_values) } else { Vec::new() };
             (RelationClassifier { a: pair.a as u32, b: pair.b as u32, trees }, oob)
-        });
+        })?;
         let (pairs, oob): (Vec<RelationClassifier>, Vec<OutOfBag>) = fitted.into_iter().unzip();
         let mut model = PairwisePlrModel {
             consensus: params.consensus,

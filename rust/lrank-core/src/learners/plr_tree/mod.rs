@@ -26,8 +26,8 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
-use crate::limits::check_models;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::limits::check_models;
 use crate::tree::{
     all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule,
     Tree, TreeInputs,

@@ -169,7 +169,7 @@ impl RpcModel {
         // Each pair's Newton steps keep a Hessian of the encoded features (one per thread).
         crate::memory::check::<f64>("the logistic regression's Hessian", &[q + 1, q + 1, rayon::current_num_threads()])?;
         let z: Vec<f64> = (0..n).flat_map(|i| model.encode(x.row(i))).collect();
-        let pairs = fit_pairs(y, &data.weights, |pair| {
+        let pairs = fit_pairs(y, &data.weights, 1, |pair| {
             let (a, b) = (pair.a as u32, pair.b as u32);
             if pair.rows.is_empty() {
                 return PairModel { a, b, intercept: None, coef: vec![0.0; q], iterations: 0, converged: true };
