@@ -79,6 +79,7 @@ def test_a_worker_killed_mid_run_has_its_cells_recomputed(tmp_path):
     ("args", "message"),
     [
         (["--dask", "local:0"], "needs at least one worker"),
+        (["--dask", "local:99999999999999999999"], "may start at most"),
         (["--dask", "my-scheduler"], "give a scheduler address"),
         (["--dask", "local:2", "--workers", "2"], "not both"),
         (["--dask", "127.0.0.1:1"], "cannot reach the Dask scheduler at 127.0.0.1:1"),

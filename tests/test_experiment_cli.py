@@ -261,6 +261,9 @@ def test_config_file_with_command_line_overrides(tmp_path):
         (["experiment", "run", IRIS, "-W", "LRRF", "-W", "LRRF"], "learner label 'LRRF' is given twice"),
         (["experiment", "run", IRIS, "-W", "LRRF", "--missing", "1.5"], "must lie in [0, 1)"),
         (["experiment", "run", IRIS, "-W", "LRRF", "-x", "1"], "folds must be at least 2"),
+        # Seeds are stored as 64-bit integers, the repeats taking s..s+R-1.
+        (["experiment", "run", IRIS, "-W", "LRRF", "-s", str(2**63), "--repeats", "1"], "the seed must lie in 0.."),
+        (["experiment", "run", IRIS, "-W", "LRRF", "-s", str(2**63 - 1), "--repeats", "2"], "with 2 repeats"),
         (["experiment", "run", IRIS, "-W", "LRRF", "-x", "500"], "cannot make 500 folds from 150 instances"),
         (["experiment", "run", IRIS, "--sweep", "LRRF -I 5"], "exactly one option"),
         (["experiment", "run", "--config", "absent.toml"], "config file not found"),

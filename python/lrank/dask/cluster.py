@@ -4,6 +4,7 @@ processes (``local:N``) that lives as long as the connection."""
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -17,6 +18,12 @@ class DaskError(LrankError):
     """Dask is not installed, a cluster cannot be reached, or a spec is not understood."""
 
 
+def max_local_workers() -> int:
+    """The most worker processes of a local cluster: 4 per core (at least 8). Each takes memory of
+    its own, and a count by the thousand only exhausts the machine."""
+    return max(8, 4 * (os.cpu_count() or 1))
+
+
 def check_spec(spec: str) -> str:
     """``local:N`` (N >= 1 worker processes) or a scheduler address (``tcp://host:8786``,
     ``host:8786``); raises DaskError naming the problem."""
@@ -24,6 +31,11 @@ def check_spec(spec: str) -> str:
     if match is not None:
         if int(match.group(1)) < 1:
             raise DaskError(f"--dask {spec}: a local cluster needs at least one worker")
+        if int(match.group(1)) > max_local_workers():
+            raise DaskError(
+                f"--dask {spec}: a local cluster may start at most {max_local_workers()} worker processes "
+                "here (4 per core)"
+            )
         return spec
     if spec.startswith("local"):
         raise DaskError(f"--dask {spec!r}: write local:N, N the number of worker processes")

@@ -250,8 +250,10 @@ class ExperimentConfig:
             raise ExperimentError(f"folds must be at least 2, got {self.folds}")
         if not 1 <= self.repeats <= MAX_REPEATS:
             raise ExperimentError(f"repeats must lie in 1..{MAX_REPEATS}, got {self.repeats}")
-        if self.seed < 0:
-            raise ExperimentError(f"the seed must be >= 0, got {self.seed}")
+        # The repeats take seeds s..s+R-1, stored as signed 64-bit integers.
+        if not 0 <= self.seed <= 2**63 - self.repeats:
+            top = 2**63 - self.repeats
+            raise ExperimentError(f"the seed must lie in 0..{top} with {self.repeats} repeats, got {self.seed}")
         if self.workers < 1:
             raise ExperimentError(f"workers must be at least 1, got {self.workers}")
         if self.jobs is not None and self.jobs < 1:
