@@ -24,6 +24,7 @@ from typing import Any
 from lrank import __version__, _core
 from lrank.data import Attribute
 from lrank.errors import LrankError, ModelFormatError
+from lrank.file_bytes import read_file_bytes
 from lrank.registry import available_learners, get_learner
 
 
@@ -233,7 +234,7 @@ def _check_same_params(estimator: Any, model: Any, learner: str) -> None:
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:
     try:
-        data = Path(path).read_bytes()
+        data = read_file_bytes(path)
     except OSError as exc:
         raise ModelFormatError(f"{os.fspath(path)}: cannot read model file: {exc.strerror or exc}") from None
     try:

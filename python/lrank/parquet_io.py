@@ -29,6 +29,8 @@ from pathlib import Path
 
 import polars as pl
 
+from lrank.file_bytes import read_file_bytes
+
 __all__ = ["CHECKSUM_KEY", "read_verified", "read_verified_rows", "write_checksummed"]
 
 CHECKSUM_KEY = "lrank_sha256"
@@ -143,7 +145,7 @@ def read_verified(
 ) -> tuple[pl.DataFrame, dict[str, str]]:
     """The frame and key-value metadata of a Parquet file; every problem is ``fail(problem)``."""
     try:
-        data = Path(os.fspath(path)).read_bytes()
+        data = read_file_bytes(path)
     except OSError as exc:
         raise fail(f"cannot read file: {exc.strerror or exc}") from None
     if len(data) < 12 or not data.startswith(_MAGIC) or not data.endswith(_MAGIC):

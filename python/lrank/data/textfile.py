@@ -4,9 +4,9 @@ reported as :class:`lrank.errors.DataFormatError`."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from lrank.errors import DataFormatError
+from lrank.file_bytes import read_file_bytes
 
 __all__ = ["read_text_lines"]
 
@@ -18,7 +18,7 @@ def read_text_lines(path: str | os.PathLike[str]) -> tuple[str, list[str]]:
     """
     spath = os.fspath(path)
     try:
-        raw = Path(spath).read_bytes()
+        raw = read_file_bytes(spath)
     except FileNotFoundError:
         raise DataFormatError(spath, None, "file not found") from None
     except IsADirectoryError:

@@ -33,6 +33,7 @@ from typing import Any
 from lrank.data import DATA_SUFFIXES
 from lrank.errors import ExperimentError, LrankError
 from lrank.evaluation.cross_validation import MAX_REPEATS
+from lrank.file_bytes import read_file_bytes
 from lrank.registry import get_learner
 
 if sys.version_info >= (3, 11):
@@ -290,10 +291,11 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
     output path resolved against the file's directory. Keys absent from the file are absent."""
     spath = os.fspath(path)
     try:
-        with open(spath, "rb") as fh:
-            raw = tomllib.load(fh)
+        raw = tomllib.loads(read_file_bytes(spath).decode("utf-8"))
     except FileNotFoundError:
         raise ExperimentError(f"{spath}: config file not found") from None
+    except OSError as exc:
+        raise ExperimentError(f"{spath}: cannot read config file: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ExperimentError(f"{spath}: not valid TOML: {exc}") from None
     except RecursionError:
