@@ -233,3 +233,25 @@ def test_thread_counts_beyond_64_bits_mean_all_cores(problem):
     )
     with pytest.raises(InvalidInputError, match="n_jobs must be an int or None"):
         _core.Model.fit(a.model_.params_json(), x, y, n_jobs="two")
+
+
+def test_odd_python_values_name_the_parameter(problem):
+    # Each reached the core or numpy as a raw OverflowError, TypeError or ValueError (audit).
+    from lrank.aggregation import bucket_order_of_matrix, mallows
+
+    x, y = problem
+    r = np.array([[1, 2, 3], [2, 1, 3]])
+    for call, message in [
+        (lambda: mallows(r, max_iter=-1), "invalid parameter max_iter: must be a whole number"),
+        (lambda: plackett_luce(r, max_iter=2**64), "invalid parameter max_iter: must be a whole number"),
+        (lambda: plackett_luce(r, tol="small"), "invalid parameter tol: must be a number"),
+        (lambda: bpa(r, beta="x"), "invalid parameter beta: must be a number"),
+        (lambda: tied_borda(r, weights=["a", "b"]), "weights must be numbers"),
+        (lambda: bucket_order_of_matrix(np.ones(3)), r"C must be a 2-D \(m x m\) pair-order matrix, got shape \(3,\)"),
+        (lambda: LabelRankingRandomForest(n_jobs=np.array([1, 2])).fit(x, y), "invalid parameter n_jobs"),
+        (lambda: LabelwiseRandomForest(max_features=np.array([1, 2])).fit(x, y), "invalid parameter max_features"),
+        (lambda: LabelRankingRandomForest().fit(x, y, sample_weight=["a"] * len(x)), "sample_weight must be numbers"),
+        (lambda: LabelRankingRandomForest().fit(x, y, sample_weight=object()), "sample_weight must be numbers"),
+    ]:
+        with pytest.raises((InvalidParameterError, InvalidInputError), match=message):
+            call()

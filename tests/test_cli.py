@@ -383,3 +383,15 @@ def test_info_describes_a_model_file(tmp_path):
         out = run("info", str(tmp_path / bad))
         assert out.exit_code == 1 and out.output.startswith(f"Error: {tmp_path / bad}: ")
         assert len(out.output.strip().splitlines()) == 1
+
+
+def test_a_mismatch_naming_a_line_break_stays_one_line():
+    # A forged model file may name an attribute with a line break; the message shows it escaped.
+    from lrank.data import Attribute, read_dataset
+    from lrank.data.alignment import aligned_features
+    from lrank.errors import DataFormatError
+
+    data = read_dataset(IRIS)
+    with pytest.raises(DataFormatError) as caught:
+        aligned_features([Attribute("a\nb", "numeric")], data)
+    assert "\n" not in str(caught.value) and "'a\\nb' (numeric)" in str(caught.value)

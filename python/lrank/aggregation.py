@@ -18,12 +18,38 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
-from lrank.errors import InvalidInputError
+from lrank.errors import InvalidInputError, InvalidParameterError
 from lrank.rankings import as_rank_matrix
 
 
 def _weights(weights: ArrayLike | None) -> NDArray[np.float64] | None:
-    return None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    if weights is None:
+        return None
+    try:
+        return np.ascontiguousarray(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"weights must be numbers, got {weights!r:.80}") from None
+
+
+def _bad(name: str, reason: str) -> InvalidParameterError:
+    err = InvalidParameterError(f"invalid parameter {name}: {reason}")
+    err.parameter, err.reason = name, reason
+    return err
+
+
+def _count(name: str, value: object) -> int:
+    # The core reads an unsigned count: a negative or huge int would fail in the conversion.
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _bad(name, f"must be an int, got {value!r:.80}")
+    if not 0 <= value < 2**63:
+        raise _bad(name, f"must be a whole number, 0 or more (below 2**63), got {value}")
+    return int(value)
+
+
+def _real(name: str, value: object) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise _bad(name, f"must be a number, got {value!r:.80}")
+    return float(value)
 
 
 def borda(rankings: ArrayLike, weights: ArrayLike | None = None) -> NDArray[np.int32]:
@@ -54,7 +80,7 @@ class MallowsFit(NamedTuple):
 def mallows(rankings: ArrayLike, weights: ArrayLike | None = None, max_iter: int = 20) -> MallowsFit:
     """Mallows model by the approximate EM of Cheng et al. (2009): generalized Borda start, then
     optimal insertion of missing labels and Borda of the completions until the centre is stable."""
-    return MallowsFit(*_core.fit_mallows(as_rank_matrix(rankings), _weights(weights), int(max_iter)))
+    return MallowsFit(*_core.fit_mallows(as_rank_matrix(rankings), _weights(weights), _count("max_iter", max_iter)))
 
 
 class PlackettLuceFit(NamedTuple):
@@ -70,7 +96,9 @@ def plackett_luce(
     ranking of the labels it holds. A label never picked before last place gets 0, a label no
     ranking holds the geometric mean of the positive skills. Sort the skills for the ranking."""
     return PlackettLuceFit(
-        *_core.fit_plackett_luce(as_rank_matrix(rankings), _weights(weights), int(max_iter), float(tol))
+        *_core.fit_plackett_luce(
+            as_rank_matrix(rankings), _weights(weights), _count("max_iter", max_iter), _real("tol", tol)
+        )
     )
 
 
@@ -94,7 +122,7 @@ def pair_order_matrix(rankings: ArrayLike, weights: ArrayLike | None = None) -> 
 
 
 def _bucket(method: str, rankings: ArrayLike, weights: ArrayLike | None, beta: float | None) -> NDArray[np.int32]:
-    b = DEFAULT_BETA[method] if beta is None else float(beta)
+    b = DEFAULT_BETA[method] if beta is None else _real("beta", beta)
     return _core.bucket_consensus(as_rank_matrix(rankings), _weights(weights), method, b)
 
 
@@ -125,8 +153,14 @@ def bucket_order_of_matrix(c: ArrayLike, method: str = "bpa", beta: float | None
     ``method`` "bpa", "borda" or "copeland"."""
     if method not in DEFAULT_BETA:
         raise InvalidInputError(f"method must be one of {', '.join(DEFAULT_BETA)}, got {method!r}")
-    b = DEFAULT_BETA[method] if beta is None else float(beta)
-    return _core.bucket_order_of_matrix(np.ascontiguousarray(c, dtype=np.float64), method, b)
+    b = DEFAULT_BETA[method] if beta is None else _real("beta", beta)
+    try:
+        matrix = np.ascontiguousarray(c, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"C must be a matrix of numbers, got {c!r:.80}") from None
+    if matrix.ndim != 2:
+        raise InvalidInputError(f"C must be a 2-D (m x m) pair-order matrix, got shape {matrix.shape}")
+    return _core.bucket_order_of_matrix(matrix, method, b)
 
 
 AGGREGATORS = {

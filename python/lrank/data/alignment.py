@@ -11,6 +11,11 @@ from lrank.data.dataset import Attribute, LabelRankingDataset
 from lrank.errors import DataFormatError
 
 
+def _shown(name: str) -> str:
+    # A name from a model file or a data file may hold a line break: the message stays one line.
+    return name if name.isprintable() else repr(name)
+
+
 def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDataset) -> np.ndarray:
     """``data``'s feature matrix in the training encoding.
 
@@ -21,8 +26,8 @@ def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDa
     used_train = [a for a in train_attributes if a.kind != "string"]
     used = [a for a in data.attributes if a.kind != "string"]
     if [(a.name, a.kind) for a in used] != [(a.name, a.kind) for a in used_train]:
-        want = ", ".join(f"{a.name} ({a.kind})" for a in used_train)
-        have = ", ".join(f"{a.name} ({a.kind})" for a in used)
+        want = ", ".join(f"{_shown(a.name)} ({a.kind})" for a in used_train)
+        have = ", ".join(f"{_shown(a.name)} ({a.kind})" for a in used)
         raise DataFormatError(
             data.source, None, f"attributes do not match the training data: expected [{want}], found [{have}]"
         )
@@ -34,9 +39,8 @@ def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDa
             values = col.cast(pl.Utf8).to_list()
             unknown = sorted({v for v in values if v is not None and v not in codes})
             if unknown:
-                raise DataFormatError(
-                    data.source, None, f"attribute {a.name}: value(s) {unknown} not seen in the training declaration"
-                )
+                problem = f"attribute {_shown(a.name)}: value(s) {unknown} not seen in the training declaration"
+                raise DataFormatError(data.source, None, problem)
             out[:, j] = [np.nan if v is None else codes[v] for v in values]
         elif a.kind == "nominal":
             out[:, j] = col.to_physical().cast(pl.Float64).to_numpy(allow_copy=True)

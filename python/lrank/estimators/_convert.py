@@ -70,7 +70,7 @@ def choice(name: str, value: Any, choices: Mapping[str, Any]) -> Any:
 
 def max_features(value: Any, name: str = "max_features") -> Any:
     """ "log2+1", "sqrt", "all" or None, a count >= 1, or a share in (0, 1]."""
-    if value is None or value == "all":
+    if value is None:
         return "All"
     if isinstance(value, str):
         return choice(name, value, {"log2+1": "Log2PlusOne", "sqrt": "Sqrt", "all": "All"})

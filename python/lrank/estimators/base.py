@@ -192,7 +192,10 @@ class LabelRanker:
             raise InvalidInputError(f"X has {xa.shape[0]} rows but y has {ya.shape[0]}")
         w = None
         if sample_weight is not None:
-            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            try:
+                w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise InvalidInputError(f"sample_weight must be numbers, got {sample_weight!r:.80}") from None
             if w.shape != (xa.shape[0],):
                 raise InvalidInputError(f"sample_weight must have shape ({xa.shape[0]},), got {w.shape}")
         self.n_labels_ = ya.shape[1]
@@ -582,10 +585,12 @@ def resolve_seed(random_state: int | np.random.RandomState | None) -> int:
 
 def resolve_n_jobs(n_jobs: int | None) -> int | None:
     """scikit-learn's n_jobs: None or -1 = all cores, k > 0 = k threads, -2 = all but one, ..."""
-    if n_jobs is None or n_jobs == -1:
+    if n_jobs is None:
         return None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise _convert._bad("n_jobs", f"must be a non-zero int or None, got {n_jobs!r}")
+    if n_jobs == -1:
+        return None
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + int(n_jobs))
     return int(n_jobs)
