@@ -195,8 +195,8 @@ pub fn predict_checked<L: Learner>(model: &L, x: &FeatureMatrixView<'_>, outputs
 }
 
 /// An ensemble's split importances when its members measure their splits by something other
-/// than their trees' impurity decrease (GBLR's gains): the members' shares weighted by
-/// `member_weights` (a vote), normalised; `None` when a member has none.
+/// than their trees' impurity decrease (GBLR's gains): the members' shares, each times its vote
+/// (the second of each pair), normalised; `None` when a member has none.
 pub fn member_split_importances<'a, L: Learner + 'a>(
     members: impl Iterator<Item = (&'a L, f64)>,
     x: &FeatureMatrixView<'_>,
