@@ -149,28 +149,38 @@ fn tree_decreases(tree: &SplitTree<'_>, x: &FeatureMatrixView<'_>, y: &RankMatri
                 }
             }
         }
-        // Children come after their parent: a node's weights are its children's sums.
-        for node in (0..nodes.len()).rev() {
-            let (Node::Split { feature, left, right, .. } | Node::Category { feature, left, right, .. }) = nodes[node] else {
-                continue;
-            };
-            let (head, tail) = counts.split_at_mut((node + 1) * width);
-            let parent = &mut head[node * width..];
-            let child = |c: u32| (c as usize - node - 1) * width;
-            let (l, r) = (&tail[child(left)..child(left) + width], &tail[child(right)..child(right) + width]);
-            let mut decrease = 0.0;
-            for k in 0..chunk.len() {
+        sum_up_splits(nodes, &mut counts, width, |feature, parent, l, r| {
+            let decrease = (0..chunk.len()).fold(0.0, |acc, k| {
                 let s = 3 * k..3 * k + 3;
-                for t in s.clone() {
-                    parent[t] = l[t] + r[t];
-                }
-                decrease += gini(&parent[s.clone()]) - gini(&l[s.clone()]) - gini(&r[s]);
-            }
+                acc + (gini(&parent[s.clone()]) - gini(&l[s.clone()]) - gini(&r[s]))
+            });
             // Rounding can leave a pure split a hair below zero.
-            decreases[feature as usize] += tree.weight * decrease.max(0.0);
-        }
+            decreases[feature] += tree.weight * decrease.max(0.0);
+        });
     }
     decreases
+}
+
+/// Fills in every split node's `width` numbers in `sums` as its children's sums (the leaves'
+/// filled in by the caller), children first, and calls `split(feature, parent, left, right)` on
+/// each split. Children come after their parent in a tree's nodes.
+pub(crate) fn sum_up_splits(
+    nodes: &[Node],
+    sums: &mut [f64],
+    width: usize,
+    mut split: impl FnMut(usize, &[f64], &[f64], &[f64]),
+) {
+    for node in (0..nodes.len()).rev() {
+        let (Node::Split { feature, left, right, .. } | Node::Category { feature, left, right, .. }) = nodes[node] else {
+            continue;
+        };
+        let (head, tail) = sums.split_at_mut((node + 1) * width);
+        let parent = &mut head[node * width..];
+        let child = |c: u32| (c as usize - node - 1) * width;
+        let (l, r) = (&tail[child(left)..child(left) + width], &tail[child(right)..child(right) + width]);
+        parent.iter_mut().zip(l.iter().zip(r)).for_each(|(p, (a, b))| *p = a + b);
+        split(feature as usize, parent, l, r);
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::{tie_message, RankMatrixView};
 use crate::error::{invalid, LrankError, Result};
 use crate::learner::Params;
+use crate::tree::importance::sum_up_splits;
 use crate::tree::model::route;
 use crate::tree::Node;
 use rayon::prelude::*;
@@ -98,21 +99,10 @@ fn tree_gains(
         let (g, h) = s.split_at(s.len() / 2);
         g.iter().zip(h).map(|(g, h)| if h + lambda > 0.0 { g * g / (h + lambda) } else { 0.0 }).sum()
     };
-    // Children come after their parent: a node's sums are its children's.
-    for node in (0..nodes.len()).rev() {
-        let (Node::Split { feature, left, right, .. } | Node::Category { feature, left, right, .. }) = nodes[node] else {
-            continue;
-        };
-        let (head, tail) = sums.split_at_mut((node + 1) * width);
-        let parent = &mut head[node * width..];
-        let child = |c: u32| (c as usize - node - 1) * width;
-        let (l, r) = (&tail[child(left)..child(left) + width], &tail[child(right)..child(right) + width]);
-        for t in 0..width {
-            parent[t] = l[t] + r[t];
-        }
+    sum_up_splits(nodes, &mut sums, width, |feature, parent, l, r| {
         // A split of rows it was not grown on can lose; it counts as no gain.
-        gains[feature as usize] += (score(l) + score(r) - score(parent)).max(0.0);
-    }
+        gains[feature] += (score(l) + score(r) - score(parent)).max(0.0);
+    });
 }
 
 #[cfg(test)]
