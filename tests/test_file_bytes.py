@@ -38,14 +38,15 @@ def test_a_model_path_that_never_ends_in_predict(tmp_path, small_stream_limit):
     assert result.exit_code == 1 and "Error: /dev/zero: cannot read model file: not a regular file" in result.output
 
 
-def test_a_file_larger_than_memory_is_refused_by_its_size(tmp_path):
+@pytest.mark.parametrize(("name", "what"), [("huge.xarff", "file"), ("huge.lrm", "model file")])
+def test_a_file_larger_than_memory_is_refused_by_its_size(tmp_path, name, what):
     # A sparse file: a terabyte by its size, no disk used.
-    path = tmp_path / "huge.xarff"
+    path = tmp_path / name
     with open(path, "wb") as fh:
         fh.truncate(1 << 40)
     result = CliRunner().invoke(main, ["info", str(path)])
     assert result.exit_code == 1
-    assert result.output.startswith(f"Error: {path}: cannot read file: too large to read: the file's contents")
+    assert result.output.startswith(f"Error: {path}: cannot read {what}: too large to read: the file's contents")
     assert result.output.count("\n") == 1
 
 

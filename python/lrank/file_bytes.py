@@ -19,20 +19,21 @@ STREAM_LIMIT = 1 << 30
 _CHUNK = 1 << 24
 
 
-def _refuse_size(n_bytes: int) -> None:
-    # Reading and decoding a file of n bytes takes a few times n (the text, its lines, the parse).
+def _refuse_size(n_bytes: int, expansion: int) -> None:
     try:
-        _core.check_allocation("the file's contents", [n_bytes], 4)
+        _core.check_allocation("the file's contents", [n_bytes], expansion)
     except InvalidInputError as exc:
         raise OSError(errno.EFBIG, f"too large to read: {exc}") from None
 
 
-def read_file_bytes(path: str | os.PathLike[str]) -> bytes:
+def read_file_bytes(path: str | os.PathLike[str], *, expansion: int = 4) -> bytes:
     """The contents of the file at ``path``; OSError (``strerror`` says why) when it cannot be
-    read, is larger than this process may hold, or is a stream of more than 1 GiB."""
+    read, is a stream of more than 1 GiB, or is larger than this process may hold ``expansion``
+    times over (what reading and decoding it takes: text files become lines and a parse, about 4
+    times their size; a model or Parquet file about twice)."""
     with open(path, "rb") as fh:
         if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            _refuse_size(os.fstat(fh.fileno()).st_size)
+            _refuse_size(os.fstat(fh.fileno()).st_size, expansion)
             return fh.read()
         data = bytearray()
         while chunk := fh.read(_CHUNK):
@@ -40,5 +41,5 @@ def read_file_bytes(path: str | os.PathLike[str]) -> bytes:
             if len(data) > STREAM_LIMIT:
                 endless = f"not a regular file, and {STREAM_LIMIT >> 20} MiB read from it without an end"
                 raise OSError(errno.EFBIG, endless)
-            _refuse_size(len(data))
+            _refuse_size(len(data), expansion)
         return bytes(data)

@@ -234,7 +234,7 @@ def _check_same_params(estimator: Any, model: Any, learner: str) -> None:
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:
     try:
-        data = read_file_bytes(path)
+        data = read_file_bytes(path, expansion=2)
     except OSError as exc:
         raise ModelFormatError(f"{os.fspath(path)}: cannot read model file: {exc.strerror or exc}") from None
     try:

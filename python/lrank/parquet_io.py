@@ -145,7 +145,7 @@ def read_verified(
 ) -> tuple[pl.DataFrame, dict[str, str]]:
     """The frame and key-value metadata of a Parquet file; every problem is ``fail(problem)``."""
     try:
-        data = read_file_bytes(path)
+        data = read_file_bytes(path, expansion=2)
     except OSError as exc:
         raise fail(f"cannot read file: {exc.strerror or exc}") from None
     if len(data) < 12 or not data.startswith(_MAGIC) or not data.endswith(_MAGIC):
