@@ -242,3 +242,41 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_tree_whose_bootstrap_drew_only_rows_of_weight_0_is_a_leaf() {
+    // Found by the property test above: one row of positive weight, a bootstrap without it, so a
+    // root of no samples; its binned search indexed an empty list (a panic), the exact one did not.
+    let mut weights = vec![0.0; 10];
+    weights[0] = 1.0;
+    let p = Problem {
+        n: 10,
+        d: 1,
+        m: 4,
+        x: vec![0.0; 10],
+        y: [1, 2, 3, 4].repeat(10),
+        x_test: vec![0.0],
+        n_test: 1,
+        sample_weight: Some(weights),
+        params: RandomForestParams {
+            n_estimators: 1,
+            max_depth: None,
+            max_features: MaxFeatures::Log2PlusOne,
+            class_mode: ClassMode::TopLabel,
+            bootstrap: true,
+            seed: 9584250474303132583,
+            entropy_epsilon: 0.0,
+            max_bins: None,
+            leaf_missing: 0.0,
+            node_seeds: true,
+        },
+    };
+    let mut binned = p.clone();
+    binned.params.max_bins = Some(255);
+    let mut exact = p;
+    exact.params.max_bins = None;
+    let (a, b) = (fit(&exact, 1), fit(&binned, 1));
+    assert_eq!(a.trees, b.trees);
+    assert!(a.trees.iter().all(|t| t.nodes.len() == 1));
+    assert_eq!(predict(&b, &binned.x_test, 1, 1, 1).len(), 4);
+}

@@ -340,8 +340,10 @@ fn sort_by_bin(
         keys.clear();
         keys.extend(samples.iter().enumerate().map(|(pos, &s)| ((bins.code(s as usize, f) as u64) << 32) | pos as u64));
         keys.sort_unstable();
-        if keys[0] >> 32 == keys[n - 1] >> 32 {
-            return false;
+        // No samples (a bootstrap that drew only rows of weight 0) or all in one bin: no split.
+        match (keys.first(), keys.last()) {
+            (Some(first), Some(last)) if first >> 32 != last >> 32 => {}
+            _ => return false,
         }
         sorted.extend(keys.iter().map(|&k| {
             let pos = (k & 0xFFFF_FFFF) as usize;
