@@ -32,8 +32,9 @@ def read_file_bytes(path: str | os.PathLike[str], *, expansion: int = 4) -> byte
     times over (what reading and decoding it takes: text files become lines and a parse, about 4
     times their size; a model or Parquet file about twice)."""
     with open(path, "rb") as fh:
-        if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            _refuse_size(os.fstat(fh.fileno()).st_size, expansion)
+        info = os.fstat(fh.fileno())
+        if stat.S_ISREG(info.st_mode):
+            _refuse_size(info.st_size, expansion)
             return fh.read()
         data = bytearray()
         while chunk := fh.read(_CHUNK):

@@ -194,15 +194,20 @@ pub fn predict_checked<L: Learner>(model: &L, x: &FeatureMatrixView<'_>, outputs
     Ok(prediction)
 }
 
-/// An ensemble's split importances when its members measure their splits by something other
-/// than their trees' impurity decrease (GBLR's gains): the members' shares, each times its vote
-/// (the second of each pair), normalised; `None` when a member has none.
-pub fn member_split_importances<'a, L: Learner + 'a>(
+/// An ensemble's split importances: those of its members' trees together (`trees`, each with
+/// its member's vote), or when the members measure their splits by something other than their
+/// trees' impurity decrease (GBLR's gains), the members' shares, each times its vote (the second
+/// of each pair), normalised; `None` when a member has none.
+pub fn ensemble_split_importances<'a, L: Learner + 'a>(
+    trees: Vec<crate::tree::SplitTree<'_>>,
     members: impl Iterator<Item = (&'a L, f64)>,
     x: &FeatureMatrixView<'_>,
     y: &crate::data::ranking::RankMatrixView<'_>,
     weights: &[f64],
 ) -> Result<Option<Vec<f64>>> {
+    if !trees.is_empty() {
+        return crate::tree::split_importances(&trees, x, y, weights).map(Some);
+    }
     let mut total = vec![0.0; x.n_features()];
     for (member, vote) in members {
         let Some(shares) = member.split_importances(x, y, weights)? else { return Ok(None) };

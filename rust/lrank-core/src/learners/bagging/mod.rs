@@ -13,7 +13,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, LrankError, Result};
-use crate::learner::{bad_param, member_split_importances, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, ensemble_split_importances, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
 use crate::tree::SplitTree;
@@ -147,11 +147,7 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
     /// The members' trees together, or for members that measure their splits otherwise (GBLR's
     /// gains) the mean of their shares.
     fn split_importances(&self, x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, weights: &[f64]) -> Result<Option<Vec<f64>>> {
-        let trees = self.split_trees();
-        if !trees.is_empty() {
-            return crate::tree::split_importances(&trees, x, y, weights).map(Some);
-        }
-        member_split_importances(self.members.iter().map(|m| (m, 1.0)), x, y, weights)
+        ensemble_split_importances(self.split_trees(), self.members.iter().map(|m| (m, 1.0)), x, y, weights)
     }
 
     fn has_split_importances(&self) -> bool {

@@ -21,7 +21,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
-use crate::learner::{bad_param, member_split_importances, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, ensemble_split_importances, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::metrics::distance::kendall_distance;
 use crate::rng::{child_seed, Rng};
@@ -289,11 +289,13 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
     /// The members' trees by their votes, or for members that measure their splits otherwise
     /// (GBLR's gains) their shares by their votes.
     fn split_importances(&self, x: &FeatureMatrixView<'_>, y: &RankMatrixView<'_>, weights: &[f64]) -> Result<Option<Vec<f64>>> {
-        let trees = self.split_trees();
-        if !trees.is_empty() {
-            return crate::tree::split_importances(&trees, x, y, weights).map(Some);
-        }
-        member_split_importances(self.members.iter().zip(self.member_weights.iter().copied()), x, y, weights)
+        ensemble_split_importances(
+            self.split_trees(),
+            self.members.iter().zip(self.member_weights.iter().copied()),
+            x,
+            y,
+            weights,
+        )
     }
 
     fn has_split_importances(&self) -> bool {

@@ -331,7 +331,7 @@ impl Learner for GradientBoostingModel {
 
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
-            "n_rounds": self.trees.len() / self.trees_per_round(),
+            "n_rounds": self.n_rounds(),
             "init_scores": self.init_scores,
             "train_loss": self.train_loss,
             "validation_loss": self.validation_loss,
