@@ -155,11 +155,11 @@ impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
         scratch: &mut Scratch,
     ) -> NodeOutcome<F::Leaf, S::Carry> {
         let (x, params) = (self.x, self.params);
-        let total: f64 = weights.iter().sum();
         // An interrupted fit ends its trees here: every node left becomes a leaf.
-        let at_limit = depth >= params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH) || crate::interrupt::requested();
+        let depth_limit = params.max_depth.unwrap_or(MAX_TREE_DEPTH).min(MAX_TREE_DEPTH);
+        let at_limit = depth >= depth_limit || crate::interrupt::requested();
         let mut stats = None;
-        let best = if at_limit || total < params.min_weight_split {
+        let best = if at_limit || total_weight(weights) < params.min_weight_split {
             None
         } else {
             let node_stats = self.criterion.node_stats(samples, weights);
@@ -225,7 +225,13 @@ impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
                 }
             }
         }
-        let children = self.search.split_carry(&self.view(samples, weights, None, &stats), carry, n_left, scratch);
+        // Children at the depth limit are leaves: they search nothing, so get nothing.
+        let children = if depth + 1 >= depth_limit {
+            self.search.discard(carry, scratch);
+            Default::default()
+        } else {
+            self.search.split_carry(&self.view(samples, weights, None, &stats), carry, n_left, scratch)
+        };
         NodeOutcome::Split(choice, n_left, model, children)
     }
 
@@ -344,6 +350,18 @@ impl<C: SplitCriterion, F: LeafFitter, S: Search<C>> Grower<'_, C, F, S> {
 /// Partitions a node's samples and weights stably, those `goes_left` sends left first; returns
 /// how many go left. `mark`: also records each sample's side in `scratch.goes_left`.
 #[inline]
+/// Σ weights, in four running sums (one chain of additions costs its latency per sample); the
+/// total is only compared with the least weight of a split.
+fn total_weight(weights: &[f64]) -> f64 {
+    let mut sums = [0.0; 4];
+    let chunks = weights.chunks_exact(4);
+    let rest: f64 = chunks.remainder().iter().sum();
+    for c in chunks {
+        sums.iter_mut().zip(c).for_each(|(s, &w)| *s += w);
+    }
+    (sums[0] + sums[1]) + (sums[2] + sums[3]) + rest
+}
+
 fn partition(
     samples: &mut [u32],
     weights: &mut [f64],
@@ -419,4 +437,22 @@ fn join_subtrees<L>(choice: SplitChoice, left: Tree<L>, right: Tree<L>) -> Tree<
     let mut leaves = left.leaves;
     leaves.extend(right.leaves);
     Tree { nodes, leaves }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::total_weight;
+
+    /// The four running sums give the plain sum (exactly for whole weights, as bootstrap counts
+    /// are), whatever the length's remainder modulo 4.
+    #[test]
+    fn total_weight_is_the_sum() {
+        for n in 0..40usize {
+            let weights: Vec<f64> = (0..n).map(|i| ((i * 7) % 5) as f64).collect();
+            assert_eq!(total_weight(&weights), weights.iter().sum::<f64>(), "n = {n}");
+            let fractional: Vec<f64> = (0..n).map(|i| 0.1 + i as f64 / 3.0).collect();
+            let plain: f64 = fractional.iter().sum();
+            assert!((total_weight(&fractional) - plain).abs() <= 1e-12 * plain.max(1.0), "n = {n}");
+        }
+    }
 }

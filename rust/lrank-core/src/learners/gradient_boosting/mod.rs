@@ -279,7 +279,8 @@ impl Learner for GradientBoostingModel {
                 let label_trees: Vec<Tree<ScoreLeaf>> = (0..m)
                     .into_par_iter()
                     .map(|j| {
-                        let ghj: Vec<f64> = gh.chunks_exact(2 * m).flat_map(|row| [row[j], row[m + j]]).collect();
+                        let mut ghj = Vec::with_capacity(2 * n);
+                        ghj.extend(gh.chunks_exact(2 * m).flat_map(|row| [row[j], row[m + j]]));
                         grow_tree(Gradients { gh: &ghj, m: 1 }, child_seed(seed, j as u64), j * n)
                     })
                     .collect();
