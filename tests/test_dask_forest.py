@@ -95,6 +95,7 @@ def test_labelwise_and_one_versus_one_forests_from_arrays_and_parquet_files(clie
         (PartialLabelRankingTree(), "only forests can"),
         (PairwisePartialLabelRanker(classifier="logistic"), "classifier='forest'"),
         (PairwisePartialLabelRanker(), "give beta"),
+        (LabelwiseRandomForest(oob_score=True), "oob_score=False"),
     ],
 )
 def test_learners_that_cannot_be_merged_are_refused(client, wine, est, message):

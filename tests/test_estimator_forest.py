@@ -50,6 +50,7 @@ def test_params_follow_sklearn_conventions():
         "max_bins",
         "leaf_missing",
         "node_seeds",
+        "oob_score",
         "random_state",
         "n_jobs",
         "categorical_features",

@@ -38,6 +38,11 @@ def text_report(r: dict[str, Any]) -> str:
         lines += ["", f"Model loaded from: {r['loaded_model']}"]
     else:
         lines += ["", f"Time taken to build model: {r['build_time_seconds']:.3f} seconds"]
+    if "out_of_bag" in r:
+        oob = r["out_of_bag"]
+        measure = "Kendall tau_x" if oob["measure"] == "tau_x" else "Kendall tau"
+        scored = f"{oob['rows']} of {r['instances']} rows left out by some member"
+        lines.append(f"Out-of-bag {measure}: {_num(oob['value'])} ({scored})")
     if r.get("model_file"):
         lines.append(f"Model saved to: {r['model_file']}")
     if "test_time_seconds" in r:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,7 @@ from lrank.evaluation.workflow import (
     evaluate_saved_model,
     train_and_evaluate,
 )
+from lrank.rankings import has_ties
 
 if TYPE_CHECKING:
     from lrank.data import LabelRankingDataset
@@ -252,6 +254,7 @@ def train_command(
         "build_time_seconds": round(result.build_seconds, 6),
         **test_info,
         "model_file": model_out,
+        **_out_of_bag(result.estimator, data.y),
         **shares,
         "evaluations": [e.to_dict() for e in result.evaluations],
     }
@@ -276,6 +279,17 @@ def _print(
         click.echo(predictions_text(rows, title_of(evaluated)))
     else:
         click.echo(text_report(report))
+
+
+def _out_of_bag(estimator: Any, y: Any) -> dict[str, Any]:
+    """With -oob: the final model's out-of-bag estimate (tau_x when the rankings tie labels)."""
+    score = getattr(estimator, "oob_score_", None)
+    if score is None:
+        return {}
+    covered = int(estimator.oob_prediction_.any(axis=1).sum())
+    measure = "tau_x" if has_ties(y) else "kendall_tau"
+    value = None if math.isnan(score) else round(score, 6)
+    return {"out_of_bag": {"measure": measure, "value": value, "rows": covered}}
 
 
 def _importances(estimator: Any, names: list[str]) -> list[dict[str, Any]] | None:

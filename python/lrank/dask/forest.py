@@ -143,6 +143,8 @@ def fit(
 
     from lrank import _core
 
+    if getattr(estimator, "oob_score", False) is True:
+        raise DaskError("oob_score=True needs all training rows in one process: fit with oob_score=False on a cluster")
     if exact:
         from lrank.dask.exact import fit_exact
 

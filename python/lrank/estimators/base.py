@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
-from lrank.estimators import _convert, _importances, _inputs
+from lrank.estimators import _convert, _importances, _inputs, _oob
 from lrank.rankings import has_ties, tie_complaint
 
 # What a learner that cannot learn from ties suggests instead (Python names).
@@ -406,6 +406,7 @@ class CoreLearnerRanker(LabelRanker):
         names = self.get_params(deep=False)
         seed = resolve_seed(names["random_state"]) if "random_state" in names else 0
         params = self._params_json(seed)
+        oob = _oob.wanted(names)
         x, y, w = self._validate_xy(X, y, sample_weight, labels)
         refusal = _core.tie_refusal(params)
         # Refused here, naming the row of y as given: the core's refusal may name a row of a
@@ -427,6 +428,10 @@ class CoreLearnerRanker(LabelRanker):
         if "random_state" in names:
             self.seed_ = seed
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
+        if oob:
+            _oob.estimate(self, x, y, resolve_n_jobs(names.get("n_jobs")))
+        else:
+            _oob.forget(self)
         # Split importances are computed from the training data when first read (see _importances).
         self._importance_inputs = _importances.keep(x, y, w) if self.model_.has_trees else None
         self._importance_shares = None

@@ -9,8 +9,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.aggregation import AGGREGATORS
-from lrank.errors import InvalidInputError
-from lrank.estimators import _convert
+from lrank.errors import InvalidInputError, InvalidParameterError
+from lrank.estimators import _convert, _oob
 from lrank.estimators.base import CoreLearnerRanker, _legacy_y, nested_core_params, resolve_seed
 from lrank.estimators.base import _clone_param as _clone
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
@@ -37,6 +37,9 @@ class BaggingLabelRanker(CoreLearnerRanker):
         aggregate their PLR ensembles), "borda-ties" or "copeland-ties".
     beta : the tie threshold of "bpa", "borda-ties" and "copeland-ties" (None: their default).
     max_samples : bootstrap sample size as a share of the training rows, in (0, 1].
+    oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
+        row ranked by the members whose bootstrap sample did not draw it; default False; with
+        lrank's own base learners).
     random_state : seed; the same seed gives the same ensemble for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -50,6 +53,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         aggregation: str = "borda",
         beta: float | None = None,
         max_samples: float = 1.0,
+        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -61,12 +65,14 @@ class BaggingLabelRanker(CoreLearnerRanker):
         self.aggregation = aggregation
         self.beta = beta
         self.max_samples = max_samples
+        self.oob_score = oob_score
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
     # Pickles made before ``beta`` existed restore no such attribute: they get this default.
     beta: float | None = None
+    oob_score: bool = False
     _core_kind = "Bagging"
     _core_names: ClassVar[dict[str, str]] = {"aggregator": "aggregation"}
 
@@ -128,6 +134,11 @@ class BaggingLabelRanker(CoreLearnerRanker):
             raise InvalidInputError(
                 f"n_estimators must be >= 1 and max_samples in (0, 1], got {self.n_estimators!r}, {self.max_samples!r}"
             )
+        if _oob.wanted(self.get_params(deep=False)):
+            raise InvalidParameterError(
+                "oob_score=True needs one of lrank's own learners as estimator (the core draws the samples again)"
+            )
+        _oob.forget(self)
         x, y, w = self._validate_xy(X, y, sample_weight, labels)
         self.seed_ = resolve_seed(self.random_state)
         self.model_ = None  # type: ignore[assignment]  # members fitted in Python
@@ -214,6 +225,15 @@ LEARNER_SPECS = (
             ),
             LearnerOption(
                 "-beta", "beta", "tie threshold of bpa, borda-ties, copeland-ties (their default)", float, "BETA"
+            ),
+            LearnerOption(
+                "-oob",
+                "oob_score",
+                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
+                "members that did not draw it)",
+                None,
+                "",
+                switch_value=True,
             ),
         ),
         nested_param="estimator",

@@ -74,6 +74,8 @@ class LabelRankingRandomForest(CoreLearnerRanker):
     leaf_missing : probability in [0, 1] that a leaf neighbour's label is deleted at prediction
         (default 0: the leaf's consensus).
     node_seeds : a random seed per node rather than a stream per tree (default False).
+    oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
+        row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads for fit and predict (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features (coded
@@ -90,6 +92,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         max_bins: int | None = 255,
         leaf_missing: float = 0.0,
         node_seeds: bool = False,
+        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -102,12 +105,18 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         self.max_bins = max_bins
         self.leaf_missing = leaf_missing
         self.node_seeds = node_seeds
+        self.oob_score = oob_score
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
     # Pickled before the histogram search (and the missing-label protocol): exact search.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "leaf_missing": 0.0, "node_seeds": False}
+    _added_params: ClassVar[dict[str, Any]] = {
+        "max_bins": None,
+        "leaf_missing": 0.0,
+        "node_seeds": False,
+        "oob_score": False,
+    }
     _core_kind = "RandomForest"
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
@@ -181,6 +190,15 @@ LEARNER_SPECS = (
                 None,
                 "",
                 switch_value=False,
+            ),
+            LearnerOption(
+                "-oob",
+                "oob_score",
+                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
+                "trees that did not draw it)",
+                None,
+                "",
+                switch_value=True,
             ),
             LearnerOption(
                 "-node-seeds",

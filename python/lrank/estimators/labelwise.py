@@ -128,6 +128,8 @@ class LabelwiseRandomForest(_Labelwise):
         None: exact split search.
     max_depth, min_samples_split, min_samples_leaf, tune_depth : as for LabelwiseDecisionTree.
     node_seeds : a random seed per node rather than a stream per tree (default False).
+    oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
+        row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -145,6 +147,7 @@ class LabelwiseRandomForest(_Labelwise):
         tune_depth: bool = False,
         max_bins: int | None = 255,
         node_seeds: bool = False,
+        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -158,12 +161,13 @@ class LabelwiseRandomForest(_Labelwise):
         self.tune_depth = tune_depth
         self.max_bins = max_bins
         self.node_seeds = node_seeds
+        self.oob_score = oob_score
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
-    # Pickled before per-node seeds: a stream per tree.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False}
+    # Pickled before per-node seeds: a stream per tree; before out-of-bag estimates: none.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False, "oob_score": False}
 
     def _params(self) -> dict[str, Any]:
         return {
@@ -212,6 +216,15 @@ LEARNER_SPECS = (
                 None,
                 "",
                 switch_value=False,
+            ),
+            LearnerOption(
+                "-oob",
+                "oob_score",
+                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
+                "trees that did not draw it)",
+                None,
+                "",
+                switch_value=True,
             ),
             *_TREE_OPTIONS,
             max_bins_option(255),

@@ -135,6 +135,8 @@ class PartialLabelRankingForest(_PlrTrees):
     max_bins : histogram search with at most this many bins per feature (2 to 255; default 255);
         None: exact search.
     node_seeds : a random seed per node rather than a stream per tree (default False).
+    oob_score : estimate the fit's tau_x out of bag (``oob_score_``, ``oob_prediction_``: each training
+        row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
@@ -153,6 +155,7 @@ class PartialLabelRankingForest(_PlrTrees):
         min_samples_split: float = 2,
         max_bins: int | None = 255,
         node_seeds: bool = False,
+        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -167,12 +170,13 @@ class PartialLabelRankingForest(_PlrTrees):
         self.min_samples_split = min_samples_split
         self.max_bins = max_bins
         self.node_seeds = node_seeds
+        self.oob_score = oob_score
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
-    # Pickled before per-node seeds: a stream per tree.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False}
+    # Pickled before per-node seeds: a stream per tree; before out-of-bag estimates: none.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False, "oob_score": False}
 
     def _ensemble(self) -> dict[str, Any]:
         return {
@@ -232,6 +236,15 @@ LEARNER_SPECS = (
             ),
             LearnerOption(
                 "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
+            ),
+            LearnerOption(
+                "-oob",
+                "oob_score",
+                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
+                "trees that did not draw it)",
+                None,
+                "",
+                switch_value=True,
             ),
             *_OPTIONS,
             max_bins_option(255),

@@ -198,6 +198,11 @@ def train_and_evaluate(
     def make() -> Any:
         return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
 
+    def make_fold() -> Any:
+        # Folds are scored on their held-out rows: an out-of-bag estimate per fold goes unread.
+        est = make()
+        return est.set_params(oob_score=False) if getattr(est, "oob_score", False) is True else est
+
     complaint = tie_complaint_of(spec.name, make(), data)
     if complaint is not None:
         raise InvalidInputError(complaint)
@@ -233,7 +238,7 @@ def train_and_evaluate(
 
             with progress(len(plans)) if progress is not None else _no_progress() as on_fold:
                 evaluation, result.folds = evaluate_folds(
-                    make,
+                    make_fold,
                     data.x,
                     data.y,
                     plans,

@@ -134,6 +134,24 @@ impl Model {
         }))
     }
 
+    /// Out-of-bag rankings of the training rows `x` (as fitted, in order; int32, n x m, rows of
+    /// zeros where every member drew the row), or None for learners without bootstrap members.
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn out_of_bag<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<i32>>>> {
+        let xs = row_major(&x);
+        let ranks = run_core(py, n_jobs_of(n_jobs)?, || {
+            let view = xs.features()?;
+            lrank_core::data::features::check_n_features(&view, self.inner.header().n_features)?;
+            self.inner.out_of_bag(&view)
+        })?;
+        Ok(ranks.map(|r| matrix(py, r, xs.n_rows, self.n_labels())))
+    }
+
     /// Whether the model has trees (and so split importances).
     #[getter]
     fn has_trees(&self) -> bool {

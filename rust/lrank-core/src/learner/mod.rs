@@ -97,6 +97,13 @@ pub trait Learner: Sized + Clone + Send + Sync {
         Ok(None)
     }
 
+    /// Out-of-bag predictions on the training rows `x` (as fitted, in order; the feature count
+    /// checked): each row's prediction from the members whose bootstrap sample did not draw it,
+    /// all zeros for a row every member drew. `None` for learners without bootstrap members.
+    fn out_of_bag(&self, _x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        Ok(None)
+    }
+
     /// The predicted rank matrix alone (the feature count checked).
     fn predict_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
         Ok(predict_checked(self, x, Outputs::RANKS)?.ranks)

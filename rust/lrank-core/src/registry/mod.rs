@@ -117,6 +117,11 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.member_ranks(x),)*
                 }
             }
+            fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+                match self {
+                    $(Model::$kind(m) => m.out_of_bag(x),)*
+                }
+            }
             fn summary(&self) -> serde_json::Value {
                 match self {
                     $(Model::$kind(m) => m.summary(),)*

@@ -82,16 +82,11 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
     fn fit(params: BaggingParams<P>, data: &TrainingSet<'_>) -> Result<Self> {
         let (x, y, weights) = (&data.x, &data.y, &data.weights);
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
-        let draws = ((params.max_samples * n as f64).round() as usize).max(1);
         let members = (0..params.n_estimators)
             .into_par_iter()
             .map(|b| {
                 crate::interrupt::check()?;
-                let mut rng = Rng::new(child_seed(params.seed, b as u64));
-                let mut counts = vec![0u32; n];
-                for _ in 0..draws {
-                    counts[rng.below(n)] += 1;
-                }
+                let (counts, mut rng) = bootstrap_counts(&params, b, n);
                 let rows: Vec<usize> = (0..n).filter(|&i| counts[i] > 0 && weights[i] > 0.0).collect();
                 if rows.is_empty() {
                     return Err(invalid("a bootstrap sample holds no row with positive weight"));
@@ -141,6 +136,40 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
         Ok(Some(self.member_rankings(x)?))
     }
 
+    /// The consensus of the rankings of the members whose bootstrap sample did not draw each
+    /// row (by the draws alone: a drawn row of weight 0 counts as drawn, as in the forests).
+    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
+        let mut in_bag: Vec<bool> = crate::memory::zeroed("the members' bootstrap samples", &[b, n])?;
+        if n > 0 {
+            in_bag.par_chunks_mut(n).enumerate().for_each(|(k, bag)| {
+                bag.iter_mut().zip(bootstrap_counts(&self.params, k, n).0).for_each(|(a, c)| *a = c > 0);
+            });
+        }
+        let mut out = vec![0i32; n * m];
+        if m == 0 {
+            return Ok(Some(out));
+        }
+        let block = (MEMBER_BLOCK_VALUES / (b * m).max(1)).max(1);
+        for (j, dst) in out.chunks_mut(block * m).enumerate() {
+            let start = j * block;
+            let x_block = x.rows(start..start + dst.len() / m);
+            let per_member = self.member_rankings(&x_block)?;
+            let rows_in_block = x_block.n_rows();
+            dst.par_chunks_mut(m).enumerate().try_for_each_init(Vec::new, |rows, (i, dst)| -> Result<()> {
+                rows.clear();
+                for k in (0..b).filter(|&k| !in_bag[k * n + start + i]) {
+                    rows.extend_from_slice(&per_member[(k * rows_in_block + i) * m..(k * rows_in_block + i + 1) * m]);
+                }
+                if !rows.is_empty() {
+                    dst.copy_from_slice(&self.consensus(rows, m)?);
+                }
+                Ok(())
+            })?;
+        }
+        Ok(Some(out))
+    }
+
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         self.members.iter().flat_map(|m| m.split_trees()).collect()
     }
@@ -171,6 +200,20 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
     }
 }
 
+/// How often member `b` draws each of `n` rows (`max_samples` x n draws with replacement from
+/// its stream), and the stream after the draws (the member's seed comes next).
+fn bootstrap_counts<P>(params: &BaggingParams<P>, b: usize, n: usize) -> (Vec<u32>, Rng) {
+    let draws = ((params.max_samples * n as f64).round() as usize).max(1);
+    let mut rng = Rng::new(child_seed(params.seed, b as u64));
+    let mut counts = vec![0u32; n];
+    if n > 0 {
+        for _ in 0..draws {
+            counts[rng.below(n)] += 1;
+        }
+    }
+    (counts, rng)
+}
+
 /// The members' rankings a prediction holds at once, at most (about 16 MB).
 const MEMBER_BLOCK_VALUES: usize = 1 << 22;
 
@@ -185,20 +228,25 @@ impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
                 for k in 0..b {
                     rows[k * m..(k + 1) * m].copy_from_slice(&per_member[(k * n + i) * m..(k * n + i + 1) * m]);
                 }
-                let view = RankMatrixView::from_valid(rows, b, m);
-                let consensus = match self.params.aggregator {
-                    // The common case, without the general dispatch's allocations.
-                    Aggregator::Borda => {
-                        let mut acc = BordaAccumulator::new(m);
-                        view.rows().for_each(|r| acc.add(r, 1.0));
-                        acc.ranking()
-                    }
-                    other => other.aggregate(&view, None)?,
-                };
-                dst.copy_from_slice(&consensus);
+                dst.copy_from_slice(&self.consensus(rows, m)?);
                 Ok(())
             },
         )
+    }
+
+    /// The consensus of members' rankings of one row (`rows`: one ranking of `m` labels after
+    /// another).
+    fn consensus(&self, rows: &[i32], m: usize) -> Result<Vec<i32>> {
+        let view = RankMatrixView::from_valid(rows, rows.len() / m, m);
+        Ok(match self.params.aggregator {
+            // The common case, without the general dispatch's allocations.
+            Aggregator::Borda => {
+                let mut acc = BordaAccumulator::new(m);
+                view.rows().for_each(|r| acc.add(r, 1.0));
+                acc.ranking()
+            }
+            other => other.aggregate(&view, None)?,
+        })
     }
 
     /// Each member's rank matrix (members x n x m, row-major); refused when it would not fit in

@@ -29,8 +29,8 @@ use crate::learner::inner_cv::InnerFolds;
 use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
-    all_rows, check_max_bins, BlockRows, FlatTrees, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
-    SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
+    all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, BlockRows, FlatTrees, GrowParams, Growth,
+    LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -194,6 +194,23 @@ impl Learner for LabelwiseModel {
         let scores = self.mean_scores(x);
         let ranks = scores_to_rankings(&scores, self.n_labels);
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
+    }
+
+    /// The ranking of the mean leaf scores of the trees that left each row out.
+    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        let p = &self.params;
+        let sampling = bootstrap_sampling(Growth::of(p.n_estimators, p.bootstrap, p.seed).with_node_seeds(p.node_seeds))?;
+        let m = self.n_labels;
+        let rows = out_of_bag_rows(&self.trees, sampling, x, &self.fill_values, |leaves| {
+            let mut mean = vec![0.0; m];
+            for leaf in leaves {
+                mean.iter_mut().zip(&leaf.scores).for_each(|(a, &s)| *a += s);
+            }
+            let scale = 1.0 / leaves.len() as f64;
+            mean.iter_mut().for_each(|a| *a *= scale);
+            scores_to_rankings(&mean, m)
+        })?;
+        Ok(Some(out_of_bag_ranks(rows, m)))
     }
 
     fn split_trees(&self) -> Vec<SplitTree<'_>> {

@@ -29,8 +29,8 @@ use crate::learner::checks::{complete_bucket_order, same_len};
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
-    all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule,
-    Tree, TreeInputs,
+    all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, FlatTrees, ForestLeaves, GrowParams, Growth,
+    LeafFitter, MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -224,6 +224,19 @@ impl Learner for PlrTreeModel {
             });
         }
         Ok(Some(out))
+    }
+
+    /// The consensus of the leaf bucket orders of the trees that left each row out.
+    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        let p = &self.params;
+        let sampling = bootstrap_sampling(Growth::of(p.n_estimators, p.bootstrap, p.seed).with_node_seeds(p.node_seeds))?;
+        let m = self.n_labels;
+        let rows = out_of_bag_rows(&self.trees, sampling, x, &self.fill_values, |leaves| {
+            let mut counts = PairOrderCounts::new(m);
+            leaves.iter().for_each(|leaf| counts.add(&leaf.order, 1.0));
+            self.params.consensus.of_matrix(&counts.matrix())
+        })?;
+        Ok(Some(out_of_bag_ranks(rows, m)))
     }
 
     fn split_trees(&self) -> Vec<SplitTree<'_>> {

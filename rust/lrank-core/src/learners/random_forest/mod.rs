@@ -22,13 +22,14 @@ use crate::consensus::BordaAccumulator;
 use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::{n_present, ranking_from_scores, top_label, RankMatrixView};
 use crate::data::training::TrainingSet;
-use crate::error::{LrankError, Result};
+use crate::error::{invalid, LrankError, Result};
 use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
-    all_rows, check_max_bins, grow_forest_additive, AdditiveCriterion, BlockRows, ClassEntropy, FlatTrees, ForestSampling,
-    GrowParams, LeafFitter, MaxFeatures, PairwiseEntropy, SplitTree, ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
+    all_rows, bootstrap_sampling, check_max_bins, grow_forest_additive, out_of_bag_ranks, out_of_bag_rows, AdditiveCriterion,
+    BlockRows, ClassEntropy, FlatTrees, ForestSampling, GrowParams, Growth, LeafFitter, MaxFeatures, PairwiseEntropy, SplitTree,
+    ThresholdRule, TrainingFeatures, Tree, TreeInputs, MAX_BINS,
 };
 use leaf_missing::{LeafMissing, Neighbours};
 use rayon::prelude::*;
@@ -230,6 +231,11 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
     }
 }
 
+/// How the trees draw their samples.
+fn sampling_of(params: &RandomForestParams) -> ForestSampling {
+    ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap, node_seeds: params.node_seeds }
+}
+
 /// Grows the trees of a forest with `criterion`, tree `t` from seed `child_seed(seed, t)`.
 fn grow_trees<C: AdditiveCriterion>(
     x: &TrainingFeatures,
@@ -244,12 +250,7 @@ fn grow_trees<C: AdditiveCriterion>(
         min_weight_split: 0.0,
         threshold_rule: ThresholdRule::Best,
     };
-    let sampling = ForestSampling {
-        n_trees: params.n_estimators,
-        seed: params.seed,
-        bootstrap: params.bootstrap,
-        node_seeds: params.node_seeds,
-    };
+    let sampling = sampling_of(params);
     let fitter = BordaLeafFitter { y, row_weights: (params.leaf_missing > 0.0).then_some(sample_weight) };
     grow_forest_additive(x, &all_rows(sample_weight.len()), sample_weight, sampling, criterion, &fitter, &grow)
 }
@@ -335,6 +336,25 @@ impl Learner for RandomForestModel {
             });
         }
         Ok(Some(out))
+    }
+
+    /// The Borda consensus of the leaf rankings of the trees that left each row out.
+    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        if self.leaf_missing().is_some() {
+            return Err(invalid(
+                "out-of-bag predictions are not available with leaf_missing (it deletes labels when predicting)",
+            ));
+        }
+        let sampling = bootstrap_sampling(Growth::Forest(sampling_of(&self.params)))?;
+        let (m, m1) = (self.n_labels, self.n_labels as f64 + 1.0);
+        let rows = out_of_bag_rows(&self.trees, sampling, x, &self.fill_values, |leaves| {
+            let mut votes = vec![0.0; m];
+            for leaf in leaves {
+                votes.iter_mut().zip(&leaf.ranking).for_each(|(v, &r)| *v += m1 - r as f64);
+            }
+            ranking_from_scores(&votes)
+        })?;
+        Ok(Some(out_of_bag_ranks(rows, m)))
     }
 
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
