@@ -51,6 +51,7 @@ def test_params_follow_sklearn_conventions():
         "leaf_missing",
         "node_seeds",
         "oob_score",
+        "warm_start",
         "random_state",
         "n_jobs",
         "categorical_features",

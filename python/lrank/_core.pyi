@@ -58,6 +58,16 @@ class Model:
         self, x: NDArray[np.float64], n_jobs: int | None = None
     ) -> tuple[NDArray[np.int32], NDArray[np.float64] | None]: ...
     def predict_scores(self, x: NDArray[np.float64], n_jobs: int | None = None) -> NDArray[np.float64] | None: ...
+    def add_trees(
+        self,
+        n_estimators: int,
+        x: NDArray[np.float64],
+        y: NDArray[np.int32],
+        sample_weight: NDArray[np.float64] | None = None,
+        *,
+        n_jobs: int | None = None,
+        nominal: list[bool] | None = None,
+    ) -> Model: ...
     def out_of_bag(self, x: NDArray[np.float64], n_jobs: int | None = None) -> NDArray[np.int32] | None: ...
     def staged_round(
         self,

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
-from lrank.estimators import _convert, _importances, _inputs, _oob
+from lrank.estimators import _convert, _importances, _inputs, _oob, _warm
 from lrank.rankings import has_ties, tie_complaint
 
 # What a learner that cannot learn from ties suggests instead (Python names).
@@ -404,7 +404,8 @@ class CoreLearnerRanker(LabelRanker):
         """
         y = _legacy_y(y, legacy, type(self).__name__)
         names = self.get_params(deep=False)
-        seed = resolve_seed(names["random_state"]) if "random_state" in names else 0
+        warm = _warm.Previous.of(self, names)  # warm_start: the fit to add trees to
+        seed = warm.seed if warm else resolve_seed(names["random_state"]) if "random_state" in names else 0
         params = self._params_json(seed)
         oob = _oob.wanted(names)
         x, y, w = self._validate_xy(X, y, sample_weight, labels)
@@ -414,22 +415,20 @@ class CoreLearnerRanker(LabelRanker):
         complaint = tie_complaint(y, refusal, instead=_PLR_ESTIMATORS) if refusal is not None else None
         if complaint is not None:
             raise InvalidInputError(complaint)
+        jobs, nominal = resolve_n_jobs(names.get("n_jobs")), self._nominal_mask(x.shape[1])
         try:
-            self.model_ = _core.Model.fit(
-                params,
-                x,
-                y,
-                w,
-                n_jobs=resolve_n_jobs(names.get("n_jobs")),
-                nominal=self._nominal_mask(x.shape[1]),
-            )
+            if warm:
+                self.model_ = warm.add_trees(int(names["n_estimators"]), x, y, w, n_jobs=jobs, nominal=nominal)
+            else:
+                self.model_ = _core.Model.fit(params, x, y, w, n_jobs=jobs, nominal=nominal)
         except InvalidParameterError as err:
             raise self._renamed(err) from None
+        _warm.remember(self, names, x, y, w, nominal)
         if "random_state" in names:
             self.seed_ = seed
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
         if oob:
-            _oob.estimate(self, x, y, resolve_n_jobs(names.get("n_jobs")))
+            _oob.estimate(self, x, y, jobs)
         else:
             _oob.forget(self)
         # Split importances are computed from the training data when first read (see _importances).

@@ -74,6 +74,8 @@ class LabelRankingRandomForest(CoreLearnerRanker):
     leaf_missing : probability in [0, 1] that a leaf neighbour's label is deleted at prediction
         (default 0: the leaf's consensus).
     node_seeds : a random seed per node rather than a stream per tree (default False).
+    warm_start : a refit with more ``n_estimators`` adds trees to this forest (the same training data
+        and other parameters; the forest equals a fit with the final count; default False).
     oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
         row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
@@ -93,6 +95,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         leaf_missing: float = 0.0,
         node_seeds: bool = False,
         oob_score: bool = False,
+        warm_start: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -106,6 +109,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         self.leaf_missing = leaf_missing
         self.node_seeds = node_seeds
         self.oob_score = oob_score
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -116,6 +120,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
         "leaf_missing": 0.0,
         "node_seeds": False,
         "oob_score": False,
+        "warm_start": False,
     }
     _core_kind = "RandomForest"
 

@@ -128,6 +128,8 @@ class LabelwiseRandomForest(_Labelwise):
         None: exact split search.
     max_depth, min_samples_split, min_samples_leaf, tune_depth : as for LabelwiseDecisionTree.
     node_seeds : a random seed per node rather than a stream per tree (default False).
+    warm_start : a refit with more ``n_estimators`` adds trees to this forest (the same training data
+        and other parameters; the forest equals a fit with the final count; default False).
     oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
         row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
@@ -148,6 +150,7 @@ class LabelwiseRandomForest(_Labelwise):
         max_bins: int | None = 255,
         node_seeds: bool = False,
         oob_score: bool = False,
+        warm_start: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -162,12 +165,18 @@ class LabelwiseRandomForest(_Labelwise):
         self.max_bins = max_bins
         self.node_seeds = node_seeds
         self.oob_score = oob_score
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
     # Pickled before per-node seeds: a stream per tree; before out-of-bag estimates: none.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False, "oob_score": False}
+    _added_params: ClassVar[dict[str, Any]] = {
+        "max_bins": None,
+        "node_seeds": False,
+        "oob_score": False,
+        "warm_start": False,
+    }
 
     def _params(self) -> dict[str, Any]:
         return {

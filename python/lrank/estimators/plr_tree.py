@@ -135,6 +135,8 @@ class PartialLabelRankingForest(_PlrTrees):
     max_bins : histogram search with at most this many bins per feature (2 to 255; default 255);
         None: exact search.
     node_seeds : a random seed per node rather than a stream per tree (default False).
+    warm_start : a refit with more ``n_estimators`` adds trees to this forest (the same training data
+        and other parameters; the forest equals a fit with the final count; default False).
     oob_score : estimate the fit's tau_x out of bag (``oob_score_``, ``oob_prediction_``: each training
         row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
@@ -156,6 +158,7 @@ class PartialLabelRankingForest(_PlrTrees):
         max_bins: int | None = 255,
         node_seeds: bool = False,
         oob_score: bool = False,
+        warm_start: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -171,12 +174,18 @@ class PartialLabelRankingForest(_PlrTrees):
         self.max_bins = max_bins
         self.node_seeds = node_seeds
         self.oob_score = oob_score
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
     # Pickled before per-node seeds: a stream per tree; before out-of-bag estimates: none.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False, "oob_score": False}
+    _added_params: ClassVar[dict[str, Any]] = {
+        "max_bins": None,
+        "node_seeds": False,
+        "oob_score": False,
+        "warm_start": False,
+    }
 
     def _ensemble(self) -> dict[str, Any]:
         return {

@@ -44,6 +44,28 @@ impl Model {
         Ok(Model { inner })
     }
 
+    /// This model with trees added up to `n_estimators`, grown on its training data `x`, `y`
+    /// (warm_start): the forest a fit with `n_estimators` trees grows.
+    #[pyo3(signature = (n_estimators, x, y, sample_weight=None, *, n_jobs=None, nominal=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn add_trees<'py>(
+        &self,
+        py: Python<'py>,
+        n_estimators: usize,
+        x: PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray2<'py, i32>,
+        sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+        nominal: Option<Vec<bool>>,
+    ) -> PyResult<Self> {
+        let (xs, ys, w, kinds) = (row_major(&x), row_major(&y), vector(&sample_weight), kinds(&nominal));
+        let inner = run_core(py, n_jobs_of(n_jobs)?, || {
+            let x = xs.features()?.with_kinds(kinds.as_deref())?;
+            registry::add_trees(self.inner.clone(), n_estimators, x, ys.rankings()?, w.as_deref())
+        })?;
+        Ok(Model { inner })
+    }
+
     /// Predicted rank matrix (n x m, int32, complete rankings).
     #[pyo3(signature = (x, n_jobs=None))]
     fn predict<'py>(

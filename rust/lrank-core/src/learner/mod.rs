@@ -104,6 +104,13 @@ pub trait Learner: Sized + Clone + Send + Sync {
         Ok(None)
     }
 
+    /// The model with trees added up to `n_estimators`, grown on `data`, the training set it
+    /// was fitted on: the forest a fit with `n_estimators` trees grows (each tree's stream
+    /// depends on its index alone). Learners without such trees refuse.
+    fn add_trees(self, _n_estimators: usize, _data: &TrainingSet<'_>) -> Result<Self> {
+        Err(crate::error::invalid("this learner has no forest to add trees to (warm_start)"))
+    }
+
     /// The predicted rank matrix alone (the feature count checked).
     fn predict_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
         Ok(predict_checked(self, x, Outputs::RANKS)?.ranks)
@@ -189,6 +196,20 @@ pub fn fit_checked<L: Learner>(
     let model = L::fit(params, &TrainingSet::new(x, y, sample_weight)?)?;
     crate::interrupt::check()?;
     // A model its own checks refuse could be saved but never loaded again: refuse it now.
+    model.check().map_err(|e| LrankError::InvalidInput(format!("cannot fit this data: the model fails its own checks ({e})")))?;
+    Ok(model)
+}
+
+/// [`Learner::add_trees`] on a checked training set, the grown model checked as a fit's is.
+pub fn add_trees_checked<L: Learner>(
+    model: L,
+    n_estimators: usize,
+    x: FeatureMatrixView<'_>,
+    y: crate::data::ranking::RankMatrixView<'_>,
+    sample_weight: Option<&[f64]>,
+) -> Result<L> {
+    let model = model.add_trees(n_estimators, &TrainingSet::new(x, y, sample_weight)?)?;
+    crate::interrupt::check()?;
     model.check().map_err(|e| LrankError::InvalidInput(format!("cannot fit this data: the model fails its own checks ({e})")))?;
     Ok(model)
 }
@@ -327,6 +348,28 @@ pub fn merge_forests<L: Learner>(
 }
 
 /// An error for a parameter outside its domain.
+/// What every [`Learner::add_trees`] checks first: whether there are trees to add to the
+/// `fitted` ones (an `n_estimators` below them is refused).
+pub fn trees_to_add(fitted: usize, n_estimators: usize) -> Result<bool> {
+    if n_estimators < fitted {
+        return Err(bad_param(
+            "n_estimators",
+            format!("must be at least the {fitted} trees already fitted to add trees (warm_start), got {n_estimators}"),
+        ));
+    }
+    Ok(n_estimators > fitted)
+}
+
+/// The trees grown for [`Learner::add_trees`] came from the model's training data: the same
+/// shape and fill values (a cheap check; the caller passes the data it fitted on).
+pub fn check_same_training_data(fitted: (Header, &[f64]), grown: (Header, &[f64])) -> Result<()> {
+    let same_fill = fitted.1.len() == grown.1.len() && fitted.1.iter().zip(grown.1).all(|(a, b)| a.to_bits() == b.to_bits());
+    if fitted.0 != grown.0 || !same_fill {
+        return Err(crate::error::invalid("trees can only be added on the training data the model was fitted on (warm_start)"));
+    }
+    Ok(())
+}
+
 pub fn bad_param(name: &'static str, reason: impl Into<String>) -> LrankError {
     LrankError::InvalidParameter { name, reason: reason.into() }
 }

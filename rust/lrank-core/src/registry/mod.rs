@@ -122,6 +122,11 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.out_of_bag(x),)*
                 }
             }
+            fn add_trees(self, n_estimators: usize, data: &TrainingSet<'_>) -> Result<Self> {
+                match self {
+                    $(Model::$kind(m) => m.add_trees(n_estimators, data).map(Model::$kind),)*
+                }
+            }
             fn summary(&self) -> serde_json::Value {
                 match self {
                     $(Model::$kind(m) => m.summary(),)*
@@ -224,6 +229,17 @@ pub fn fit(
     sample_weight: Option<&[f64]>,
 ) -> Result<Model> {
     crate::learner::fit_checked::<Model>(params, x, y, sample_weight)
+}
+
+/// `model` with trees added up to `n_estimators`, grown on its training data (warm_start).
+pub fn add_trees(
+    model: Model,
+    n_estimators: usize,
+    x: FeatureMatrixView<'_>,
+    y: crate::data::ranking::RankMatrixView<'_>,
+    sample_weight: Option<&[f64]>,
+) -> Result<Model> {
+    crate::learner::add_trees_checked(model, n_estimators, x, y, sample_weight)
 }
 
 /// Each feature's share of the impurity decrease of the model's splits on its training data

@@ -25,6 +25,9 @@ pub struct ForestSampling {
     /// ([`TreeRandomness::PerNode`]), instead of one stream per tree: a tree then grows level by
     /// level to the same result, which the exact distributed forest does (`tree::levelwise`).
     pub node_seeds: bool,
+    /// Trees `first_tree..n_trees` are grown (0: all): the later trees of a forest, to add to
+    /// its first ones (each tree's stream depends on its index alone).
+    pub first_tree: usize,
 }
 
 impl ForestSampling {
@@ -89,7 +92,7 @@ fn forest_searching<C: SplitCriterion, F: LeafFitter, S: Search<C>>(
     search: &S,
 ) -> Vec<Tree<F::Leaf>> {
     let n = rows.len();
-    (0..sampling.n_trees)
+    (sampling.first_tree.min(sampling.n_trees)..sampling.n_trees)
         .into_par_iter()
         .map(|t| {
             let mut rng = Rng::new(child_seed(sampling.seed, t as u64));
@@ -183,7 +186,20 @@ impl Growth {
         if n_trees == 1 && !bootstrap {
             Growth::SingleTree { seed }
         } else {
-            Growth::Forest(ForestSampling { n_trees, seed, bootstrap, node_seeds: false })
+            Growth::Forest(ForestSampling { n_trees, seed, bootstrap, node_seeds: false, first_tree: 0 })
+        }
+    }
+
+    /// Whether the trees grow as a forest (each from its own stream), not as one plain tree.
+    pub fn is_forest(&self) -> bool {
+        matches!(self, Growth::Forest(_))
+    }
+
+    /// Only the trees from index `first` on (a single tree is grown whole).
+    pub fn from_tree(self, first: usize) -> Self {
+        match self {
+            Growth::Forest(sampling) => Growth::Forest(ForestSampling { first_tree: first, ..sampling }),
+            single => single,
         }
     }
 

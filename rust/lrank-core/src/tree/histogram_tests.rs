@@ -155,7 +155,7 @@ fn coarse_bins_split_between_bins_and_route_as_they_grew() {
         &x,
         &all_rows(n),
         &vec![1.0; n],
-        ForestSampling { n_trees: 1, seed: 3, bootstrap: false, node_seeds: false },
+        ForestSampling { n_trees: 1, seed: 3, bootstrap: false, node_seeds: false, first_tree: 0 },
         &criterion,
         &CountLeaf,
         &params,

@@ -149,7 +149,7 @@ fn forest_sample_counts_are_the_draws_of_grow_forest() {
     let rows: Vec<u32> = (0..30).rev().collect(); // row ids in another order than positions
     let row_weights = vec![2.0; 30];
     let params = GrowParams { max_depth: Some(0), max_features: 1, min_weight_split: 0.0, threshold_rule: ThresholdRule::Best };
-    let sampling = ForestSampling { n_trees: 4, seed: 21, bootstrap: true, node_seeds: false };
+    let sampling = ForestSampling { n_trees: 4, seed: 21, bootstrap: true, node_seeds: false, first_tree: 0 };
     let trees = grow_forest(&TrainingFeatures::new(&x), &rows, &row_weights, sampling, &crit, &Drawn, &params);
     for (t, tree) in trees.iter().enumerate() {
         let counts = forest_sample_counts(sampling, t, 30);

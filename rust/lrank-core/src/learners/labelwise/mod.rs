@@ -26,7 +26,10 @@ use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
 use crate::learner::checks::same_len;
 use crate::learner::inner_cv::InnerFolds;
-use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{
+    bad_param, check_same_training_data, fill_row_blocks_upto, merge_forests, trees_to_add, Header, Learner, Outputs, Params,
+    Prediction,
+};
 use crate::limits::check_models;
 use crate::tree::{
     all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, BlockRows, FlatTrees, GrowParams, Growth,
@@ -167,7 +170,7 @@ impl Learner for LabelwiseModel {
         let xv = filled.view(x);
         let (max_depth, depth_scores) =
             if params.tune_depth { tune_depth(&xv, y, &data.weights, &params)? } else { (params.max_depth, Vec::new()) };
-        let trees = grow(&features_of(&xv, &params), y, &data.weights, &params, max_depth);
+        let trees = grow(&features_of(&xv, &params), y, &data.weights, &params, max_depth, 0);
         Ok(LabelwiseModel {
             params,
             max_depth,
@@ -179,6 +182,33 @@ impl Learner for LabelwiseModel {
             leaf_table: LeafTable::default(),
             flat: FlatTrees::default(),
         })
+    }
+
+    /// Refused for a tuned depth: the inner cross-validation fits forests of `n_estimators`
+    /// trees, so more trees may choose another depth than the one the trees have.
+    fn add_trees(mut self, n_estimators: usize, data: &TrainingSet<'_>) -> Result<Self> {
+        if !trees_to_add(self.trees.len(), n_estimators)? {
+            return Ok(self);
+        }
+        if self.params.tune_depth {
+            return Err(invalid(
+                "trees cannot be added to a forest with a tuned depth (warm_start): more trees may tune another depth; set max_depth",
+            ));
+        }
+        let params = LabelwiseParams { n_estimators, ..self.params.clone() };
+        params.validate()?;
+        let filled = Filled::new(&data.x);
+        check_same_training_data((self.header(), &self.fill_values), (self.header_of(data), &filled.fill))?;
+        let xv = filled.view(&data.x);
+        // A single plain tree grows otherwise than a forest's first tree: the forest grows whole.
+        let first = if Growth::of(self.params.n_estimators, params.bootstrap, 0).is_forest() { self.trees.len() } else { 0 };
+        let more = grow(&features_of(&xv, &params), &data.y, &data.weights, &params, params.max_depth, first);
+        self.trees.truncate(first);
+        self.trees.extend(more);
+        self.params.n_estimators = n_estimators;
+        self.leaf_table = LeafTable::default();
+        self.flat = FlatTrees::default();
+        Ok(self)
     }
 
     fn header(&self) -> Header {
@@ -254,6 +284,10 @@ impl Learner for LabelwiseModel {
 }
 
 impl LabelwiseModel {
+    fn header_of(&self, data: &TrainingSet<'_>) -> Header {
+        Header { n_features: data.x.n_features(), n_labels: data.y.n_labels() }
+    }
+
     /// The mean of the trees' score vectors for each row (n x m, row-major).
     fn mean_scores(&self, x: &FeatureMatrixView<'_>) -> Vec<f64> {
         let (scale, m) = (1.0 / self.trees.len() as f64, self.n_labels);
@@ -306,6 +340,7 @@ fn grow(
     weights: &[f64],
     params: &LabelwiseParams,
     max_depth: Option<usize>,
+    first_tree: usize,
 ) -> Vec<Tree<ScoreLeaf>> {
     // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
     let weight_bound = weights.len() as f64 * weights.iter().fold(0.0f64, |a, &w| a.max(w));
@@ -318,14 +353,10 @@ fn grow(
         min_weight_split: params.min_samples_split,
         threshold_rule: ThresholdRule::Best,
     };
-    Growth::of(params.n_estimators, params.bootstrap, params.seed).with_node_seeds(params.node_seeds).grow_additive(
-        x,
-        &all_rows(weights.len()),
-        weights,
-        &criterion,
-        &fitter,
-        &grow,
-    )
+    Growth::of(params.n_estimators, params.bootstrap, params.seed)
+        .with_node_seeds(params.node_seeds)
+        .from_tree(first_tree)
+        .grow_additive(x, &all_rows(weights.len()), weights, &criterion, &fitter, &grow)
 }
 
 /// Inner cross-validation of the depth candidates: returns the chosen depth and every score.
@@ -356,7 +387,7 @@ fn tune_depth(
                 n_features: d,
                 n_labels: m,
                 fill_values: vec![0.0; d],
-                trees: grow(&features, &yv, &split.train_weights, params, depth),
+                trees: grow(&features, &yv, &split.train_weights, params, depth, 0),
                 leaf_table: LeafTable::default(),
                 flat: FlatTrees::default(),
             };

@@ -214,7 +214,8 @@ impl Learner for PairwisePlrModel {
                 &leaf,
                 &grow,
             );
-            let sampling = ForestSampling { n_trees: params.n_estimators, seed, bootstrap: true, node_seeds: false };
+            let sampling =
+                ForestSampling { n_trees: params.n_estimators, seed, bootstrap: true, node_seeds: false, first_tree: 0 };
             let oob = if tune { out_of_bag(&trees, sampling, &pair.rows, x, &fill_values) } else { Vec::new() };
             (RelationClassifier { a: pair.a as u32, b: pair.b as u32, trees }, oob)
         })?;

@@ -26,7 +26,10 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::Result;
 use crate::learner::checks::{complete_bucket_order, same_len};
-use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{
+    bad_param, check_same_training_data, fill_row_blocks, merge_forests, trees_to_add, Header, Learner, Outputs, Params,
+    Prediction,
+};
 use crate::limits::check_models;
 use crate::tree::{
     all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, FlatTrees, ForestLeaves, GrowParams, Growth,
@@ -152,29 +155,25 @@ impl Learner for PlrTreeModel {
     type Params = PlrTreeParams;
 
     fn fit(params: PlrTreeParams, data: &TrainingSet<'_>) -> Result<Self> {
-        let (x, y) = (&data.x, &data.y);
-        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
-        let codes = PairCodes::new(y);
-        // Whole counts up to the total weight (a bagged member's rows weigh their bootstrap counts)
-        // are looked up; larger ones computed.
-        let total = data.weights.iter().sum::<f64>();
-        let max_count = if total.is_finite() {
-            (total.ceil() as usize).clamp(distributed::max_count(x.n_rows()), 1 << 24)
-        } else {
-            distributed::max_count(x.n_rows())
-        };
-        let criterion = PairOrderImpurity::new(&codes, params.criterion, params.consensus, max_count);
-        let leaf = ConsensusLeaf { codes: &codes, consensus: params.consensus };
-        let grow = GrowParams {
-            max_depth: params.max_depth,
-            max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: params.min_samples_split,
-            threshold_rule: ThresholdRule::Best,
-        };
-        let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed).with_node_seeds(params.node_seeds);
-        let trees = growth.grow_additive(&features, &all_rows(x.n_rows()), &data.weights, &criterion, &leaf, &grow);
-        let (n_features, n_labels) = (x.n_features(), y.n_labels());
-        Ok(PlrTreeModel { params, n_features, n_labels, fill_values, trees, flat: FlatTrees::default() })
+        Self::fit_from(params, data, 0)
+    }
+
+    fn add_trees(mut self, n_estimators: usize, data: &TrainingSet<'_>) -> Result<Self> {
+        if !trees_to_add(self.trees.len(), n_estimators)? {
+            return Ok(self);
+        }
+        let params = PlrTreeParams { n_estimators, ..self.params.clone() };
+        params.validate()?;
+        // A single plain tree grows otherwise than a forest's first tree: the forest grows whole.
+        let single = !Growth::of(self.params.n_estimators, self.params.bootstrap, 0).is_forest();
+        let first = if single { 0 } else { self.trees.len() };
+        let more = Self::fit_from(params, data, first)?;
+        check_same_training_data((self.header(), &self.fill_values), (more.header(), &more.fill_values))?;
+        self.trees.truncate(first);
+        self.trees.extend(more.trees);
+        self.params.n_estimators = n_estimators;
+        self.flat = FlatTrees::default();
+        Ok(self)
     }
 
     fn header(&self) -> Header {
@@ -270,6 +269,37 @@ impl Learner for PlrTreeModel {
         self.trees
             .iter()
             .try_for_each(|t| t.check(self.n_features, |l| complete_bucket_order(&l.order, self.n_labels, "a leaf bucket order")))
+    }
+}
+
+impl PlrTreeModel {
+    /// [`Learner::fit`] growing trees `first_tree..n_estimators` only.
+    fn fit_from(params: PlrTreeParams, data: &TrainingSet<'_>, first_tree: usize) -> Result<Self> {
+        let (x, y) = (&data.x, &data.y);
+        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
+        let codes = PairCodes::new(y);
+        // Whole counts up to the total weight (a bagged member's rows weigh their bootstrap counts)
+        // are looked up; larger ones computed.
+        let total = data.weights.iter().sum::<f64>();
+        let max_count = if total.is_finite() {
+            (total.ceil() as usize).clamp(distributed::max_count(x.n_rows()), 1 << 24)
+        } else {
+            distributed::max_count(x.n_rows())
+        };
+        let criterion = PairOrderImpurity::new(&codes, params.criterion, params.consensus, max_count);
+        let leaf = ConsensusLeaf { codes: &codes, consensus: params.consensus };
+        let grow = GrowParams {
+            max_depth: params.max_depth,
+            max_features: params.max_features.resolve(x.n_features()),
+            min_weight_split: params.min_samples_split,
+            threshold_rule: ThresholdRule::Best,
+        };
+        let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed)
+            .with_node_seeds(params.node_seeds)
+            .from_tree(first_tree);
+        let trees = growth.grow_additive(&features, &all_rows(x.n_rows()), &data.weights, &criterion, &leaf, &grow);
+        let (n_features, n_labels) = (x.n_features(), y.n_labels());
+        Ok(PlrTreeModel { params, n_features, n_labels, fill_values, trees, flat: FlatTrees::default() })
     }
 }
 

@@ -24,7 +24,10 @@ use crate::data::ranking::{n_present, ranking_from_scores, top_label, RankMatrix
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, LrankError, Result};
 use crate::learner::checks::{complete_ranking, same_len};
-use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{
+    bad_param, check_same_training_data, fill_row_blocks, merge_forests, trees_to_add, Header, Learner, Outputs, Params,
+    Prediction,
+};
 use crate::limits::check_models;
 use crate::tree::{
     all_rows, bootstrap_sampling, check_max_bins, grow_forest_additive, out_of_bag_ranks, out_of_bag_rows, AdditiveCriterion,
@@ -233,7 +236,13 @@ fn classes_of(y: &RankMatrixView<'_>, mode: ClassMode) -> Result<(Vec<u32>, usiz
 
 /// How the trees draw their samples.
 fn sampling_of(params: &RandomForestParams) -> ForestSampling {
-    ForestSampling { n_trees: params.n_estimators, seed: params.seed, bootstrap: params.bootstrap, node_seeds: params.node_seeds }
+    ForestSampling {
+        n_trees: params.n_estimators,
+        seed: params.seed,
+        bootstrap: params.bootstrap,
+        node_seeds: params.node_seeds,
+        first_tree: 0,
+    }
 }
 
 /// Grows the trees of a forest with `criterion`, tree `t` from seed `child_seed(seed, t)`.
@@ -242,6 +251,7 @@ fn grow_trees<C: AdditiveCriterion>(
     y: &RankMatrixView<'_>,
     sample_weight: &[f64],
     params: &RandomForestParams,
+    first_tree: usize,
     criterion: &C,
 ) -> Vec<Tree<RankingLeaf>> {
     let grow = GrowParams {
@@ -250,7 +260,7 @@ fn grow_trees<C: AdditiveCriterion>(
         min_weight_split: 0.0,
         threshold_rule: ThresholdRule::Best,
     };
-    let sampling = sampling_of(params);
+    let sampling = ForestSampling { first_tree, ..sampling_of(params) };
     let fitter = BordaLeafFitter { y, row_weights: (params.leaf_missing > 0.0).then_some(sample_weight) };
     grow_forest_additive(x, &all_rows(sample_weight.len()), sample_weight, sampling, criterion, &fitter, &grow)
 }
@@ -259,30 +269,21 @@ impl Learner for RandomForestModel {
     type Params = RandomForestParams;
 
     fn fit(params: RandomForestParams, data: &TrainingSet<'_>) -> Result<Self> {
-        let (x, y) = (&data.x, &data.y);
-        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
-        let class_mode = params.class_mode.resolve(y);
-        let trees = match class_mode {
-            ClassMode::Pairwise => {
-                grow_trees(&features, y, &data.weights, &params, &PairwiseEntropy::new(y, params.entropy_epsilon)?)
-            }
-            mode => {
-                let (classes, n_classes) = classes_of(y, mode)?;
-                let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);
-                grow_trees(&features, y, &data.weights, &params, &criterion)
-            }
-        };
-        let neighbours = (params.leaf_missing > 0.0).then(|| Neighbours::new(y, &data.weights));
-        Ok(RandomForestModel {
-            params,
-            n_features: x.n_features(),
-            n_labels: y.n_labels(),
-            fill_values,
-            trees,
-            class_mode,
-            neighbours,
-            flat: FlatTrees::default(),
-        })
+        Self::fit_from(params, data, 0)
+    }
+
+    fn add_trees(mut self, n_estimators: usize, data: &TrainingSet<'_>) -> Result<Self> {
+        if !trees_to_add(self.trees.len(), n_estimators)? {
+            return Ok(self);
+        }
+        let params = RandomForestParams { n_estimators, ..self.params.clone() };
+        params.validate()?;
+        let more = Self::fit_from(params, data, self.trees.len())?;
+        check_same_training_data((self.header(), &self.fill_values), (more.header(), &more.fill_values))?;
+        self.trees.extend(more.trees);
+        self.params.n_estimators = n_estimators;
+        self.flat = FlatTrees::default();
+        Ok(self)
     }
 
     fn header(&self) -> Header {
@@ -407,6 +408,34 @@ impl Learner for RandomForestModel {
 }
 
 impl RandomForestModel {
+    /// [`Learner::fit`] growing trees `first_tree..n_estimators` only.
+    fn fit_from(params: RandomForestParams, data: &TrainingSet<'_>, first_tree: usize) -> Result<Self> {
+        let (x, y) = (&data.x, &data.y);
+        let TreeInputs { fill_values, features } = TreeInputs::binned(x, params.max_bins);
+        let class_mode = params.class_mode.resolve(y);
+        let trees = match class_mode {
+            ClassMode::Pairwise => {
+                grow_trees(&features, y, &data.weights, &params, first_tree, &PairwiseEntropy::new(y, params.entropy_epsilon)?)
+            }
+            mode => {
+                let (classes, n_classes) = classes_of(y, mode)?;
+                let criterion = ClassEntropy::new(&classes, n_classes, params.entropy_epsilon);
+                grow_trees(&features, y, &data.weights, &params, first_tree, &criterion)
+            }
+        };
+        let neighbours = (params.leaf_missing > 0.0).then(|| Neighbours::new(y, &data.weights));
+        Ok(RandomForestModel {
+            params,
+            n_features: x.n_features(),
+            n_labels: y.n_labels(),
+            fill_values,
+            trees,
+            class_mode,
+            neighbours,
+            flat: FlatTrees::default(),
+        })
+    }
+
     /// The missing-label protocol, when the forest uses it.
     fn leaf_missing(&self) -> Option<LeafMissing<'_>> {
         let neighbours = self.neighbours.as_ref().filter(|_| self.params.leaf_missing > 0.0)?;

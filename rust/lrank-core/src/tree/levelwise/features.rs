@@ -318,7 +318,7 @@ impl ForestShape {
             min_weight_split: self.min_weight_split,
             threshold_rule: ThresholdRule::Best,
         };
-        (grow, ForestSampling { n_trees: self.n_trees, seed, bootstrap: self.bootstrap, node_seeds: true })
+        (grow, ForestSampling { n_trees: self.n_trees, seed, bootstrap: self.bootstrap, node_seeds: true, first_tree: 0 })
     }
 }
 

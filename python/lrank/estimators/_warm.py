@@ -1,0 +1,96 @@
+"""``warm_start=True``: a refit with more ``n_estimators`` adds trees to the forest fitted before,
+as scikit-learn's forests do.
+
+Each tree grows from a stream that depends on its index alone, so adding trees 50..99 to a forest
+of 50 gives the forest a fit of 100 grows, tree for tree. That holds only on the same training
+data and parameters: a refit checks both (a digest of the arrays, the parameters but
+``n_estimators``, ``n_jobs``, ``oob_score`` and ``warm_start``) and refuses a change instead of
+mixing forests. ``random_state=None`` keeps the seed drawn at the first fit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from lrank import _core
+from lrank.errors import InvalidInputError, InvalidParameterError
+from lrank.estimators import _convert
+
+# Parameters a warm refit may change.
+_FREE = ("n_estimators", "n_jobs", "oob_score", "warm_start")
+
+
+def _digest(x: NDArray[np.float64], y: NDArray[np.int32], w: NDArray[np.float64] | None, nominal: Any) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for part in (x, y, np.zeros(0) if w is None else w):
+        h.update(repr(part.shape).encode())
+        h.update(np.ascontiguousarray(part).tobytes())
+    h.update(repr(nominal).encode())
+    return h.hexdigest()
+
+
+@dataclass
+class Previous:
+    """The fit a warm refit adds trees to."""
+
+    est: Any
+    seed: int
+
+    @staticmethod
+    def of(est: Any, names: dict[str, Any]) -> Previous | None:
+        """The estimator's earlier fit when ``warm_start`` asks to add to it, else None."""
+        if not _convert.flag("warm_start", names.get("warm_start", False)):
+            return None
+        before = est.__dict__.get("_warm_params")
+        if before is None or est.__dict__.get("model_") is None:
+            return None
+        from lrank.estimators.base import _same
+
+        changed = [k for k, v in names.items() if k not in _FREE and not _same(v, before.get(k))]
+        if changed:
+            raise InvalidParameterError(
+                f"warm_start adds trees to the forest fitted before, but {', '.join(changed)} changed since: "
+                "set warm_start=False to fit anew"
+            )
+        return Previous(est, est.seed_)
+
+    def add_trees(
+        self,
+        n_estimators: int,
+        x: NDArray[np.float64],
+        y: NDArray[np.int32],
+        w: NDArray[np.float64] | None,
+        *,
+        n_jobs: int | None,
+        nominal: Any,
+    ) -> _core.Model:
+        """The earlier model with trees added up to ``n_estimators``, grown on the same data."""
+        if _digest(x, y, w, nominal) != self.est._warm_digest:
+            raise InvalidInputError(
+                "warm_start adds trees grown on the training data of the fit before, but X, y or sample_weight "
+                "differ: set warm_start=False to fit anew"
+            )
+        model: _core.Model = self.est.model_
+        if n_estimators == self.est._warm_trees:
+            warnings.warn("warm_start with n_estimators unchanged fits no new trees", UserWarning, stacklevel=4)
+            return model
+        return model.add_trees(n_estimators, x, y, w, n_jobs=n_jobs, nominal=nominal)
+
+
+def remember(est: Any, names: dict[str, Any], x: NDArray[np.float64], y: Any, w: Any, nominal: Any) -> None:
+    """After a fit: what a warm refit checks (only with ``warm_start=True``)."""
+    if names.get("warm_start") is True:
+        from lrank.estimators.base import _clone_param
+
+        est._warm_params = {k: _clone_param(v) for k, v in names.items() if k not in _FREE}
+        est._warm_digest = _digest(x, y, w, nominal)
+        est._warm_trees = int(names["n_estimators"])
+    else:
+        for name in ("_warm_params", "_warm_digest", "_warm_trees"):
+            est.__dict__.pop(name, None)
