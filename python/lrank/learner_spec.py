@@ -199,6 +199,19 @@ def max_bins_option(default: int | None, what: str = "") -> LearnerOption:
     )
 
 
+def oob_option(members: str = "trees") -> LearnerOption:
+    """The ``-oob`` switch of the bootstrap ensembles (``oob_score``)."""
+    return LearnerOption(
+        "-oob",
+        "oob_score",
+        f"report the out-of-bag tau of the model built on all training data (each row ranked by the {members} "
+        "that did not draw it)",
+        None,
+        "",
+        switch_value=True,
+    )
+
+
 @dataclass(frozen=True)
 class LearnerSpec:
     """A learner as the CLI sees it."""

@@ -13,7 +13,14 @@ from lrank.errors import InvalidInputError, InvalidParameterError
 from lrank.estimators import _convert, _oob
 from lrank.estimators.base import CoreLearnerRanker, _legacy_y, nested_core_params, resolve_seed
 from lrank.estimators.base import _clone_param as _clone
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name, parse_share_percent
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    oob_option,
+    parse_choice,
+    parse_learner_name,
+    parse_share_percent,
+)
 
 
 class BaggingLabelRanker(CoreLearnerRanker):
@@ -226,15 +233,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-beta", "beta", "tie threshold of bpa, borda-ties, copeland-ties (their default)", float, "BETA"
             ),
-            LearnerOption(
-                "-oob",
-                "oob_score",
-                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
-                "members that did not draw it)",
-                None,
-                "",
-                switch_value=True,
-            ),
+            oob_option("members"),
         ),
         nested_param="estimator",
         nested_default="LRT",

@@ -13,6 +13,7 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    oob_option,
     parse_choice,
     parse_depth,
     parse_max_features,
@@ -196,15 +197,7 @@ LEARNER_SPECS = (
                 "",
                 switch_value=False,
             ),
-            LearnerOption(
-                "-oob",
-                "oob_score",
-                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
-                "trees that did not draw it)",
-                None,
-                "",
-                switch_value=True,
-            ),
+            oob_option(),
             LearnerOption(
                 "-node-seeds",
                 "node_seeds",

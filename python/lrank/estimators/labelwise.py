@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, max_bins_option, parse_depth, parse_max_features
+from lrank.learner_spec import LearnerOption, LearnerSpec, max_bins_option, oob_option, parse_depth, parse_max_features
 
 _DOC_MODEL = """
     A ranking holding k labels gives the label at position r the target (r - 1/2) / k; a label
@@ -226,15 +226,7 @@ LEARNER_SPECS = (
                 "",
                 switch_value=False,
             ),
-            LearnerOption(
-                "-oob",
-                "oob_score",
-                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
-                "trees that did not draw it)",
-                None,
-                "",
-                switch_value=True,
-            ),
+            oob_option(),
             *_TREE_OPTIONS,
             max_bins_option(255),
             LearnerOption(

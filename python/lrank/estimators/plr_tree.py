@@ -14,6 +14,7 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    oob_option,
     parse_choice,
     parse_depth,
     parse_max_features,
@@ -246,15 +247,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
             ),
-            LearnerOption(
-                "-oob",
-                "oob_score",
-                "report the out-of-bag tau of the model built on all training data (each row ranked by the "
-                "trees that did not draw it)",
-                None,
-                "",
-                switch_value=True,
-            ),
+            oob_option(),
             *_OPTIONS,
             max_bins_option(255),
             LearnerOption(

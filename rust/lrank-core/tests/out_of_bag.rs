@@ -72,6 +72,16 @@ fn by_votes(votes: &[f64]) -> Vec<i32> {
     ranks_from_order(&labels, votes.len())
 }
 
+/// The Borda count of members `trees`' rankings of row `i` (m + 1 - position votes).
+fn borda(members: &[i32], trees: &[usize], i: usize) -> Vec<i32> {
+    let mut votes = vec![0.0; M];
+    for &t in trees {
+        let r = &members[(t * N + i) * M..(t * N + i + 1) * M];
+        votes.iter_mut().zip(r).for_each(|(v, &p)| *v += (M + 1) as f64 - p as f64);
+    }
+    by_votes(&votes)
+}
+
 fn views<'a>(x: &'a [f64], y: &'a [i32]) -> (FeatureMatrixView<'a>, RankMatrixView<'a>) {
     (FeatureMatrixView::new(x, N, 1).unwrap(), RankMatrixView::new(y, N, M).unwrap())
 }
@@ -104,12 +114,7 @@ fn lr_rf_case(params: RandomForestParams) {
     let left_out = left_out(&members, &y);
     assert!(left_out.iter().all(|t| !t.is_empty() && t.len() < 30), "every row in some trees' samples, not all");
     for (i, trees) in left_out.iter().enumerate() {
-        let mut votes = vec![0.0; M];
-        for &t in trees {
-            let r = &members[(t * N + i) * M..(t * N + i + 1) * M];
-            votes.iter_mut().zip(r).for_each(|(v, &p)| *v += (M + 1) as f64 - p as f64);
-        }
-        assert_eq!(&oob[i * M..(i + 1) * M], by_votes(&votes).as_slice(), "row {i}");
+        assert_eq!(&oob[i * M..(i + 1) * M], borda(&members, trees, i).as_slice(), "row {i}");
     }
 }
 
@@ -166,12 +171,7 @@ fn bagging_out_of_bag_is_the_consensus_of_the_members_that_left_the_row_out() {
     let oob = model.out_of_bag(&xv).unwrap().unwrap();
     for (i, trees) in left_out(&members, &y).iter().enumerate() {
         assert!(!trees.is_empty() && trees.len() < 25, "row {i}");
-        let mut votes = vec![0.0; M];
-        for &t in trees {
-            let r = &members[(t * N + i) * M..(t * N + i + 1) * M];
-            votes.iter_mut().zip(r).for_each(|(v, &p)| *v += (M + 1) as f64 - p as f64);
-        }
-        assert_eq!(&oob[i * M..(i + 1) * M], by_votes(&votes).as_slice(), "row {i}");
+        assert_eq!(&oob[i * M..(i + 1) * M], borda(&members, trees, i).as_slice(), "row {i}");
     }
 }
 

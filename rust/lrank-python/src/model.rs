@@ -3,6 +3,7 @@
 use lrank_core::learner::{predict_checked, Learner, Outputs};
 use lrank_core::model_io::{self, SavedModel};
 use lrank_core::registry::{self, LearnerParams, Model as CoreModel};
+use numpy::prelude::*;
 use numpy::{PyArray1, PyArray2, PyArray3, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -143,13 +144,9 @@ impl Model {
         x: PyReadonlyArray2<'py, f64>,
         n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyArray3<i32>>>> {
-        let xs = row_major(&x);
-        let members = run_core(py, n_jobs_of(n_jobs)?, || {
-            let view = xs.features()?;
-            lrank_core::data::features::check_n_features(&view, self.inner.header().n_features)?;
-            self.inner.member_ranks(&view)
-        })?;
-        let (n, m) = (xs.n_rows, self.n_labels());
+        let n = x.shape()[0];
+        let members = self.on_rows(py, &x, n_jobs, |model, view| model.member_ranks(view))?;
+        let m = self.n_labels();
         Ok(members.map(|r| {
             let count = r.len().checked_div(n * m).unwrap_or(0);
             cube(py, r, (count, n, m))
@@ -165,13 +162,8 @@ impl Model {
         x: PyReadonlyArray2<'py, f64>,
         n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyArray2<i32>>>> {
-        let xs = row_major(&x);
-        let ranks = run_core(py, n_jobs_of(n_jobs)?, || {
-            let view = xs.features()?;
-            lrank_core::data::features::check_n_features(&view, self.inner.header().n_features)?;
-            self.inner.out_of_bag(&view)
-        })?;
-        Ok(ranks.map(|r| matrix(py, r, xs.n_rows, self.n_labels())))
+        let ranks = self.on_rows(py, &x, n_jobs, |model, view| model.out_of_bag(view))?;
+        Ok(ranks.map(|r| matrix(py, r, x.shape()[0], self.n_labels())))
     }
 
     /// Whether the model has trees (and so split importances).
@@ -312,4 +304,23 @@ pub fn merge_models(py: Python<'_>, models: Vec<PyRef<'_, Model>>, fill_values: 
     let parts: Vec<CoreModel> = models.iter().map(|m| m.inner.clone()).collect();
     let inner = run_core(py, ONE_THREAD, || CoreModel::merge(parts, fill_values))?;
     Ok(Model { inner })
+}
+
+impl Model {
+    /// `work` on the rows of `x`, their feature count checked against the model's, without the
+    /// GIL.
+    fn on_rows<'py, T: Send>(
+        &self,
+        py: Python<'py>,
+        x: &PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+        work: impl FnOnce(&CoreModel, &FeatureMatrixView<'_>) -> lrank_core::Result<T> + Send,
+    ) -> PyResult<T> {
+        let xs = row_major(x);
+        run_core(py, n_jobs_of(n_jobs)?, || {
+            let view = xs.features()?;
+            lrank_core::data::features::check_n_features(&view, self.inner.header().n_features)?;
+            work(&self.inner, &view)
+        })
+    }
 }
