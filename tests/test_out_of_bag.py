@@ -16,6 +16,7 @@ from lrank import (
     BaggingLabelRanker,
     InvalidParameterError,
     LabelRankingRandomForest,
+    LabelwisePartialLabelRanker,
     LabelwiseRandomForest,
     PartialLabelRankingForest,
 )
@@ -53,11 +54,14 @@ def test_the_estimate_tracks_held_out_tau_on_a_learnable_problem(make):
     assert est.oob_score_ == pytest.approx(kendall_tau(y[:400], est.oob_prediction_))
 
 
-def test_partial_label_ranking_forest_scores_ties_by_tau_x():
+@pytest.mark.parametrize("cls", [PartialLabelRankingForest, LabelwisePartialLabelRanker], ids=lambda c: c.__name__)
+def test_partial_label_ranking_forests_score_ties_by_tau_x(cls):
     x, y = make_tied_problem(n=300, seed=1)
-    est = PartialLabelRankingForest(n_estimators=30, oob_score=True, random_state=0).fit(x, y)
+    est = cls(n_estimators=30, oob_score=True, random_state=0).fit(x, y)
     assert est.oob_score_ == pytest.approx(tau_x(y, est.oob_prediction_))
     assert 0.3 < est.oob_score_ < est.score(x, y)
+    held_out = cls(n_estimators=30, random_state=0).fit(x[:200], y[:200]).score(x[200:], y[200:])
+    assert abs(est.oob_score_ - held_out) < 0.08, (est.oob_score_, held_out)
 
 
 def test_rows_every_member_drew_are_zeros_left_out_of_the_score_with_a_warning():

@@ -14,6 +14,7 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    oob_option,
     parse_choice,
     parse_depth,
     parse_max_features,
@@ -49,13 +50,15 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
     tie_layer : "rounding", "interval" or "epsilon".
     q : the interval layer's width in standard errors (default 1).
     epsilon : the epsilon layer's tolerance in positions (default 0.5).
+    oob_score : estimate the fit's tau_x out of bag (``oob_score_``, ``oob_prediction_``: each training
+        row's bucket order from the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 
     _core_kind = "LabelwisePlr"
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None}
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "oob_score": False}
 
     def __init__(
         self,
@@ -69,6 +72,7 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
         tie_layer: str = "epsilon",
         q: float = 1.0,
         epsilon: float = 0.5,
+        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -83,6 +87,7 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
         self.tie_layer = tie_layer
         self.q = q
         self.epsilon = epsilon
+        self.oob_score = oob_score
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -133,6 +138,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
             ),
+            oob_option(),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
             LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
             LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),

@@ -13,6 +13,7 @@ use lrank_core::data::ranking::RankMatrixView;
 use lrank_core::learner::Learner;
 use lrank_core::learners::bagging::{BaggingModel, BaggingParams};
 use lrank_core::learners::labelwise::{LabelwiseModel, LabelwiseParams};
+use lrank_core::learners::labelwise_plr::{tie_layer, LabelwisePlrModel, LabelwisePlrParams, TieLayer};
 use lrank_core::learners::plr_tree::{PlrTreeModel, PlrTreeParams};
 use lrank_core::learners::random_forest::{ClassMode, RandomForestModel, RandomForestParams};
 use lrank_core::registry::{LearnerParams, Model};
@@ -156,6 +157,37 @@ fn plr_forest_out_of_bag_is_the_consensus_of_the_trees_that_left_the_row_out() {
         let mut counts = PairOrderCounts::new(M);
         trees.iter().for_each(|&t| counts.add(&members[(t * N + i) * M..(t * N + i + 1) * M], 1.0));
         assert_eq!(&oob[i * M..(i + 1) * M], params.consensus.of_matrix(&counts.matrix()).as_slice(), "row {i}");
+    }
+}
+
+#[test]
+fn labelwise_plr_out_of_bag_is_the_tie_layer_of_the_trees_that_left_the_row_out() {
+    let (x, y) = data(true);
+    let (xv, yv) = views(&x, &y);
+    for layer in [TieLayer::Epsilon { epsilon: 0.5 }, TieLayer::Interval { q: 0.9 }] {
+        let params = LabelwisePlrParams { n_estimators: 30, seed: 6, tie_layer: layer, ..Default::default() };
+        let model = LabelwisePlrModel::fit_views(&xv, &yv, None, params).unwrap();
+        let oob = model.out_of_bag(&xv).unwrap().unwrap();
+        for i in 0..N {
+            let scores: Vec<&Vec<f64>> = model.trees.iter().map(|t| &t.leaf_for(xv.row(i), &model.fill_values).scores).collect();
+            // The trees that drew the row predict its own scores: the most frequent vector.
+            let own = scores.iter().max_by_key(|s| scores.iter().filter(|o| o == s).count()).unwrap();
+            let left_out: Vec<&Vec<f64>> = scores.iter().copied().filter(|s| s != own).collect();
+            assert!(!left_out.is_empty() && left_out.len() < 20, "row {i}: {}", left_out.len());
+            let t = left_out.len() as f64;
+            let mean: Vec<f64> = (0..M).map(|j| left_out.iter().map(|s| s[j]).sum::<f64>() / t).collect();
+            let sd: Vec<f64> = (0..M)
+                .map(|j| {
+                    if t > 1.0 {
+                        (left_out.iter().map(|s| (s[j] - mean[j]).powi(2)).sum::<f64>() / (t - 1.0)).sqrt()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let expected = tie_layer(&mean, &sd, left_out.len(), layer);
+            assert_eq!(&oob[i * M..(i + 1) * M], expected.as_slice(), "row {i}");
+        }
     }
 }
 

@@ -29,8 +29,8 @@ use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::tree::{
-    all_rows, check_max_bins, FlatTrees, ForestLeaves, GrowParams, Growth, LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf,
-    SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree,
+    all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, FlatTrees, ForestLeaves, GrowParams, Growth,
+    LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree,
 };
 use serde::{Deserialize, Serialize};
 
@@ -187,23 +187,8 @@ impl Learner for LabelwisePlrModel {
         let moments = fill_row_blocks(x, 2 * m, ForestLeaves::default, |walk, rows, dst: &mut [f64]| {
             let n = rows.len();
             let leaves = walk.walk(x, rows, &self.fill_values, self.trees.iter(), &flat);
-            let t = self.trees.len() as f64;
             for (i, dst) in dst.chunks_exact_mut(2 * m).enumerate() {
-                let (mean, sd) = dst.split_at_mut(m);
-                let leaf = |k: usize| &self.trees[k].leaves[leaves[k * n + i] as usize];
-                for k in 0..self.trees.len() {
-                    mean.iter_mut().zip(&leaf(k).scores).for_each(|(a, s)| *a += s);
-                }
-                mean.iter_mut().for_each(|a| *a /= t);
-                if self.trees.len() > 1 {
-                    for k in 0..self.trees.len() {
-                        let scores = &leaf(k).scores;
-                        for j in 0..m {
-                            sd[j] += (scores[j] - mean[j]).powi(2);
-                        }
-                    }
-                    sd.iter_mut().for_each(|v| *v = (*v / (t - 1.0)).sqrt());
-                }
+                moments_into(self.trees.len(), |k| &self.trees[k].leaves[leaves[k * n + i] as usize].scores, dst);
             }
         });
         let mut ranks = Vec::with_capacity(x.n_rows() * m);
@@ -216,6 +201,20 @@ impl Learner for LabelwisePlrModel {
             }
         }
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
+    }
+
+    /// The tie layer of the moments of the leaves of the trees that left each row out.
+    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+        let p = &self.params;
+        let sampling = bootstrap_sampling(Growth::of(p.n_estimators, p.bootstrap, p.seed))?;
+        let m = self.n_labels;
+        let rows = out_of_bag_rows(&self.trees, sampling, x, &self.fill_values, |leaves| {
+            let mut moments = vec![0.0; 2 * m];
+            moments_into(leaves.len(), |k| &leaves[k].scores, &mut moments);
+            let (mean, sd) = moments.split_at(m);
+            tie_layer(mean, sd, leaves.len(), self.params.tie_layer)
+        })?;
+        Ok(Some(out_of_bag_ranks(rows, m)))
     }
 
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
@@ -300,6 +299,26 @@ pub fn tie_layer(mean: &[f64], sd: &[f64], trees: usize, layer: TieLayer) -> Vec
         }
     }
     ranks
+}
+
+/// The mean of `t` trees' leaf scores (`scores(k)`, m each) into `out[..m]` and their standard
+/// deviation into `out[m..]` (0 for one tree), summed in tree order.
+fn moments_into<'a>(t: usize, scores: impl Fn(usize) -> &'a [f64], out: &mut [f64]) {
+    let m = out.len() / 2;
+    let (mean, sd) = out.split_at_mut(m);
+    for k in 0..t {
+        mean.iter_mut().zip(scores(k)).for_each(|(a, s)| *a += s);
+    }
+    mean.iter_mut().for_each(|a| *a /= t as f64);
+    if t > 1 {
+        for k in 0..t {
+            let row = scores(k);
+            for j in 0..m {
+                sd[j] += (row[j] - mean[j]).powi(2);
+            }
+        }
+        sd.iter_mut().for_each(|v| *v = (*v / (t as f64 - 1.0)).sqrt());
+    }
 }
 
 #[cfg(test)]
