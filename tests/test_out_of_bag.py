@@ -152,3 +152,19 @@ def test_the_cli_reports_the_final_models_estimate_and_folds_skip_it(monkeypatch
     assert "Out-of-bag Kendall tau: 0.9" in text and "(150 of 150 rows left out by some member)" in text
     refused = CliRunner().invoke(main, ["train", "-t", "iris", "--no-cv", "-W", "LWRF", "--", "-oob", "-no-bootstrap"])
     assert refused.exit_code != 0 and "needs bootstrap=True" in refused.output and "Traceback" not in refused.output
+
+
+def test_numpy_flags_count_and_experiments_check_what_folds_skip(tmp_path):
+    from click.testing import CliRunner
+    from lrank.cli import main
+
+    x, y = make_problem(n=60, seed=7)
+    with pytest.raises(InvalidParameterError, match="needs bootstrap=True"):
+        LabelwiseRandomForest(oob_score=True, bootstrap=np.bool_(False)).fit(x, y)
+    assert hasattr(LabelwiseRandomForest(n_estimators=20, oob_score=np.bool_(True)).fit(x, y), "oob_score_")
+    out = tmp_path / "cells.parquet"
+    from lrank.datasets import path
+
+    args = ["experiment", "run", str(path("iris")), "-W", "LRRF -oob -no-bootstrap", "-x", "3", "-o", str(out)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code != 0 and "needs bootstrap=True" in result.output and "Traceback" not in result.output

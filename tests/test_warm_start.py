@@ -107,3 +107,13 @@ def test_a_tuned_depth_cannot_grow_and_without_warm_start_the_forest_is_new():
     est = LabelRankingRandomForest(n_estimators=4, random_state=1).fit(x, y)
     est.set_params(n_estimators=2, max_depth=3).fit(x, y)
     assert n_trees(est) == 2
+
+
+def test_numpys_true_is_true():
+    # np.bool_ passes the flag check, so it must act as True too (it used to refit from scratch).
+    x, y = make_problem(n=80, seed=8)
+    est = LabelRankingRandomForest(n_estimators=5, warm_start=np.bool_(True), random_state=7).fit(x, y)
+    with pytest.raises(InvalidParameterError, match="max_depth changed since"):
+        est.set_params(n_estimators=9, max_depth=2).fit(x, y)
+    est.set_params(max_depth=8).fit(x, y)
+    assert n_trees(est) == 9

@@ -142,8 +142,9 @@ def fit(
     import dask
 
     from lrank import _core
+    from lrank.estimators._oob import asked
 
-    if getattr(estimator, "oob_score", False) is True:
+    if asked(getattr(estimator, "oob_score", False)):
         raise DaskError("oob_score=True needs all training rows in one process: fit with oob_score=False on a cluster")
     if exact:
         from lrank.dask.exact import fit_exact

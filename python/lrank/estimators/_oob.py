@@ -20,11 +20,16 @@ from lrank.estimators import _convert
 from lrank.rankings import has_ties
 
 
+def asked(value: Any) -> bool:
+    """A flag parameter that is on: True or numpy's True (other values are refused elsewhere)."""
+    return isinstance(value, (bool, np.bool_)) and bool(value)
+
+
 def wanted(params: dict[str, Any]) -> bool:
     """Whether the estimator's parameters ask for out-of-bag estimates (checked before the fit)."""
     if not _convert.flag("oob_score", params.get("oob_score", False)):
         return False
-    if params.get("bootstrap", True) is False:
+    if not asked(params.get("bootstrap", True)):
         raise InvalidParameterError(
             "oob_score=True needs bootstrap=True: without bootstrap samples every tree sees every training row"
         )
@@ -46,8 +51,8 @@ def estimate(est: Any, x: NDArray[np.float64], y: NDArray[np.int32], n_jobs: int
     left = int((~covered).sum())
     if left:
         warnings.warn(
-            f"{left} of {len(ranks)} training rows were drawn by every member and have no out-of-bag "
-            "prediction (rows of zeros in oob_prediction_; oob_score_ leaves them out): use more members",
+            f"{left} of {len(ranks)} training rows were drawn by every member: they have no out-of-bag "
+            "prediction and the out-of-bag score leaves them out (use more members)",
             UserWarning,
             stacklevel=3,
         )

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError
-from lrank.estimators import _convert
+from lrank.estimators import _convert, _oob
 
 # Parameters a warm refit may change.
 _FREE = ("n_estimators", "n_jobs", "oob_score", "warm_start")
@@ -85,7 +85,7 @@ class Previous:
 
 def remember(est: Any, names: dict[str, Any], x: NDArray[np.float64], y: Any, w: Any, nominal: Any) -> None:
     """After a fit: what a warm refit checks (only with ``warm_start=True``)."""
-    if names.get("warm_start") is True:
+    if _oob.asked(names.get("warm_start")):
         from lrank.estimators.base import _clone_param
 
         est._warm_params = {k: _clone_param(v) for k, v in names.items() if k not in _FREE}

@@ -24,6 +24,7 @@ from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features, aligned_rankings
 from lrank.datasets import resolve
 from lrank.errors import InvalidInputError, InvalidParameterError
+from lrank.estimators import _oob
 from lrank.evaluation.cross_validation import (
     DELETION_SEED_TAG,
     FoldPlan,
@@ -199,9 +200,11 @@ def train_and_evaluate(
         return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
 
     def make_fold() -> Any:
-        # Folds are scored on their held-out rows: an out-of-bag estimate per fold goes unread.
+        # Folds are scored on their held-out rows: an out-of-bag estimate per fold goes unread
+        # (what it asks for is still checked: experiments fit folds alone).
         est = make()
-        return est.set_params(oob_score=False) if getattr(est, "oob_score", False) is True else est
+        asks = hasattr(est, "get_params") and _oob.wanted(est.get_params(deep=False))
+        return est.set_params(oob_score=False) if asks else est
 
     complaint = tie_complaint_of(spec.name, make(), data)
     if complaint is not None:
