@@ -12,7 +12,8 @@ return bucket orders (dense positions, tied labels sharing one).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -163,7 +164,9 @@ def bucket_order_of_matrix(c: ArrayLike, method: str = "bpa", beta: float | None
     return _core.bucket_order_of_matrix(matrix, method, b)
 
 
-AGGREGATORS = {
+# Typed: the functions take different optional arguments, and mypy's join of them depends on
+# which modules it checks together.
+AGGREGATORS: dict[str, Callable[..., Any]] = {
     "borda": borda,
     "copeland": copeland,
     "kemeny": kemeny,

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
 from lrank.estimators import _convert, _importances, _inputs, _oob, _warm
+from lrank.estimators._trees import LeafApply
 from lrank.rankings import has_ties, tie_complaint
 
 # What a learner that cannot learn from ties suggests instead (Python names).
@@ -344,7 +345,7 @@ def _check_feature_names(est: Any, names: list[str] | None) -> None:
     raise InvalidInputError(message)
 
 
-class CoreLearnerRanker(LabelRanker):
+class CoreLearnerRanker(LeafApply, LabelRanker):
     """An estimator fitted by the Rust core (``_core.Model``): the one fit path of lrank.
 
     Subclasses give ``_core_kind`` (the core learner's name) and ``_core_params(seed)`` (its

@@ -153,6 +153,19 @@ impl Model {
         }))
     }
 
+    /// Each row's leaf node in each of the model's trees (n x trees, uint32), or None for a model
+    /// without trees.
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn apply<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<Bound<'py, PyArray2<u32>>>> {
+        let nodes = self.on_rows(py, &x, n_jobs, registry::apply)?;
+        Ok(nodes.map(|(nodes, trees)| matrix(py, nodes, x.shape()[0], trees)))
+    }
+
     /// Out-of-bag rankings of the training rows `x` (as fitted, in order; int32, n x m, rows of
     /// zeros where every member drew the row), or None for learners without bootstrap members.
     #[pyo3(signature = (x, n_jobs=None))]

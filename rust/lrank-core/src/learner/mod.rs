@@ -148,6 +148,13 @@ pub trait Learner: Sized + Clone + Send + Sync {
         Vec::new()
     }
 
+    /// Every tree of the model, for routing rows to leaves ([`crate::registry::apply`]): by
+    /// default the [`split_trees`](Self::split_trees); a learner whose splits are not scored by
+    /// the rankings' impurity (GBLR) lists its trees here alone.
+    fn routed_trees(&self) -> Vec<crate::tree::SplitTree<'_>> {
+        self.split_trees()
+    }
+
     /// Each feature's share of the model's split importances on the rows `x`, `y` of weights
     /// `weights`, or `None` for a model without them: by default
     /// [`crate::tree::split_importances`] of [`split_trees`](Self::split_trees). A learner whose

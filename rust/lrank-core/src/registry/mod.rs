@@ -137,6 +137,11 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.split_trees(),)*
                 }
             }
+            fn routed_trees(&self) -> Vec<crate::tree::SplitTree<'_>> {
+                match self {
+                    $(Model::$kind(m) => m.routed_trees(),)*
+                }
+            }
             fn split_importances(
                 &self,
                 x: &FeatureMatrixView<'_>,
@@ -240,6 +245,17 @@ pub fn add_trees(
     sample_weight: Option<&[f64]>,
 ) -> Result<Model> {
     crate::learner::add_trees_checked(model, n_estimators, x, y, sample_weight)
+}
+
+/// Each row's leaf node in each of the model's trees (rows x trees), or `None` for a model
+/// without trees.
+pub fn apply(model: &Model, x: &FeatureMatrixView<'_>) -> Result<Option<(Vec<u32>, usize)>> {
+    crate::data::features::check_n_features(x, model.header().n_features)?;
+    let trees = model.routed_trees();
+    if trees.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((crate::tree::model::leaf_nodes(&trees, x)?, trees.len())))
 }
 
 /// Each feature's share of the impurity decrease of the model's splits on its training data

@@ -170,6 +170,11 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
         Ok(Some(out))
     }
 
+    /// The members' trees, member after member (GBLR members' too).
+    fn routed_trees(&self) -> Vec<SplitTree<'_>> {
+        self.members.iter().flat_map(|m| m.routed_trees()).collect()
+    }
+
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         self.members.iter().flat_map(|m| m.split_trees()).collect()
     }

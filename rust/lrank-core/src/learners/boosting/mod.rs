@@ -277,6 +277,11 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
         Ok(Some(self.member_rankings(x)?))
     }
 
+    /// The members' trees, member after member (GBLR members' too).
+    fn routed_trees(&self) -> Vec<SplitTree<'_>> {
+        self.members.iter().flat_map(|m| m.routed_trees()).collect()
+    }
+
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         // A member's splits count by its vote, as in scikit-learn's AdaBoost.
         self.members

@@ -352,6 +352,11 @@ impl Learner for GradientBoostingModel {
         !self.trees.is_empty()
     }
 
+    /// Round after round (with per-label trees, label after label within a round).
+    fn routed_trees(&self) -> Vec<crate::tree::SplitTree<'_>> {
+        self.trees.iter().map(|t| crate::tree::SplitTree::whole(t, &self.fill_values)).collect()
+    }
+
     fn check(&self) -> std::result::Result<(), String> {
         same_len(self.fill_values.len(), self.n_features, "fill_values")?;
         same_len(self.init_scores.len(), self.n_labels, "init_scores")?;
