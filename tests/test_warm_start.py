@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from conftest import make_problem, make_tied_problem
 from lrank import (
+    BaggingLabelRanker,
     InvalidInputError,
     InvalidParameterError,
     LabelRankingRandomForest,
@@ -22,11 +23,12 @@ from lrank import (
 from lrank._core import save_model
 from lrank.estimators import _warm
 
-FORESTS = [LabelRankingRandomForest, LabelwiseRandomForest, PartialLabelRankingForest]
+FORESTS = [LabelRankingRandomForest, LabelwiseRandomForest, PartialLabelRankingForest, BaggingLabelRanker]
 
 
 def n_trees(est) -> int:
-    return len(json.loads(est.model_.summary_json())["tree_depths"])
+    summary = json.loads(est.model_.summary_json())
+    return summary["n_members"] if "n_members" in summary else len(summary["tree_depths"])
 
 
 def _data(cls):
@@ -117,3 +119,28 @@ def test_numpys_true_is_true():
         est.set_params(n_estimators=9, max_depth=2).fit(x, y)
     est.set_params(max_depth=8).fit(x, y)
     assert n_trees(est) == 9
+
+
+def test_bagging_compares_its_base_by_parameters_and_refuses_python_bases():
+    from lrank import LabelRankingTree
+
+    x, y = make_problem(n=80, seed=9)
+    est = BaggingLabelRanker(LabelRankingTree(), n_estimators=3, warm_start=True, random_state=2).fit(x, y)
+    est.set_params(n_estimators=6).fit(x, y)  # the same base, by its parameters
+    assert n_trees(est) == 6
+    est.set_params(estimator__max_depth=2)
+    with pytest.raises(InvalidParameterError, match="estimator changed since"):
+        est.set_params(n_estimators=8).fit(x, y)
+
+    class Plain:
+        def get_params(self, deep=True):
+            return {}
+
+        def fit(self, x, y, sample_weight=None):
+            return self
+
+        def predict(self, x):
+            return np.ones((len(x), y.shape[1]), dtype=np.int32)
+
+    with pytest.raises(InvalidParameterError, match="lrank's own learners"):
+        BaggingLabelRanker(Plain(), warm_start=True).fit(x, y)

@@ -35,6 +35,16 @@ def _digest(x: NDArray[np.float64], y: NDArray[np.int32], w: NDArray[np.float64]
     return h.hexdigest()
 
 
+def _same_param(a: Any, b: Any) -> bool:
+    """Equal parameter values; estimators (bagging's base) by their type and parameters."""
+    if hasattr(a, "get_params") and hasattr(b, "get_params") and not isinstance(a, type):
+        pa, pb = a.get_params(deep=False), b.get_params(deep=False)
+        return type(a) is type(b) and pa.keys() == pb.keys() and all(_same_param(pa[k], pb[k]) for k in pa)
+    from lrank.estimators.base import _same
+
+    return _same(a, b)
+
+
 @dataclass
 class Previous:
     """The fit a warm refit adds trees to."""
@@ -50,9 +60,7 @@ class Previous:
         before = est.__dict__.get("_warm_params")
         if before is None or est.__dict__.get("model_") is None:
             return None
-        from lrank.estimators.base import _same
-
-        changed = [k for k, v in names.items() if k not in _FREE and not _same(v, before.get(k))]
+        changed = [k for k, v in names.items() if k not in _FREE and not _same_param(v, before.get(k))]
         if changed:
             raise InvalidParameterError(
                 f"warm_start adds trees to the forest fitted before, but {', '.join(changed)} changed since: "

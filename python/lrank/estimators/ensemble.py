@@ -44,6 +44,9 @@ class BaggingLabelRanker(CoreLearnerRanker):
         aggregate their PLR ensembles), "borda-ties" or "copeland-ties".
     beta : the tie threshold of "bpa", "borda-ties" and "copeland-ties" (None: their default).
     max_samples : bootstrap sample size as a share of the training rows, in (0, 1].
+    warm_start : a refit with more ``n_estimators`` adds members to this ensemble (the same training
+        data and other parameters; the ensemble equals a fit with the final count; with lrank's own
+        base learners; default False).
     oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
         row ranked by the members whose bootstrap sample did not draw it; default False; with
         lrank's own base learners).
@@ -61,6 +64,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         beta: float | None = None,
         max_samples: float = 1.0,
         oob_score: bool = False,
+        warm_start: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -73,6 +77,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         self.beta = beta
         self.max_samples = max_samples
         self.oob_score = oob_score
+        self.warm_start = warm_start
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -80,6 +85,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
     # Pickles made before ``beta`` existed restore no such attribute: they get this default.
     beta: float | None = None
     oob_score: bool = False
+    warm_start: bool = False
     _core_kind = "Bagging"
     _core_names: ClassVar[dict[str, str]] = {"aggregator": "aggregation"}
 
@@ -141,9 +147,10 @@ class BaggingLabelRanker(CoreLearnerRanker):
             raise InvalidInputError(
                 f"n_estimators must be >= 1 and max_samples in (0, 1], got {self.n_estimators!r}, {self.max_samples!r}"
             )
-        if _oob.wanted(self.get_params(deep=False)):
+        if _oob.wanted(self.get_params(deep=False)) or _oob.asked(self.warm_start):
             raise InvalidParameterError(
-                "oob_score=True needs one of lrank's own learners as estimator (the core draws the samples again)"
+                "oob_score=True and warm_start=True need one of lrank's own learners as estimator "
+                "(the core draws the samples again)"
             )
         _oob.forget(self)
         x, y, w = self._validate_xy(X, y, sample_weight, labels)

@@ -5,10 +5,12 @@ use lrank_core::data::features::FeatureMatrixView;
 use lrank_core::data::ranking::RankMatrixView;
 use lrank_core::data::training::TrainingSet;
 use lrank_core::learner::{Learner, Params};
+use lrank_core::learners::bagging::{BaggingModel, BaggingParams};
 use lrank_core::learners::labelwise::{LabelwiseModel, LabelwiseParams};
 use lrank_core::learners::plr_tree::{PlrTreeModel, PlrTreeParams};
 use lrank_core::learners::random_forest::{RandomForestModel, RandomForestParams};
 use lrank_core::parallel::with_threads;
+use lrank_core::registry::{LearnerParams, Model};
 
 const N: usize = 60;
 const D: usize = 3;
@@ -95,6 +97,15 @@ fn plr_forest_grows_in_steps_like_at_once() {
     grows_in_steps_like_at_once::<PlrTreeModel>(at, &data, 6, 14);
     let plain = |n| PlrTreeParams { n_estimators: n, seed: 8, bootstrap: false, ..PlrTreeParams::forest() };
     grows_in_steps_like_at_once::<PlrTreeModel>(plain, &data, 1, 4);
+}
+
+#[test]
+fn bagging_adds_members_like_a_fit_with_them_all() {
+    let (x, y) = data(false);
+    let data = training(&x, &y);
+    let base = LearnerParams::LabelTree(Default::default());
+    let at = |n| BaggingParams { n_estimators: n, seed: 5, max_samples: 0.8, ..BaggingParams::new(base.clone()) };
+    grows_in_steps_like_at_once::<BaggingModel<LearnerParams, Model>>(at, &data, 3, 10);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, LrankError, Result};
-use crate::learner::{bad_param, ensemble_split_importances, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, ensemble_split_importances, trees_to_add, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
 use crate::tree::SplitTree;
@@ -80,32 +80,26 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
     type Params = BaggingParams<P>;
 
     fn fit(params: BaggingParams<P>, data: &TrainingSet<'_>) -> Result<Self> {
-        let (x, y, weights) = (&data.x, &data.y, &data.weights);
-        let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
-        let members = (0..params.n_estimators)
-            .into_par_iter()
-            .map(|b| {
-                crate::interrupt::check()?;
-                let (counts, mut rng) = bootstrap_counts(&params, b, n);
-                let rows: Vec<usize> = (0..n).filter(|&i| counts[i] > 0 && weights[i] > 0.0).collect();
-                if rows.is_empty() {
-                    return Err(invalid("a bootstrap sample holds no row with positive weight"));
-                }
-                let xs: Vec<f64> = rows.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
-                let ys: Vec<i32> = rows.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
-                let ws: Vec<f64> = rows.iter().map(|&i| counts[i] as f64 * weights[i]).collect();
-                let xv = FeatureMatrixView::new(&xs, rows.len(), d)?.with_kinds(x.kinds())?;
-                let yv = RankMatrixView::from_valid(&ys, rows.len(), m);
-                let mut member_params = (*params.base).clone();
-                member_params.set_seed(rng.next_u64());
-                // A ranking the member refuses is named by its row in the ensemble's data.
-                M::fit(member_params, &TrainingSet::from_checked(xv, yv, ws)).map_err(|e| match e {
-                    LrankError::InvalidRanking { row, reason } => LrankError::InvalidRanking { row: rows[row], reason },
-                    other => other,
-                })
-            })
-            .collect::<Result<Vec<M>>>()?;
-        Ok(BaggingModel { params, n_features: d, n_labels: m, members })
+        let members = Self::fit_members(&params, data, 0)?;
+        let (n_features, n_labels) = (data.x.n_features(), data.y.n_labels());
+        Ok(BaggingModel { params, n_features, n_labels, members })
+    }
+
+    /// Members `n..n_estimators` fitted and added (each member's sample and seed depend on its
+    /// index alone, so the ensemble is the one a fit with `n_estimators` members gives).
+    fn add_trees(mut self, n_estimators: usize, data: &TrainingSet<'_>) -> Result<Self> {
+        if !trees_to_add(self.members.len(), n_estimators)? {
+            return Ok(self);
+        }
+        let params = BaggingParams { n_estimators, ..self.params.clone() };
+        params.validate()?;
+        if (data.x.n_features(), data.y.n_labels()) != (self.n_features, self.n_labels) {
+            return Err(invalid("members can only be added on the training data the ensemble was fitted on (warm_start)"));
+        }
+        let more = Self::fit_members(&params, data, self.members.len())?;
+        self.members.extend(more);
+        self.params.n_estimators = n_estimators;
+        Ok(self)
     }
 
     fn header(&self) -> Header {
@@ -223,6 +217,35 @@ fn bootstrap_counts<P>(params: &BaggingParams<P>, b: usize, n: usize) -> (Vec<u3
 const MEMBER_BLOCK_VALUES: usize = 1 << 22;
 
 impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
+    /// Members `first..n_estimators`, in parallel, in order.
+    fn fit_members(params: &BaggingParams<P>, data: &TrainingSet<'_>, first: usize) -> Result<Vec<M>> {
+        let (x, y, weights) = (&data.x, &data.y, &data.weights);
+        let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
+        (first.min(params.n_estimators)..params.n_estimators)
+            .into_par_iter()
+            .map(|b| {
+                crate::interrupt::check()?;
+                let (counts, mut rng) = bootstrap_counts(params, b, n);
+                let rows: Vec<usize> = (0..n).filter(|&i| counts[i] > 0 && weights[i] > 0.0).collect();
+                if rows.is_empty() {
+                    return Err(invalid("a bootstrap sample holds no row with positive weight"));
+                }
+                let xs: Vec<f64> = rows.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
+                let ys: Vec<i32> = rows.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
+                let ws: Vec<f64> = rows.iter().map(|&i| counts[i] as f64 * weights[i]).collect();
+                let xv = FeatureMatrixView::new(&xs, rows.len(), d)?.with_kinds(x.kinds())?;
+                let yv = RankMatrixView::from_valid(&ys, rows.len(), m);
+                let mut member_params = (*params.base).clone();
+                member_params.set_seed(rng.next_u64());
+                // A ranking the member refuses is named by its row in the ensemble's data.
+                M::fit(member_params, &TrainingSet::from_checked(xv, yv, ws)).map_err(|e| match e {
+                    LrankError::InvalidRanking { row, reason } => LrankError::InvalidRanking { row: rows[row], reason },
+                    other => other,
+                })
+            })
+            .collect::<Result<Vec<M>>>()
+    }
+
     /// The consensus rankings of the rows of `x` into `out` (n x m).
     fn consensus_of_block(&self, x: &FeatureMatrixView<'_>, out: &mut [i32]) -> Result<()> {
         let per_member = self.member_rankings(x)?;
