@@ -28,6 +28,21 @@ def test_prediction_is_the_weighted_borda_consensus_of_the_members(problem):
     np.testing.assert_array_equal(est.predict(x), expected)
 
 
+def test_each_stage_is_the_prediction_of_a_fit_stopped_there(problem):
+    x, y = problem
+    x_new = np.random.default_rng(5).random(x.shape)
+    x_new[::5, 0] = np.nan
+    params = {"estimator": LabelRankingTree(max_depth=2), "random_state": 0}
+    est = AdaBoostLabelRanker(n_estimators=6, **params).fit(x, y)
+    stages = list(est.staged_predict(x_new))
+    assert len(stages) == len(est.estimator_weights_) > 2
+    for k, ranks in enumerate(stages, start=1):
+        stopped = AdaBoostLabelRanker(n_estimators=k, **params).fit(x, y)
+        np.testing.assert_array_equal(ranks, stopped.predict(x_new), err_msg=f"round {k}")
+    scores = list(est.staged_score(x, y))
+    assert scores[-1] == pytest.approx(est.score(x, y)) and len(set(scores)) > 1
+
+
 def test_boosting_beats_its_tree_on_iris_held_out_rows():
     data = load_iris()
     order = np.random.default_rng(0).permutation(data.n_rows)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -11,6 +12,7 @@ from lrank.errors import InvalidInputError
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker, nested_core_params
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_learner_name
+from lrank.rankings import has_ties
 
 _AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
 _LOSSES = {"linear": "Linear", "square": "Square", "exponential": "Exponential"}
@@ -101,6 +103,24 @@ class AdaBoostLabelRanker(CoreLearnerRanker):
     def predict_per_member(self, X: ArrayLike) -> NDArray[np.int32]:
         """Each member's ranking for each row: shape (members, n, m)."""
         return self._members(X)
+
+    def staged_predict(self, X: ArrayLike) -> Iterator[NDArray[np.int32]]:
+        """The rank matrix after each boosting round in turn, as scikit-learn's AdaBoost gives it:
+        round k's is the members' consensus of the first k by their votes (the last is
+        ``predict(X)``). The members predict once; the stages are computed together."""
+        self._check_fitted()
+        stages = self.model_.staged_members(self._validate_x(X, reset=False), n_jobs=self._predict_jobs())
+        for k in range(stages.shape[1]):
+            yield np.ascontiguousarray(stages[:, k, :])
+
+    def staged_score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Iterator[float]:
+        """``score(X, y)`` after each boosting round in turn (mean Kendall tau; tau_x with ties)."""
+        from lrank.metrics import kendall_tau, tau_x
+
+        truth = self._score_targets(y)
+        measure = tau_x if has_ties(truth) else kendall_tau
+        for ranks in self.staged_predict(X):
+            yield measure(truth, ranks, sample_weight=sample_weight)
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------

@@ -136,6 +136,25 @@ impl Model {
         Ok((matrix(py, ranks, xs.n_rows, m), matrix(py, values, xs.n_rows, m)))
     }
 
+    /// An AdaBoost model's prediction after each round (n x rounds x m, int32).
+    #[pyo3(signature = (x, n_jobs=None))]
+    fn staged_members<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyArray3<i32>>> {
+        let CoreModel::Boosting(model) = &self.inner else {
+            return Err(crate::errors::to_py_err(
+                py,
+                CoreError::InvalidInput("only AdaBoost models predict by rounds here".into()),
+            ));
+        };
+        let (n, m, rounds) = (x.shape()[0], self.n_labels(), model.members.len());
+        let ranks = self.on_rows(py, &x, n_jobs, |_, view| model.staged_ranks(view))?;
+        Ok(cube(py, ranks, (n, rounds, m)))
+    }
+
     /// An ensemble's members' rankings (members x n x m, int32), or None for other learners.
     #[pyo3(signature = (x, n_jobs=None))]
     fn predict_members<'py>(

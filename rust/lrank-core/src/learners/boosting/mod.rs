@@ -336,6 +336,31 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
 
 impl<P: Params, M: Learner<Params = P>> BoostingModel<P, M> {
     /// Each member's rank matrix (members x n x m, row-major).
+    /// The prediction after each round (rows x rounds x labels): round k's is the consensus of
+    /// the first k members by their votes, which a fit stopped after k rounds predicts.
+    pub fn staged_ranks(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
+        let per_member = self.member_rankings(x)?;
+        let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
+        let mut out: Vec<i32> = crate::memory::zeroed("each round's predictions", &[n, b, m])?;
+        if m == 0 {
+            return Ok(out);
+        }
+        out.par_chunks_mut(b * m).enumerate().try_for_each_init(
+            || vec![0i32; b * m],
+            |rows, (i, dst)| -> Result<()> {
+                for k in 0..b {
+                    rows[k * m..(k + 1) * m].copy_from_slice(&per_member[(k * n + i) * m..(k * n + i + 1) * m]);
+                }
+                for (k, stage) in dst.chunks_exact_mut(m).enumerate() {
+                    let view = RankMatrixView::from_valid(&rows[..(k + 1) * m], k + 1, m);
+                    stage.copy_from_slice(&self.params.aggregator.aggregate(&view, Some(&self.member_weights[..=k]))?);
+                }
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    }
+
     fn member_rankings(&self, x: &FeatureMatrixView<'_>) -> Result<Vec<i32>> {
         if self.members.is_empty() {
             return Err(invalid("the ensemble has no members"));
