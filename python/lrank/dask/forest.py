@@ -142,9 +142,9 @@ def fit(
     import dask
 
     from lrank import _core
-    from lrank.estimators._oob import asked
+    from lrank.estimators._convert import is_on
 
-    if asked(getattr(estimator, "oob_score", False)):
+    if is_on(getattr(estimator, "oob_score", False)):
         raise DaskError("oob_score=True needs all training rows in one process: fit with oob_score=False on a cluster")
     if exact:
         from lrank.dask.exact import fit_exact

@@ -61,6 +61,11 @@ def flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
+def is_on(value: Any) -> bool:
+    """Whether a flag parameter is on: True or numpy's True (``flag`` refuses other values)."""
+    return isinstance(value, (bool, np.bool_)) and bool(value)
+
+
 def choice(name: str, value: Any, choices: Mapping[str, Any]) -> Any:
     """The core's form of one of ``choices``' keys."""
     if not isinstance(value, str) or value not in choices:

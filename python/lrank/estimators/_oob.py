@@ -20,16 +20,11 @@ from lrank.estimators import _convert
 from lrank.rankings import has_ties
 
 
-def asked(value: Any) -> bool:
-    """A flag parameter that is on: True or numpy's True (other values are refused elsewhere)."""
-    return isinstance(value, (bool, np.bool_)) and bool(value)
-
-
 def wanted(params: dict[str, Any]) -> bool:
     """Whether the estimator's parameters ask for out-of-bag estimates (checked before the fit)."""
     if not _convert.flag("oob_score", params.get("oob_score", False)):
         return False
-    if not asked(params.get("bootstrap", True)):
+    if not _convert.is_on(params.get("bootstrap", True)):
         raise InvalidParameterError(
             "oob_score=True needs bootstrap=True: without bootstrap samples every tree sees every training row"
         )

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError
-from lrank.estimators import _convert, _oob
+from lrank.estimators import _convert
 
 # Parameters a warm refit may change.
 _FREE = ("n_estimators", "n_jobs", "oob_score", "warm_start")
@@ -93,7 +93,7 @@ class Previous:
 
 def remember(est: Any, names: dict[str, Any], x: NDArray[np.float64], y: Any, w: Any, nominal: Any) -> None:
     """After a fit: what a warm refit checks (only with ``warm_start=True``)."""
-    if _oob.asked(names.get("warm_start")):
+    if _convert.is_on(names.get("warm_start")):
         from lrank.estimators.base import _clone_param
 
         est._warm_params = {k: _clone_param(v) for k, v in names.items() if k not in _FREE}

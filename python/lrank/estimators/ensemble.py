@@ -147,7 +147,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
             raise InvalidInputError(
                 f"n_estimators must be >= 1 and max_samples in (0, 1], got {self.n_estimators!r}, {self.max_samples!r}"
             )
-        if _oob.wanted(self.get_params(deep=False)) or _oob.asked(self.warm_start):
+        if _oob.wanted(self.get_params(deep=False)) or _convert.is_on(self.warm_start):
             raise InvalidParameterError(
                 "oob_score=True and warm_start=True need one of lrank's own learners as estimator "
                 "(the core draws the samples again)"
