@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi", "plr", "plr_bins", "cli_process"]
+SUITES = ["accuracy", "speed_sklr", "speed_sklearn", "tau_sklr", "kebi", "plr", "plr_bins", "cli_process", "oob"]
 
 
 def bench(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -55,6 +55,7 @@ def test_every_suite_answers_help(suite):
         ["bench.tau_sklr", "--datasets", "iris"],
         ["bench.kebi", "run", "--dry-run"],
         ["bench.cli_process", "--datasets", "iris"],
+        ["bench.oob", "--datasets", "iris"],
     ],
 )
 def test_every_suite_skips_cleanly_without_the_data(args, tmp_path):
