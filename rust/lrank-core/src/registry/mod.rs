@@ -255,7 +255,7 @@ pub fn apply(model: &Model, x: &FeatureMatrixView<'_>) -> Result<Option<(Vec<u32
     if trees.is_empty() {
         return Ok(None);
     }
-    Ok(Some((crate::tree::model::leaf_nodes(&trees, x)?, trees.len())))
+    Ok(Some((crate::tree::importance::leaf_nodes(&trees, x)?, trees.len())))
 }
 
 /// Each feature's share of the impurity decrease of the model's splits on its training data

@@ -44,6 +44,20 @@ impl<'a> SplitTree<'a> {
     }
 }
 
+/// The node each row of `x` reaches in each tree (rows x trees, row-major, node indices), as
+/// scikit-learn's `apply` gives them: rows that share a tree's leaf get the same number.
+pub fn leaf_nodes(trees: &[SplitTree<'_>], x: &FeatureMatrixView<'_>) -> Result<Vec<u32>> {
+    let t = trees.len();
+    let mut out: Vec<u32> = crate::memory::zeroed("each row's leaf in each tree", &[x.n_rows(), t])?;
+    if t > 0 {
+        out.par_chunks_mut(t).enumerate().for_each(|(i, dst)| {
+            let row = x.row(i);
+            dst.iter_mut().zip(trees).for_each(|(d, tree)| *d = route(tree.nodes, row, tree.fill).0 as u32);
+        });
+    }
+    Ok(out)
+}
+
 /// Label pairs whose relation counts are held at once (bounds the memory per tree: nodes x
 /// pairs x 3 weights).
 const PAIRS_AT_ONCE: usize = 8;

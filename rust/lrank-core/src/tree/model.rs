@@ -66,24 +66,6 @@ impl<L> Tree<L> {
     }
 }
 
-/// The node each row of `x` reaches in each tree (rows x trees, row-major, node indices), as
-/// scikit-learn's `apply` gives them: rows that share a tree's leaf get the same number.
-pub fn leaf_nodes(
-    trees: &[crate::tree::SplitTree<'_>],
-    x: &crate::data::features::FeatureMatrixView<'_>,
-) -> crate::Result<Vec<u32>> {
-    use rayon::prelude::*;
-    let t = trees.len();
-    let mut out: Vec<u32> = crate::memory::zeroed("each row's leaf in each tree", &[x.n_rows(), t])?;
-    if t > 0 {
-        out.par_chunks_mut(t).enumerate().for_each(|(i, dst)| {
-            let row = x.row(i);
-            dst.iter_mut().zip(trees).for_each(|(d, tree)| *d = route(tree.nodes, row, tree.fill).0 as u32);
-        });
-    }
-    Ok(out)
-}
-
 /// The node (an index into `nodes`) and the leaf (an index into the leaves) that `row` reaches
 /// from the root; missing values (NaN) are routed as `fill[feature]`. The links must point
 /// forward, as in every tree that passed [`Tree::check`].
