@@ -3,8 +3,10 @@
     python -m bench.oob [--datasets iris,glass,vowel] [--folds 10] [--seed 0] [--out FILE.json]
 
 For each KEBI set and each bootstrap ensemble at its default size (LR-RF: 50 trees, LWRF: 100,
-bagged LRT: 50), ``oob_score_`` of a fit on all rows beside the mean tau of a K-fold CV on
-``harness.kfold_indices`` (the same seed for the ensemble and the folds). Then LWRF on the last
+bagged LRT: 50, the pairwise forest ``OVO -B forest``: 100 per pair), ``oob_score_`` of a fit
+on all rows beside the mean tau of a K-fold CV on ``harness.kfold_indices`` (the same seed for
+the ensemble and the folds); the same for pairwise PLR (100 trees per pair, tau_x) on the PLR
+sets of ``--plr-datasets`` (skipped when ../shared/datasets/plr-csv is absent). Then LWRF on the last
 set grown 25 -> 50 -> 100 -> 200 trees with ``warm_start=True`` (out-of-bag tau at each step)
 against 200 trees at once, one thread, wall time. Needs lrank only (the project's .venv).
 """
@@ -18,16 +20,24 @@ import time
 import numpy as np
 
 from bench import harness
+from bench.plr import PLR_DIR
 
 
 def learners(seed: int) -> dict:
-    from lrank import BaggingLabelRanker, LabelRankingRandomForest, LabelwiseRandomForest
+    from lrank import BaggingLabelRanker, LabelRankingRandomForest, LabelwiseRandomForest, OneVsOneLabelRanker
 
     return {
         "LRRF": lambda **kw: LabelRankingRandomForest(random_state=seed, n_jobs=1, **kw),
         "LWRF": lambda **kw: LabelwiseRandomForest(random_state=seed, n_jobs=1, **kw),
         "Bagging-LRT": lambda **kw: BaggingLabelRanker(random_state=seed, n_jobs=1, **kw),
+        "OVO-forest": lambda **kw: OneVsOneLabelRanker(classifier="forest", random_state=seed, n_jobs=1, **kw),
     }
+
+
+def plr_learners(seed: int) -> dict:
+    from lrank import PairwisePartialLabelRanker
+
+    return {"PLRPW": lambda **kw: PairwisePartialLabelRanker(random_state=seed, n_jobs=1, **kw)}
 
 
 def oob_against_cv(x: np.ndarray, y: np.ndarray, make, folds: int, seed: int) -> tuple[float, float]:
@@ -51,6 +61,7 @@ def warm_steps(x: np.ndarray, y: np.ndarray, seed: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.oob", description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", default="iris,glass,vowel")
+    parser.add_argument("--plr-datasets", default="iris,glass,vowel", help="PLR sets for pairwise PLR ('' for none)")
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data-dir", default=None)
@@ -67,6 +78,13 @@ def main() -> None:
             oob, cv = oob_against_cv(x, y, make, args.folds, args.seed)
             rows.append({"dataset": name, "learner": learner, "oob": oob, "cv": cv})
             print(f"| {name} | {learner} | {oob:.4f} | {cv:.4f} | {oob - cv:+.4f} |", flush=True)
+    if args.plr_datasets and PLR_DIR.is_dir():
+        for name in harness.dataset_names(args.plr_datasets, PLR_DIR):
+            x, y = harness.load_kebi(name, PLR_DIR)
+            for learner, make in plr_learners(args.seed).items():
+                oob, cv = oob_against_cv(x, y, make, args.folds, args.seed)
+                rows.append({"dataset": f"plr/{name}", "learner": learner, "oob": oob, "cv": cv})
+                print(f"| plr/{name} | {learner} | {oob:.4f} | {cv:.4f} | {oob - cv:+.4f} |", flush=True)
     warm = warm_steps(*harness.load_kebi(names[-1], folder), args.seed)
     print(f"\nLWRF on {names[-1]}, warm_start 25 -> 200 trees: {warm}")
     if args.out:

@@ -18,6 +18,8 @@ from lrank import (
     LabelRankingRandomForest,
     LabelwisePartialLabelRanker,
     LabelwiseRandomForest,
+    OneVsOneLabelRanker,
+    PairwisePartialLabelRanker,
     PartialLabelRankingForest,
 )
 from lrank.metrics import kendall_tau, tau_x
@@ -26,8 +28,9 @@ FORESTS = [
     lambda **kw: LabelRankingRandomForest(n_estimators=40, **kw),
     lambda **kw: LabelwiseRandomForest(n_estimators=40, **kw),
     lambda **kw: BaggingLabelRanker(n_estimators=40, **kw),
+    lambda **kw: OneVsOneLabelRanker(classifier="forest", n_estimators=40, **kw),
 ]
-IDS = ["LRRF", "LWRF", "Bagging"]
+IDS = ["LRRF", "LWRF", "Bagging", "OVO-forest"]
 
 
 @pytest.mark.parametrize("make", FORESTS, ids=IDS)
@@ -54,7 +57,11 @@ def test_the_estimate_tracks_held_out_tau_on_a_learnable_problem(make):
     assert est.oob_score_ == pytest.approx(kendall_tau(y[:400], est.oob_prediction_))
 
 
-@pytest.mark.parametrize("cls", [PartialLabelRankingForest, LabelwisePartialLabelRanker], ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "cls",
+    [PartialLabelRankingForest, LabelwisePartialLabelRanker, PairwisePartialLabelRanker],
+    ids=lambda c: c.__name__,
+)
 def test_partial_label_ranking_forests_score_ties_by_tau_x(cls):
     x, y = make_tied_problem(n=300, seed=1)
     est = cls(n_estimators=30, oob_score=True, random_state=0).fit(x, y)
@@ -62,6 +69,25 @@ def test_partial_label_ranking_forests_score_ties_by_tau_x(cls):
     assert 0.3 < est.oob_score_ < est.score(x, y)
     held_out = cls(n_estimators=30, random_state=0).fit(x[:200], y[:200]).score(x[200:], y[200:])
     assert abs(est.oob_score_ - held_out) < 0.08, (est.oob_score_, held_out)
+
+
+@pytest.mark.parametrize("cls", [OneVsOneLabelRanker, PairwisePartialLabelRanker], ids=lambda c: c.__name__)
+def test_pairwise_forests_estimate_with_missing_labels_and_weights_at_any_thread_count(cls):
+    # A pair's trees draw over the rows that rank both labels and have weight: rows that miss a
+    # label or weigh nothing are out of bag for those pairs' trees, and still get a ranking.
+    x, y = make_problem(n=200, seed=8)
+    weights = np.where(np.arange(200) % 9 == 0, 0.0, 1.0)
+    missing = y.copy()
+    for i in range(0, 200, 4):  # label 0 left out, the others closed up
+        missing[i, missing[i] > missing[i, 0]] -= 1
+        missing[i, 0] = 0
+    kw = {"classifier": "forest", "n_estimators": 30, "oob_score": True, "random_state": 3}
+    one = cls(**kw, n_jobs=1).fit(x, missing, sample_weight=weights)
+    two = cls(**kw, n_jobs=2).fit(x, missing, sample_weight=weights)
+    np.testing.assert_array_equal(one.oob_prediction_, two.oob_prediction_)
+    assert np.all(one.oob_prediction_ > 0)
+    held_out = cls(**{**kw, "oob_score": False}).fit(x[:150], missing[:150]).score(x[150:], y[150:])
+    assert abs(one.oob_score_ - held_out) < 0.08, (one.oob_score_, held_out)
 
 
 def test_rows_every_member_drew_are_zeros_left_out_of_the_score_with_a_warning():
@@ -92,6 +118,9 @@ def test_estimates_are_deterministic_survive_pickling_and_vanish_on_a_refit_with
         (LabelwiseRandomForest(oob_score=True, bootstrap=False), "needs bootstrap=True"),
         (LabelRankingRandomForest(oob_score="yes"), "oob_score: must be True or False"),
         (LabelRankingRandomForest(oob_score=True, leaf_missing=0.5), "not available with leaf_missing"),
+        (OneVsOneLabelRanker(oob_score=True), "needs classifier='forest' \\(classifier='tree'"),
+        (OneVsOneLabelRanker(classifier="forest", bootstrap=False, oob_score=True), "needs bootstrap=True"),
+        (PairwisePartialLabelRanker(classifier="logistic", oob_score=True), "needs classifier='forest'"),
     ],
 )
 def test_impossible_requests_are_refused_in_one_line(est, message):

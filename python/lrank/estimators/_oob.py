@@ -28,6 +28,10 @@ def wanted(params: dict[str, Any]) -> bool:
         raise InvalidParameterError(
             "oob_score=True needs bootstrap=True: without bootstrap samples every tree sees every training row"
         )
+    if params.get("classifier", "forest") != "forest":
+        raise InvalidParameterError(
+            f"oob_score=True needs classifier='forest' (classifier={params['classifier']!r} has no bootstrap samples)"
+        )
     if params.get("leaf_missing", 0.0) != 0.0:
         raise InvalidParameterError(
             "oob_score=True is not available with leaf_missing (it deletes labels when predicting)"
@@ -35,11 +39,13 @@ def wanted(params: dict[str, Any]) -> bool:
     return True
 
 
-def estimate(est: Any, x: NDArray[np.float64], y: NDArray[np.int32], n_jobs: int | None) -> None:
+def estimate(
+    est: Any, x: NDArray[np.float64], y: NDArray[np.int32], w: NDArray[np.float64] | None, n_jobs: int | None
+) -> None:
     """Sets ``oob_prediction_`` and ``oob_score_`` of a fitted estimator from its training data."""
     from lrank.metrics import kendall_tau, tau_x
 
-    ranks = est.model_.out_of_bag(x, n_jobs=n_jobs)
+    ranks = est.model_.out_of_bag(x, y, w, n_jobs=n_jobs)
     if ranks is None:  # pragma: no cover - only estimators with bootstrap members take oob_score
         raise InvalidParameterError(f"{type(est).__name__} has no out-of-bag predictions")
     covered = (ranks != 0).any(axis=1)

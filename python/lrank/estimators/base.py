@@ -429,7 +429,7 @@ class CoreLearnerRanker(LeafApply, LabelRanker):
             self.seed_ = seed
         self._read_summary(json.loads(self.model_.summary_json()), fitting=True)
         if oob:
-            _oob.estimate(self, x, y, jobs)
+            _oob.estimate(self, x, y, w, jobs)
         else:
             _oob.forget(self)
         # Split importances are computed from the training data when first read (see _importances).

@@ -15,6 +15,7 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    oob_option,
     parse_choice,
     parse_depth,
     parse_max_features,
@@ -49,13 +50,16 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
     max_bins : None (default): exact split search; N (2 to 255): each feature cut once per fit
         into at most N quantile bins, nodes searching histograms of them.
     node_seeds : a random seed per node rather than a stream per tree (default False).
+    oob_score : estimate the fit's tau out of bag (a forest on bootstrap samples: ``oob_score_``,
+        ``oob_prediction_``; each pair's probability for a training row from the trees whose sample
+        did not draw it; default False).
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 
     # Pickled before the histogram search (and the missing-label protocol): exact search.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False}
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "node_seeds": False, "oob_score": False}
     _core_kind = "Pairwise"
 
     def __init__(
@@ -69,6 +73,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         voting: str = "copeland",
         max_bins: int | None = None,
         node_seeds: bool = False,
+        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -82,6 +87,7 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         self.voting = voting
         self.max_bins = max_bins
         self.node_seeds = node_seeds
+        self.oob_score = oob_score
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -155,6 +161,7 @@ LEARNER_SPECS = (
                 "",
                 switch_value=True,
             ),
+            oob_option("pair trees"),
         ),
     ),
 )

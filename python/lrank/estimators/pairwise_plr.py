@@ -16,6 +16,7 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    oob_option,
     parse_choice,
     parse_depth,
     parse_max_features,
@@ -58,13 +59,16 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: chosen out of bag for BPA with a forest, else the method's
         default, 0.25 for BPA).
+    oob_score : estimate the fit's tau out of bag (a forest on bootstrap samples: ``oob_score_``,
+        ``oob_prediction_``; each pair's probability for a training row from the trees whose sample
+        did not draw it; default False). With beta chosen out of bag, the same rows chose it.
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
     n_jobs : threads (None or -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 
     _core_kind = "PairwisePlr"
-    _added_params: ClassVar[dict[str, Any]] = {"C": 1.0, "max_bins": None}
+    _added_params: ClassVar[dict[str, Any]] = {"C": 1.0, "max_bins": None, "oob_score": False}
     _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation", "c": "C"}
 
     def __init__(
@@ -80,6 +84,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         tie_weighting: str = "half",
         aggregation: str = "bpa",
         beta: float | None = None,
+        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
@@ -95,6 +100,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         self.tie_weighting = tie_weighting
         self.aggregation = aggregation
         self.beta = beta
+        self.oob_score = oob_score
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
@@ -189,6 +195,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-beta", "beta", "its tie threshold (default: chosen out of bag for bpa, else 0.25)", float, "BETA"
             ),
+            oob_option("pair trees"),
         ),
     ),
 )

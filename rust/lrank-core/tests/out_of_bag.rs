@@ -10,6 +10,7 @@ use common::ranks_from_order;
 use lrank_core::consensus::buckets::PairOrderCounts;
 use lrank_core::data::features::FeatureMatrixView;
 use lrank_core::data::ranking::RankMatrixView;
+use lrank_core::data::training::TrainingSet;
 use lrank_core::learner::Learner;
 use lrank_core::learners::bagging::{BaggingModel, BaggingParams};
 use lrank_core::learners::labelwise::{LabelwiseModel, LabelwiseParams};
@@ -83,6 +84,10 @@ fn borda(members: &[i32], trees: &[usize], i: usize) -> Vec<i32> {
     by_votes(&votes)
 }
 
+fn training<'a>(x: FeatureMatrixView<'a>, y: RankMatrixView<'a>) -> TrainingSet<'a> {
+    TrainingSet::new(x, y, None).unwrap()
+}
+
 fn views<'a>(x: &'a [f64], y: &'a [i32]) -> (FeatureMatrixView<'a>, RankMatrixView<'a>) {
     (FeatureMatrixView::new(x, N, 1).unwrap(), RankMatrixView::new(y, N, M).unwrap())
 }
@@ -111,7 +116,7 @@ fn lr_rf_case(params: RandomForestParams) {
     let (xv, yv) = views(&x, &y);
     let model = RandomForestModel::fit_views(&xv, &yv, None, params).unwrap();
     let members = model.member_ranks(&xv).unwrap().unwrap();
-    let oob = model.out_of_bag(&xv).unwrap().unwrap();
+    let oob = model.out_of_bag(&training(xv, yv)).unwrap().unwrap();
     let left_out = left_out(&members, &y);
     assert!(left_out.iter().all(|t| !t.is_empty() && t.len() < 30), "every row in some trees' samples, not all");
     for (i, trees) in left_out.iter().enumerate() {
@@ -125,7 +130,7 @@ fn labelwise_forest_out_of_bag_ranks_the_mean_scores_of_the_trees_that_left_the_
     let (xv, yv) = views(&x, &y);
     let params = LabelwiseParams { n_estimators: 30, max_features: MaxFeatures::All, seed: 5, ..LabelwiseParams::forest() };
     let model = LabelwiseModel::fit_views(&xv, &yv, None, params).unwrap();
-    let oob = model.out_of_bag(&xv).unwrap().unwrap();
+    let oob = model.out_of_bag(&training(xv, yv)).unwrap().unwrap();
     for i in 0..N {
         let own = &y[i * M..(i + 1) * M];
         let mut mean = vec![0.0; M];
@@ -151,7 +156,7 @@ fn plr_forest_out_of_bag_is_the_consensus_of_the_trees_that_left_the_row_out() {
     let params = PlrTreeParams { n_estimators: 30, max_features: MaxFeatures::All, seed: 3, ..PlrTreeParams::forest() };
     let model = PlrTreeModel::fit_views(&xv, &yv, None, params.clone()).unwrap();
     let members = model.member_ranks(&xv).unwrap().unwrap();
-    let oob = model.out_of_bag(&xv).unwrap().unwrap();
+    let oob = model.out_of_bag(&training(xv, yv)).unwrap().unwrap();
     for (i, trees) in left_out(&members, &y).iter().enumerate() {
         assert!(!trees.is_empty() && trees.len() < 30, "row {i}");
         let mut counts = PairOrderCounts::new(M);
@@ -167,7 +172,7 @@ fn labelwise_plr_out_of_bag_is_the_tie_layer_of_the_trees_that_left_the_row_out(
     for layer in [TieLayer::Epsilon { epsilon: 0.5 }, TieLayer::Interval { q: 0.9 }] {
         let params = LabelwisePlrParams { n_estimators: 30, seed: 6, tie_layer: layer, ..Default::default() };
         let model = LabelwisePlrModel::fit_views(&xv, &yv, None, params).unwrap();
-        let oob = model.out_of_bag(&xv).unwrap().unwrap();
+        let oob = model.out_of_bag(&training(xv, yv)).unwrap().unwrap();
         for i in 0..N {
             let scores: Vec<&Vec<f64>> = model.trees.iter().map(|t| &t.leaf_for(xv.row(i), &model.fill_values).scores).collect();
             // The trees that drew the row predict its own scores: the most frequent vector.
@@ -200,7 +205,7 @@ fn bagging_out_of_bag_is_the_consensus_of_the_members_that_left_the_row_out() {
     let params = BaggingParams { n_estimators: 25, seed: 9, ..BaggingParams::new(LearnerParams::RandomForest(tree)) };
     let model = BaggingModel::<LearnerParams, Model>::fit_views(&xv, &yv, None, params).unwrap();
     let members = model.member_ranks(&xv).unwrap().unwrap();
-    let oob = model.out_of_bag(&xv).unwrap().unwrap();
+    let oob = model.out_of_bag(&training(xv, yv)).unwrap().unwrap();
     for (i, trees) in left_out(&members, &y).iter().enumerate() {
         assert!(!trees.is_empty() && trees.len() < 25, "row {i}");
         assert_eq!(&oob[i * M..(i + 1) * M], borda(&members, trees, i).as_slice(), "row {i}");
@@ -212,16 +217,16 @@ fn out_of_bag_needs_bootstrap_samples_and_a_row_every_tree_drew_is_zeros() {
     let (x, y) = data(false);
     let (xv, yv) = views(&x, &y);
     let whole = RandomForestParams { bootstrap: false, ..full_forest() };
-    let err = RandomForestModel::fit_views(&xv, &yv, None, whole).unwrap().out_of_bag(&xv).unwrap_err();
+    let err = RandomForestModel::fit_views(&xv, &yv, None, whole).unwrap().out_of_bag(&training(xv, yv)).unwrap_err();
     assert!(err.to_string().contains("bootstrap"), "{err}");
     let leaf_missing = RandomForestParams { leaf_missing: 0.5, ..full_forest() };
-    let err = RandomForestModel::fit_views(&xv, &yv, None, leaf_missing).unwrap().out_of_bag(&xv).unwrap_err();
+    let err = RandomForestModel::fit_views(&xv, &yv, None, leaf_missing).unwrap().out_of_bag(&training(xv, yv)).unwrap_err();
     assert!(err.to_string().contains("leaf_missing"), "{err}");
     // One tree: the rows it drew have no out-of-bag prediction.
     let one = RandomForestParams { n_estimators: 1, ..full_forest() };
     let model = RandomForestModel::fit_views(&xv, &yv, None, one).unwrap();
     let members = model.member_ranks(&xv).unwrap().unwrap();
-    let oob = model.out_of_bag(&xv).unwrap().unwrap();
+    let oob = model.out_of_bag(&training(xv, yv)).unwrap().unwrap();
     for i in 0..N {
         let drawn = members[i * M..(i + 1) * M] == y[i * M..(i + 1) * M];
         let row = &oob[i * M..(i + 1) * M];
@@ -237,7 +242,7 @@ fn learners_without_bootstrap_members_have_no_out_of_bag_predictions() {
     let (x, y) = data(false);
     let (xv, yv) = views(&x, &y);
     let tree = LabelwiseModel::fit_views(&xv, &yv, None, LabelwiseParams::tree()).unwrap();
-    assert!(tree.out_of_bag(&xv).unwrap_err().to_string().contains("bootstrap"));
+    assert!(tree.out_of_bag(&training(xv, yv)).unwrap_err().to_string().contains("bootstrap"));
     let gblr = lrank_core::registry::fit(LearnerParams::GradientBoosting(Default::default()), xv, yv, None).unwrap();
-    assert_eq!(gblr.out_of_bag(&xv).unwrap(), None);
+    assert_eq!(gblr.out_of_bag(&training(xv, yv)).unwrap(), None);
 }

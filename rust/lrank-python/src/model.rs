@@ -185,17 +185,22 @@ impl Model {
         Ok(nodes.map(|(nodes, trees)| matrix(py, nodes, x.shape()[0], trees)))
     }
 
-    /// Out-of-bag rankings of the training rows `x` (as fitted, in order; int32, n x m, rows of
-    /// zeros where every member drew the row), or None for learners without bootstrap members.
-    #[pyo3(signature = (x, n_jobs=None))]
+    /// Out-of-bag rankings of the training data `x`, `y`, `sample_weight` (as fitted, rows in
+    /// order; int32, n x m, rows of zeros where every member drew the row), or None for learners
+    /// without bootstrap members.
+    #[pyo3(signature = (x, y, sample_weight=None, n_jobs=None))]
     fn out_of_bag<'py>(
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f64>,
+        y: PyReadonlyArray2<'py, i32>,
+        sample_weight: Option<PyReadonlyArray1<'py, f64>>,
         n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<Bound<'py, PyArray2<i32>>>> {
-        let ranks = self.on_rows(py, &x, n_jobs, |model, view| model.out_of_bag(view))?;
-        Ok(ranks.map(|r| matrix(py, r, x.shape()[0], self.n_labels())))
+        let (xs, ys, w) = (row_major(&x), row_major(&y), vector(&sample_weight));
+        let ranks =
+            run_core(py, n_jobs_of(n_jobs)?, || registry::out_of_bag(&self.inner, xs.features()?, ys.rankings()?, w.as_deref()))?;
+        Ok(ranks.map(|r| matrix(py, r, xs.n_rows, self.n_labels())))
     }
 
     /// Whether the model has trees (and so split importances).

@@ -97,10 +97,12 @@ pub trait Learner: Sized + Clone + Send + Sync {
         Ok(None)
     }
 
-    /// Out-of-bag predictions on the training rows `x` (as fitted, in order; the feature count
-    /// checked): each row's prediction from the members whose bootstrap sample did not draw it,
-    /// all zeros for a row every member drew. `None` for learners without bootstrap members.
-    fn out_of_bag(&self, _x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+    /// Out-of-bag predictions on the training set `data` (as fitted, rows in order; the feature
+    /// count checked): each row's prediction from the members whose bootstrap sample did not draw
+    /// it, all zeros for a row every member drew. The rankings and weights are there for
+    /// learners whose samples are drawn over a subset of the rows (a label pair's). `None` for
+    /// learners without bootstrap members.
+    fn out_of_bag(&self, _data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
         Ok(None)
     }
 

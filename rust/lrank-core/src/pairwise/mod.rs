@@ -50,6 +50,19 @@ fn check_pair_models<T>(m: usize, models_per_pair: u64) -> crate::Result<()> {
     crate::memory::check::<(T, (usize, usize))>("one model per label pair", &[pairs]).map(|_| ())
 }
 
+/// Whether a row (ranking `r`, weight `w`) trains the classifier of pair (a, b): it ranks both
+/// labels and has weight.
+#[inline]
+pub fn trains_pair(r: &[i32], w: f64, a: usize, b: usize) -> bool {
+    r[a] > 0 && r[b] > 0 && w > 0.0
+}
+
+/// The rows that train pair (a, b) ([`trains_pair`]), in order: those its forest's bootstrap
+/// samples were drawn over.
+pub fn pair_rows(y: &RankMatrixView<'_>, weights: &[f64], a: usize, b: usize) -> Vec<u32> {
+    y.rows().enumerate().filter(|&(i, r)| trains_pair(r, weights[i], a, b)).map(|(i, _)| i as u32).collect()
+}
+
 /// Fits one binary model per label pair, in parallel and kept in pair order; each holds
 /// `models_per_pair` trees or models (checked, with the pairs, by [`check_pair_models`]).
 pub fn fit_pairs<T: Send>(
@@ -66,7 +79,7 @@ pub fn fit_pairs<T: Send>(
         .map(|(index, &(a, b))| {
             let (mut rows, mut row_weights, mut classes) = (Vec::new(), Vec::new(), vec![0u32; n]);
             for (i, r) in y.rows().enumerate() {
-                if r[a] > 0 && r[b] > 0 && weights[i] > 0.0 {
+                if trains_pair(r, weights[i], a, b) {
                     rows.push(i as u32);
                     row_weights.push(weights[i]);
                     classes[i] = (r[a] < r[b]) as u32;
@@ -94,7 +107,7 @@ pub fn fit_pair_relations<T: Send>(
         .map(|(index, &(a, b))| {
             let (mut rows, mut row_weights, mut classes) = (Vec::new(), Vec::new(), vec![0u32; n]);
             for (i, r) in y.rows().enumerate() {
-                if r[a] > 0 && r[b] > 0 && weights[i] > 0.0 {
+                if trains_pair(r, weights[i], a, b) {
                     rows.push(i as u32);
                     row_weights.push(weights[i]);
                     classes[i] = match r[a].cmp(&r[b]) {

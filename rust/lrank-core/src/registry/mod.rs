@@ -117,9 +117,9 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.member_ranks(x),)*
                 }
             }
-            fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+            fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
                 match self {
-                    $(Model::$kind(m) => m.out_of_bag(x),)*
+                    $(Model::$kind(m) => m.out_of_bag(data),)*
                 }
             }
             fn add_trees(self, n_estimators: usize, data: &TrainingSet<'_>) -> Result<Self> {
@@ -245,6 +245,26 @@ pub fn add_trees(
     sample_weight: Option<&[f64]>,
 ) -> Result<Model> {
     crate::learner::add_trees_checked(model, n_estimators, x, y, sample_weight)
+}
+
+/// Out-of-bag predictions on `model`'s training data ([`Learner::out_of_bag`]), or `None` for
+/// learners without bootstrap members.
+pub fn out_of_bag(
+    model: &Model,
+    x: FeatureMatrixView<'_>,
+    y: crate::data::ranking::RankMatrixView<'_>,
+    sample_weight: Option<&[f64]>,
+) -> Result<Option<Vec<i32>>> {
+    crate::data::features::check_n_features(&x, model.header().n_features)?;
+    let data = TrainingSet::new(x, y, sample_weight)?;
+    if data.y.n_labels() != model.header().n_labels {
+        return Err(crate::error::invalid(format!(
+            "the model ranks {} labels but Y has {}",
+            model.header().n_labels,
+            data.y.n_labels()
+        )));
+    }
+    model.out_of_bag(&data)
 }
 
 /// Each row's leaf node in each of the model's trees (rows x trees), or `None` for a model

@@ -55,7 +55,7 @@ pub use importance::{split_importances, SplitTree};
 pub use layout::{TrainingFeatures, TreeInputs};
 pub use levelwise::{part_sums, LevelGrower, LevelPlan, SummedLeaf};
 pub use model::{Node, Tree};
-pub use out_of_bag::{bootstrap_sampling, out_of_bag_ranks, out_of_bag_rows};
+pub use out_of_bag::{bootstrap_sampling, out_of_bag_ranks, out_of_bag_rows, out_of_bag_rows_of};
 pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
 pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, UnitSquares, VarianceSides};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};

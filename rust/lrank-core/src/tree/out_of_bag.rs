@@ -27,21 +27,45 @@ pub fn out_of_bag_rows<'t, L: Sync, T: Send>(
     fill_values: &[f64],
     each_row: impl Fn(&[&'t L]) -> T + Sync,
 ) -> Result<Vec<Option<T>>> {
+    out_of_bag_rows_of(trees, sampling, x, None, fill_values, each_row)
+}
+
+/// As [`out_of_bag_rows`] for trees whose samples were drawn over `sampled` (row ids of `x`,
+/// in order; `None`: every row), as a label pair's classifier draws over the rows that rank
+/// the pair: a row outside `sampled` was left out by every tree.
+pub fn out_of_bag_rows_of<'t, L: Sync, T: Send>(
+    trees: &'t [Tree<L>],
+    sampling: ForestSampling,
+    x: &FeatureMatrixView<'_>,
+    sampled: Option<&[u32]>,
+    fill_values: &[f64],
+    each_row: impl Fn(&[&'t L]) -> T + Sync,
+) -> Result<Vec<Option<T>>> {
     let n = x.n_rows();
-    let mut in_bag: Vec<bool> = crate::memory::zeroed("the trees' bootstrap samples", &[trees.len(), n])?;
-    if n > 0 {
-        in_bag.par_chunks_mut(n).enumerate().for_each(|(t, bag)| {
-            bag.iter_mut().zip(forest_sample_counts(sampling, t, n)).for_each(|(b, c)| *b = c > 0.0);
+    // position[i]: row i's place among the sampled rows (u32::MAX: not among them).
+    let position: Vec<u32> = match sampled {
+        None => (0..n as u32).collect(),
+        Some(rows) => {
+            let mut position = vec![u32::MAX; n];
+            rows.iter().enumerate().for_each(|(k, &i)| position[i as usize] = k as u32);
+            position
+        }
+    };
+    let n_sampled = sampled.map_or(n, <[u32]>::len);
+    let mut in_bag: Vec<bool> = crate::memory::zeroed("the trees' bootstrap samples", &[trees.len(), n_sampled])?;
+    if n_sampled > 0 {
+        in_bag.par_chunks_mut(n_sampled).enumerate().for_each(|(t, bag)| {
+            bag.iter_mut().zip(forest_sample_counts(sampling, t, n_sampled)).for_each(|(b, c)| *b = c > 0.0);
         });
     }
+    let drew = |t: usize, i: usize| position[i] != u32::MAX && in_bag[t * n_sampled + position[i] as usize];
     Ok((0..n)
         .into_par_iter()
         .map_init(Vec::new, |leaves: &mut Vec<&'t L>, i| {
             leaves.clear();
             let row = x.row(i);
-            leaves.extend(
-                trees.iter().enumerate().filter(|&(t, _)| !in_bag[t * n + i]).map(|(_, tree)| tree.leaf_for(row, fill_values)),
-            );
+            leaves
+                .extend(trees.iter().enumerate().filter(|&(t, _)| !drew(t, i)).map(|(_, tree)| tree.leaf_for(row, fill_values)));
             (!leaves.is_empty()).then(|| each_row(leaves))
         })
         .collect())

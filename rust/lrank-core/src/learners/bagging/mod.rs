@@ -132,7 +132,8 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
 
     /// The consensus of the rankings of the members whose bootstrap sample did not draw each
     /// row (by the draws alone: a drawn row of weight 0 counts as drawn, as in the forests).
-    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+    fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
+        let x = &data.x;
         let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
         let mut in_bag: Vec<bool> = crate::memory::zeroed("the members' bootstrap samples", &[b, n])?;
         if n > 0 {

@@ -227,7 +227,8 @@ impl Learner for LabelwiseModel {
     }
 
     /// The ranking of the mean leaf scores of the trees that left each row out.
-    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+    fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
+        let x = &data.x;
         let p = &self.params;
         let sampling = bootstrap_sampling(Growth::of(p.n_estimators, p.bootstrap, p.seed).with_node_seeds(p.node_seeds))?;
         let m = self.n_labels;

@@ -204,7 +204,8 @@ impl Learner for LabelwisePlrModel {
     }
 
     /// The tie layer of the moments of the leaves of the trees that left each row out.
-    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+    fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
+        let x = &data.x;
         let p = &self.params;
         let sampling = bootstrap_sampling(Growth::of(p.n_estimators, p.bootstrap, p.seed))?;
         let m = self.n_labels;

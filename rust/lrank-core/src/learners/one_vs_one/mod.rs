@@ -19,11 +19,11 @@ use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 pub use crate::pairwise::PairwiseVoting;
-use crate::pairwise::{check_pairs, fit_pairs, vote};
+use crate::pairwise::{check_pairs, fit_pairs, pair_rows, vote};
 use crate::rng::child_seed;
 use crate::tree::{
-    check_max_bins, BlockRows, ClassEntropy, FlatTrees, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule,
-    Tree, TreeInputs,
+    bootstrap_sampling, check_max_bins, out_of_bag_rows_of, BlockRows, ClassEntropy, FlatTrees, GrowParams, Growth, LeafFitter,
+    MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
 };
 use serde::{Deserialize, Serialize};
 
@@ -215,6 +215,39 @@ impl Learner for PairwiseModel {
             });
         let ranks = scores.chunks_exact(self.n_labels.max(1)).flat_map(ranking_from_scores).collect();
         Ok(Prediction { ranks, confidence: None, scores: outputs.scores.then_some(scores) })
+    }
+
+    /// Each pair's probability from the trees that left the row out of their samples (all of
+    /// them for a row that does not train the pair; 1/2 where every tree drew it), voted as in
+    /// `predict`. A row is all zeros when every pair it trains drew it in every tree.
+    fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
+        let p = &self.params;
+        let (n, m) = (data.x.n_rows(), self.n_labels);
+        let mut scores: Vec<f64> = crate::memory::zeroed("the out-of-bag votes", &[n, m])?;
+        let mut covered = vec![self.pairs.is_empty(); n];
+        for (index, pair) in self.pairs.iter().enumerate() {
+            let (a, b) = (pair.a as usize, pair.b as usize);
+            let rows = pair_rows(&data.y, &data.weights, a, b);
+            let growth = Growth::of(p.n_estimators, p.bootstrap, child_seed(p.seed, index as u64)).with_node_seeds(p.node_seeds);
+            let sampling = bootstrap_sampling(growth)?;
+            let shares = out_of_bag_rows_of(&pair.trees, sampling, &data.x, Some(&rows), &self.fill_values, |leaves| {
+                leaves.iter().copied().sum::<f64>() / leaves.len() as f64
+            })?;
+            let trains = |i: usize| rows.binary_search(&(i as u32)).is_ok();
+            for (i, share) in shares.into_iter().enumerate() {
+                let probability = if pair.trees.is_empty() { 0.5 } else { share.unwrap_or(0.5) };
+                vote(&mut scores[i * m..(i + 1) * m], a, b, probability, p.voting);
+                covered[i] |= share.is_some() || !trains(i);
+            }
+            crate::interrupt::check()?;
+        }
+        Ok(Some(
+            scores
+                .chunks_exact(m.max(1))
+                .zip(&covered)
+                .flat_map(|(s, &c)| if c { ranking_from_scores(s) } else { vec![0; m] })
+                .collect(),
+        ))
     }
 
     fn split_trees(&self) -> Vec<SplitTree<'_>> {

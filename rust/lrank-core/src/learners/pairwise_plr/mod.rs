@@ -27,11 +27,11 @@ use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_row_blocks_upto, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
 use crate::metrics::distance::tau_x;
-use crate::pairwise::{check_pairs, fit_pair_relations};
+use crate::pairwise::{check_pairs, fit_pair_relations, pair_rows};
 use crate::rng::child_seed;
 use crate::tree::{
-    check_max_bins, forest_sample_counts, BlockRows, ClassEntropy, FlatTrees, ForestSampling, GrowParams, Growth, LeafFitter,
-    MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
+    bootstrap_sampling, check_max_bins, forest_sample_counts, out_of_bag_rows_of, BlockRows, ClassEntropy, FlatTrees,
+    ForestSampling, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -273,6 +273,45 @@ impl Learner for PairwisePlrModel {
                 }
             }
         }))
+    }
+
+    /// Each row's pair-order matrix from the trees that left it out of their samples (all of a
+    /// pair's trees for a row that does not train the pair; C = 1/2 where every tree drew it),
+    /// and its consensus as in `predict`. A row is all zeros when every pair it trains drew it in
+    /// every tree. With beta chosen out of bag, the estimate saw the rows that chose it.
+    fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
+        let (n, m, p) = (data.x.n_rows(), self.n_labels, &self.params);
+        let mut matrices: Vec<f64> = crate::memory::zeroed("the out-of-bag pair-order matrices", &[n, m, m])?;
+        matrices.iter_mut().for_each(|c| *c = 0.5);
+        let mut covered = vec![self.pairs.is_empty(); n];
+        for (index, pair) in self.pairs.iter().enumerate() {
+            let rows = pair_rows(&data.y, &data.weights, pair.a as usize, pair.b as usize);
+            let sampling = bootstrap_sampling(Growth::of(p.n_estimators, p.bootstrap, child_seed(p.seed, index as u64)))?;
+            let estimates = out_of_bag_rows_of(&pair.trees, sampling, &data.x, Some(&rows), &self.fill_values, |leaves| {
+                let mut sums = [0.0; 3];
+                leaves.iter().for_each(|leaf| (0..3).for_each(|k| sums[k] += leaf[k]));
+                sums.map(|v| v / leaves.len() as f64)
+            })?;
+            for (i, estimate) in estimates.into_iter().enumerate() {
+                set_pair(&mut matrices[i * m * m..(i + 1) * m * m], m, pair.a, pair.b, estimate, p.tie_weighting);
+                covered[i] |= estimate.is_some() || rows.binary_search(&(i as u32)).is_err();
+            }
+            crate::interrupt::check()?;
+        }
+        let ranks: Vec<Vec<i32>> = matrices
+            .par_chunks_exact(m * m)
+            .zip(&covered)
+            .map(
+                |(c, &covered)| {
+                    if covered {
+                        self.consensus.of_matrix(&PairOrderMatrix::from_entries(m, c.to_vec()))
+                    } else {
+                        vec![0; m]
+                    }
+                },
+            )
+            .collect();
+        Ok(Some(ranks.concat()))
     }
 
     fn split_trees(&self) -> Vec<SplitTree<'_>> {

@@ -340,7 +340,8 @@ impl Learner for RandomForestModel {
     }
 
     /// The Borda consensus of the leaf rankings of the trees that left each row out.
-    fn out_of_bag(&self, x: &FeatureMatrixView<'_>) -> Result<Option<Vec<i32>>> {
+    fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
+        let x = &data.x;
         if self.leaf_missing().is_some() {
             return Err(invalid(
                 "out-of-bag predictions are not available with leaf_missing (it deletes labels when predicting)",
