@@ -39,7 +39,7 @@ def _rows(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> dict[str, N
             "y_true holds rankings as text: pass labels= (the label of each column of y_pred, e.g. the "
             "estimator's labels_)"
         )
-    truth = rank_targets(y_true, labels)[0]
+    truth = rank_targets(y_true, labels, by_name=True)[0]
     return _core.row_measures(truth, as_rank_matrix(y_pred, name="y_pred"))
 
 

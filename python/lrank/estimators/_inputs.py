@@ -252,9 +252,10 @@ def with_known_labels(exc: InvalidInputError, labels: Any) -> InvalidInputError:
     return InvalidInputError(f"{exc}; the model knows {list(labels)} (fit with labels= naming every label)")
 
 
-def rank_targets(y: Any, labels: Any = None) -> tuple[NDArray[np.int32], list[str] | None]:
+def rank_targets(y: Any, labels: Any = None, *, by_name: bool = False) -> tuple[NDArray[np.int32], list[str] | None]:
     """``y`` as a rank matrix, and its label names when ``y`` is a DataFrame or rankings as text
-    (parsed with ``labels`` as the columns when given)."""
+    (parsed with ``labels`` as the columns when given). ``by_name`` (scoring against fitted
+    ``labels``): a DataFrame's columns are put in the order of ``labels``, and other names refused."""
     texts = _ranking_texts(y)
     if texts is not None:
         return rank_matrix_from_strings(texts, None if labels is None else list(labels))
@@ -267,8 +268,24 @@ def rank_targets(y: Any, labels: Any = None) -> tuple[NDArray[np.int32], list[st
         names = [str(c) for c in y.columns]
         y = y.to_numpy()
     matrix = as_rank_matrix(y, name="y")
+    if by_name and names is not None and labels is not None:
+        fitted = [str(label) for label in labels]
+        matrix, names = in_label_order(matrix, names, fitted), fitted
     # lrank's readers give int32 matrices, read from text where 0-based positions cannot arise;
     # the check is for arrays a user built (argsort and lists give int64).
     if not (isinstance(y, np.ndarray) and y.dtype == np.int32):
         _warn_if_zero_based(matrix)
     return matrix, names
+
+
+def in_label_order(matrix: NDArray[np.int32], names: list[str], labels: list[str]) -> NDArray[np.int32]:
+    """A DataFrame ``y``'s rank matrix with its columns (``names``) in the order of the fitted
+    ``labels``: columns are matched by name, as they were at fit, never by place."""
+    if names == labels:
+        return matrix
+    if sorted(names) != sorted(labels):
+        raise InvalidInputError(
+            f"y's columns {names} are not the labels the model was fitted with, {labels}: name the columns "
+            "as at fit, or pass a rank matrix with its columns in that order"
+        )
+    return np.ascontiguousarray(matrix[:, [names.index(label) for label in labels]])

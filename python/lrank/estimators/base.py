@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
 from lrank.estimators import _convert, _importances, _inputs, _oob, _warm
+from lrank.estimators._label_names import LabelNamePredictions
 from lrank.estimators._trees import LeafApply
 from lrank.rankings import has_ties, tie_complaint
 
@@ -47,7 +48,7 @@ class NotFittedError(LrankError, ValueError, AttributeError):
 _PARAM_NAMES: weakref.WeakKeyDictionary[type, tuple[str, ...]] = weakref.WeakKeyDictionary()
 
 
-class LabelRanker:
+class LabelRanker(LabelNamePredictions):
     """Base class: scikit-learn's parameter handling, tags and input validation, ``score``, and
     predictions as label names.
 
@@ -235,40 +236,9 @@ class LabelRanker:
                 "fit with labels=, or score with the rank matrix"
             )
         try:
-            return _inputs.rank_targets(y, labels)[0]
+            return _inputs.rank_targets(y, labels, by_name=True)[0]
         except InvalidInputError as exc:
             raise _inputs.with_known_labels(exc, labels) from None
-
-    # -- predictions as label names -------------------------------------------------------------
-
-    def _label_names(self) -> list[str]:
-        self._check_fitted()
-        labels = getattr(self, "labels_", None)
-        return list(labels) if labels is not None else [f"L{j + 1}" for j in range(self.n_labels_)]
-
-    def predict_orderings(self, X: Any) -> list[list[str]]:
-        """Each row's predicted ranking as its labels, most preferred first (``labels_``, or
-        ``L1``, ``L2``, ... when the labels were not named at fit)."""
-        labels = self._label_names()
-        return [[labels[j] for j in row] for row in np.argsort(self.predict(X), axis=1, kind="stable")]
-
-    def predict_strings(self, X: Any) -> list[str]:
-        """Each row's predicted ranking in lrank's notation, e.g. ``b>a>c``."""
-        from lrank.ranking_notation import format_rank_rows
-
-        return format_rank_rows(self.predict(X), self._label_names())
-
-    def predict_frame(self, X: Any) -> Any:
-        """The predictions as a Polars frame: ``ranking`` (``b>a>c``), then each label's position."""
-        import polars as pl
-
-        ranks = self.predict(X)
-        labels = self._label_names()
-        from lrank.ranking_notation import format_rank_rows
-
-        columns: dict[str, Any] = {"ranking": format_rank_rows(ranks, labels)}
-        columns.update({name: ranks[:, j] for j, name in enumerate(labels)})
-        return pl.DataFrame(columns)
 
 
 def _not_fitted_error() -> type[NotFittedError]:
