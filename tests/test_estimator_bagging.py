@@ -120,3 +120,28 @@ def test_pickle_clone_and_defaults(problem):
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict(x), est.predict(x))
     twin = clone(est).fit(x, y)
     np.testing.assert_array_equal(twin.predict(x), est.predict(x))
+
+
+class UnweightedTree(PythonOnlyTree):
+    """A ranker whose fit takes no sample_weight (records the rows it was given)."""
+
+    def fit(self, X, Y):
+        self.rows_seen_ = len(X)
+        return super().fit(X, Y)
+
+
+def test_learners_without_sample_weight_get_the_drawn_rows_repeated(problem):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    x, y = problem
+    # A Pipeline's fit takes no sample_weight: scaling before kNN, bagged.
+    piped = BaggingLabelRanker(make_pipeline(StandardScaler(), InstanceBasedLabelRanker()), n_estimators=4)
+    assert piped.fit(x, y).score(x, y) > 0.6
+    # The repeated rows are the weighted path's draws: the same members, grown on duplicates.
+    weighted = BaggingLabelRanker(PythonOnlyTree(), n_estimators=5, random_state=3).fit(x, y)
+    repeated = BaggingLabelRanker(UnweightedTree(), n_estimators=5, random_state=3).fit(x, y)
+    assert all(m.rows_seen_ == len(x) for m in repeated.estimators_)
+    np.testing.assert_array_equal(weighted.predict_per_member(x), repeated.predict_per_member(x))
+    with pytest.raises(InvalidInputError, match="sample_weight needs a base estimator whose fit takes sample_weight"):
+        BaggingLabelRanker(UnweightedTree(), n_estimators=2).fit(x, y, sample_weight=np.ones(len(x)))

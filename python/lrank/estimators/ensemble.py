@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any, ClassVar
 
@@ -161,8 +162,16 @@ class BaggingLabelRanker(CoreLearnerRanker):
         return self
 
     def _fit_in_python(self, x: NDArray[np.float64], y: NDArray[np.int32], w: NDArray[np.float64] | None) -> list[Any]:
-        """The same procedure for a base learner the core does not know, one member at a time."""
+        """The same procedure for a base learner the core does not know, one member at a time.
+        A learner whose ``fit`` takes no ``sample_weight`` (a ``Pipeline``, say) gets the drawn rows
+        repeated as often as drawn, as scikit-learn's bagging does."""
         base = self._base()
+        weighted = _fit_takes_weights(base)
+        if w is not None and not weighted:
+            raise InvalidInputError(
+                "sample_weight needs a base estimator whose fit takes sample_weight; "
+                f"{type(base).__name__}.fit does not"
+            )
         n = x.shape[0]
         draws = max(1, round(float(self.max_samples) * n))
         seeds = np.random.SeedSequence(self.seed_).spawn(int(self.n_estimators))
@@ -176,7 +185,11 @@ class BaggingLabelRanker(CoreLearnerRanker):
             member = _clone(base)
             if "random_state" in member.get_params(deep=False):
                 member.set_params(random_state=int(rng.integers(2**63)))
-            member.fit(x[rows], y[rows], sample_weight=counts[rows])
+            if weighted:
+                member.fit(x[rows], y[rows], sample_weight=counts[rows])
+            else:
+                drawn = np.repeat(rows, counts[rows].astype(np.int64))
+                member.fit(x[drawn], y[drawn])
             members.append(member)
         return members
 
@@ -203,6 +216,14 @@ class BaggingLabelRanker(CoreLearnerRanker):
     def _set_fitted(self, model: Any) -> None:
         super()._set_fitted(model)
         self.estimators_ = None
+
+
+def _fit_takes_weights(estimator: Any) -> bool:
+    """Whether ``estimator.fit`` names a ``sample_weight`` parameter (scikit-learn's test)."""
+    try:
+        return "sample_weight" in inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):  # a fit without a signature (a builtin): assume not
+        return False
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------
