@@ -26,6 +26,8 @@ def run(*args: str):
         (["-no-cv"], "lrank's own long options take two dashes: --no-cv"),
         (["-repeats", "2"], "two dashes: --repeats"),
         (["-split-percentage", "66"], "two dashes: --split-percentage"),
+        # Parsed alone it is -p with the value "reserve-order": the hint must come first.
+        (["-preserve-order", "--split-percentage", "66"], "two dashes: --preserve-order"),
     ],
 )
 def test_weka_habits_get_a_hint(args, hint):
@@ -187,6 +189,29 @@ def test_a_percentage_split_evaluates_the_held_out_rows_as_a_fit_on_the_rest_doe
     assert "=== Percentage split ===" in run("train", "-t", "iris", "-W", "Dummy", "--split-percentage", "50").output
     noted = run("train", "-t", "iris", "-T", "iris", "-W", "Dummy", "--split-percentage", "50").output
     assert "Note: --split-percentage ignored" in noted
+
+
+def test_preserve_order_trains_on_the_first_rows_in_file_order():
+    import numpy as np
+    from lrank.data import read_dataset
+    from lrank.datasets import resolve
+    from lrank.metrics import kendall_tau
+    from lrank.registry import get_learner
+
+    out = run("train", "-t", "iris", "-W", "LRT", "--split-percentage", "66", "--preserve-order", "--format", "json")
+    assert out.exit_code == 0, out.output
+    report = json.loads(out.output)
+    assert report["test_mode"].startswith("split 66% train (the first rows, in file order)")
+    data = read_dataset(resolve("iris"))
+    x, y = data.feature_matrix(), data.rankings
+    est = get_learner("LRT").build([], seed=1).fit(x[:99], y[:99])
+    expected = kendall_tau(y[99:], est.predict(x[99:]))
+    assert report["evaluations"][1]["measures"]["kendall_tau"]["mean"] == pytest.approx(expected, abs=1e-6)
+    # iris's rows are sorted by class: its last third is unlike the first two (a shuffled,
+    # stratified split scores above .95), and its top labels are mostly one.
+    assert expected < 0.9 and np.mean(np.argmax(y[99:] == 1, axis=1) == 2) > 0.9
+    refused = run("train", "-t", "iris", "--preserve-order")
+    assert refused.exit_code == 2 and "--preserve-order goes with --split-percentage" in refused.output
 
 
 def test_switch_like_values_are_shown_as_the_words_the_option_takes():

@@ -35,6 +35,13 @@ class TrainCommand(click.Command):
     """``lrank train`` with hints for WEKA-LR habits when an option is unknown."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # A long option with one dash may parse as a short one with a value (-preserve-order as
+        # -p reserve-order) and fail later, far from the cause: caught before parsing.
+        own = args[: args.index("--")] if "--" in args else args
+        long_names = {name for p in self.params for name in getattr(p, "opts", []) if name.startswith("--")}
+        single = next((a for a in own if a.startswith("-") and not a.startswith("--") and "-" + a in long_names), None)
+        if single is not None:
+            raise click.UsageError(f"No such option: {single} (lrank's own long options take two dashes: -{single})")
         try:
             return super().parse_args(ctx, list(args))
         # BadParameter too: click reads -split-percentage as -s with the value "plit-percentage".
@@ -136,6 +143,12 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
     "by top label) and evaluate on the rest, as WEKA's -split-percentage.",
 )
 @click.option(
+    "--preserve-order",
+    is_flag=True,
+    help="With --split-percentage: train on the first rows in file order, test on the rest (WEKA's "
+    "-preserve-order; for data in time order).",
+)
+@click.option(
     "-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads for the learner (default: all cores)."
 )
 @click.option("-p", "print_range", metavar="RANGE", help=RANGE_HELP)
@@ -167,6 +180,7 @@ def train_command(
     missing: float,
     no_cv: bool,
     split: float | None,
+    preserve_order: bool,
     jobs: int | None,
     print_range: str | None,
     importances: bool,
@@ -195,6 +209,8 @@ def train_command(
         instead = "-T" if test_file is not None else "--split-percentage"
         if unused:
             click.echo(f"Note: {', '.join(unused)} ignored: cross-validation does not run with {instead}", err=True)
+    if preserve_order and (split is None or test_file is not None):
+        raise click.UsageError("--preserve-order goes with --split-percentage (and no -T)")
     chosen: list[int] | None = None
 
     def check_range(train: LabelRankingDataset, test: LabelRankingDataset | None) -> None:
@@ -216,6 +232,7 @@ def train_command(
             missing=missing,
             cross_validation=not no_cv,
             split=None if test_file else split,
+            preserve_order=preserve_order,
             model_out=model_out,
             progress=_progress_bar(folds, repeats, split) if sys.stderr.isatty() else None,  # no bar in logs and pipes
             keep_predictions=print_range is not None,
@@ -249,7 +266,7 @@ def train_command(
         "instances": data.n_rows,
         "features": data.x.shape[1],
         "labels": data.labels,
-        "test_mode": _test_mode(test_file, folds, repeats, seed, no_cv, split),
+        "test_mode": _test_mode(test_file, folds, repeats, seed, no_cv, split, preserve_order),
         "missing_label_probability": missing,
         "build_time_seconds": round(result.build_seconds, 6),
         **test_info,
@@ -313,6 +330,7 @@ _TRAINING_ONLY = [
     ("--missing", "missing"),
     ("--no-cv", "no_cv"),
     ("--split-percentage", "split"),
+    ("--preserve-order", "preserve_order"),
     ("--importances", "importances"),
 ]
 
@@ -384,9 +402,13 @@ def _progress_bar(folds: int, repeats: int, split: float | None) -> Progress:
     return bar
 
 
-def _test_mode(test_file: str | None, folds: int, repeats: int, seed: int, no_cv: bool, split: float | None) -> str:
+def _test_mode(
+    test_file: str | None, folds: int, repeats: int, seed: int, no_cv: bool, split: float | None, preserve_order: bool
+) -> str:
     if test_file:
         return f"user supplied test set: {test_file}"
+    if split is not None and preserve_order:
+        return f"split {split:g}% train (the first rows, in file order), remainder test"
     if split is not None:
         return f"split {split:g}% train, remainder test (stratified by top label), seed {seed}"
     if no_cv:

@@ -107,23 +107,29 @@ def fold_plan(y: NDArray[np.int32], *, n_folds: int, seed: int, missing: float, 
     return next(fold_plans(y, n_folds=n_folds, repeats=repeat + 1, seed=seed, missing=missing, only={(repeat, fold)}))
 
 
-def percentage_split(y: NDArray[np.int32], percent: float, *, seed: int, missing: float = 0.0) -> FoldPlan:
+def percentage_split(
+    y: NDArray[np.int32], percent: float, *, seed: int, missing: float = 0.0, preserve_order: bool = False
+) -> FoldPlan:
     """WEKA's ``-split-percentage``: ``percent`` % of the rows to train on, the rest to test.
 
     The rows are shuffled with ``seed`` and each top label's rows split in that proportion
-    (rounded), so both parts hold the top labels as the data does; training labels are deleted
-    with probability ``missing`` as in :func:`fold_plans`.
+    (rounded), so both parts hold the top labels as the data does; with ``preserve_order``
+    (WEKA's ``-preserve-order``) the first rows, in file order, are the training part. Training
+    labels are deleted with probability ``missing`` as in :func:`fold_plans`.
     """
     n = int(np.asarray(y).shape[0])
     if not 0.0 < percent < 100.0:
         raise InvalidInputError(f"the split percentage must lie strictly between 0 and 100, got {percent:g}")
-    order = np.random.default_rng(seed).permutation(n)
-    tops = top_labels(y)[order]
-    train = np.sort(
-        np.concatenate(
-            [order[tops == t][: round(percent / 100.0 * np.count_nonzero(tops == t))] for t in np.unique(tops)]
-        )
-    ).astype(np.int64)
+    if preserve_order:
+        train = np.arange(round(percent / 100.0 * n), dtype=np.int64)
+    else:
+        order = np.random.default_rng(seed).permutation(n)
+        tops = top_labels(y)[order]
+        train = np.sort(
+            np.concatenate(
+                [order[tops == t][: round(percent / 100.0 * np.count_nonzero(tops == t))] for t in np.unique(tops)]
+            )
+        ).astype(np.int64)
     test = np.setdiff1d(np.arange(n), train, assume_unique=True)
     if train.size == 0 or test.size == 0:
         part = "training" if train.size == 0 else "test"

@@ -143,6 +143,7 @@ def train_and_evaluate(
     cross_validation: bool = True,
     plans: Sequence[FoldPlan] | None = None,
     split: float | None = None,
+    preserve_order: bool = False,
     final_model: bool = True,
     model_out: PathLike | None = None,
     progress: Progress | None = None,
@@ -160,7 +161,8 @@ def train_and_evaluate(
         :func:`lrank.evaluation.cross_validate`), or on just the given fold ``plans``. ``seed`` also
         seeds the learner and the deletion for the final model; ``n_jobs`` is its threads. With
         ``split`` (a percentage, WEKA's ``-split-percentage``) and no ``test``, a percentage split
-        (:func:`lrank.evaluation.cross_validation.percentage_split`) replaces cross-validation.
+        (:func:`lrank.evaluation.cross_validation.percentage_split`; the first rows for training with
+        ``preserve_order``) replaces cross-validation.
 
         With ``keep_predictions``, ``result.predictions`` holds each row of the last evaluation
         (see :class:`RowPredictions`). ``check_data(train, test)`` is called with the data sets read
@@ -182,7 +184,8 @@ def train_and_evaluate(
     validate = test is None and (cross_validation or split is not None)
     name = "cross-validation"
     if validate and split is not None:
-        plans, name = [percentage_split(data.y, split, seed=seed, missing=missing)], "percentage split"
+        plans = [percentage_split(data.y, split, seed=seed, missing=missing, preserve_order=preserve_order)]
+        name = "percentage split"
     if validate and plans is None and folds > data.n_rows:
         where = f"{data.dataset.source}: " if data.dataset.source else ""
         raise InvalidInputError(f"{where}cannot make {folds} folds from {data.n_rows} instances")
