@@ -104,3 +104,13 @@ def test_matches_the_papers_lrt_on_iris(kebi_dir):
         seed=1,
     )
     assert ev.mean("kendall_tau") >= 0.947 - 0.03  # Cheng et al. 2009, Table 2, LRT on iris
+
+
+def test_min_samples_split_below_one_is_a_share_of_the_training_rows_as_in_scikit_learn():
+    from conftest import make_problem
+
+    x, y = make_problem(n=200, seed=3)
+    share = LabelRankingTree(min_samples_split=0.1, random_state=0).fit(x, y)
+    rows = LabelRankingTree(min_samples_split=20, random_state=0).fit(x, y)
+    np.testing.assert_array_equal(share.apply(x), rows.apply(x))
+    assert share.apply(x).max() < LabelRankingTree(min_samples_split=2, random_state=0).fit(x, y).apply(x).max()

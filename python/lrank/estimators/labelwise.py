@@ -72,8 +72,10 @@ class LabelwiseDecisionTree(_Labelwise):
     Parameters
     ----------
     max_depth : maximum splits from root to leaf; None: unlimited (a fully grown tree).
-    min_samples_split : nodes with less total weight are leaves (default 2).
-    min_samples_leaf : least total weight on each side of a split (default 1).
+    min_samples_split : nodes with less total weight are leaves (default 2); a value in (0, 1) is
+        that share of the training weight (scikit-learn's fraction of the samples).
+    min_samples_leaf : least total weight on each side of a split (default 1); a value in (0, 1)
+        is that share of the training weight.
     tune_depth : choose max_depth by inner cross-validation (see above).
     max_bins : None (default): exact split search; N (2 to 255): histogram search with N bins.
     random_state : order in which features are scored (ties go to the first); None: random.
@@ -191,8 +193,20 @@ class LabelwiseRandomForest(_Labelwise):
 
 _TREE_OPTIONS = (
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-    LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
-    LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
+    LearnerOption(
+        "-M",
+        "min_samples_split",
+        "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
+        float,
+        "W",
+    ),
+    LearnerOption(
+        "-L",
+        "min_samples_leaf",
+        "least weight on each side of a split, or a share of the training weight below 1 (default 1)",
+        float,
+        "W",
+    ),
     LearnerOption("-tune", "tune_depth", "choose the depth from 5, 10, 15, unlimited by inner 5-fold CV", None, ""),
 )
 

@@ -140,8 +140,20 @@ LEARNER_SPECS = (
             ),
             oob_option(),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-            LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
-            LearnerOption("-L", "min_samples_leaf", "least weight on each side of a split (default 1)", float, "W"),
+            LearnerOption(
+                "-M",
+                "min_samples_split",
+                "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
+                float,
+                "W",
+            ),
+            LearnerOption(
+                "-L",
+                "min_samples_leaf",
+                "least weight on each side of a split, or a share of the training weight below 1 (default 1)",
+                float,
+                "W",
+            ),
             max_bins_option(None),
             LearnerOption(
                 "-tie",

@@ -45,7 +45,8 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
     n_estimators, max_features, bootstrap : the forest's trees, features per node ("sqrt",
         "log2+1", "all", an int or a share) and bootstrap; ignored for a tree.
     max_depth : maximum splits from root to leaf; None: unlimited.
-    min_samples_split : nodes with less total weight are leaves (default 2).
+    min_samples_split : nodes with less total weight are leaves (default 2); a value in (0, 1) is
+        that share of the training weight (scikit-learn's fraction of the samples).
     voting : "copeland" (default) or "probability".
     max_bins : None (default): exact split search; N (2 to 255): each feature cut once per fit
         into at most N quantile bins, nodes searching histograms of them.
@@ -144,7 +145,13 @@ LEARNER_SPECS = (
                 "K",
             ),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-            LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+            LearnerOption(
+                "-M",
+                "min_samples_split",
+                "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
+                float,
+                "W",
+            ),
             LearnerOption(
                 "-V",
                 "voting",

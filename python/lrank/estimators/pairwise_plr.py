@@ -52,7 +52,8 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         "log2+1", "all", an int or a share) and bootstrap; ignored for a tree.
     max_depth : maximum splits from root to leaf; None: unlimited (trees and forests).
     C : inverse regularisation strength of the logistic regression (default 1.0).
-    min_samples_split : nodes with less total weight are leaves (default 2; trees and forests).
+    min_samples_split : nodes with less total weight are leaves (default 2; trees and forests); a
+        value in (0, 1) is that share of the training weight (scikit-learn's fraction of the samples).
     max_bins : None (default): exact split search; N (2 to 255): histogram search with at most N
         quantile bins per feature, cut once per fit (trees and forests).
     tie_weighting : "half" (default) or "quarter".
@@ -173,7 +174,13 @@ LEARNER_SPECS = (
                 "K",
             ),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-            LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+            LearnerOption(
+                "-M",
+                "min_samples_split",
+                "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
+                float,
+                "W",
+            ),
             max_bins_option(None, " of trees and forests"),
             LearnerOption(
                 "-C", "C", "inverse regularisation strength of the logistic regression (default 1)", float, "C"

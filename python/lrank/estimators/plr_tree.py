@@ -81,7 +81,8 @@ class PartialLabelRankingTree(_PlrTrees):
     aggregation : consensus of a leaf: "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: the method's default, 0.25 for BPA).
     max_depth : maximum splits from root to leaf; None: unlimited (a fully grown tree).
-    min_samples_split : nodes with less total weight are leaves (default 2).
+    min_samples_split : nodes with less total weight are leaves (default 2); a value in (0, 1) is
+        that share of the training weight (scikit-learn's fraction of the samples).
     max_bins : None (default): exact split search; N (2 to 255): histogram search, N bins.
     random_state : order in which features are scored (ties go to the first); None: random.
     n_jobs : threads (None or -1: all cores); the tree does not depend on it.
@@ -219,7 +220,13 @@ _OPTIONS = (
     ),
     LearnerOption("-beta", "beta", "its tie threshold (default 0.25 for bpa)", float, "BETA"),
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-    LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2)", float, "W"),
+    LearnerOption(
+        "-M",
+        "min_samples_split",
+        "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
+        float,
+        "W",
+    ),
 )
 
 LEARNER_SPECS = (

@@ -38,7 +38,8 @@ class LabelRankingTree(CoreLearnerRanker):
     Parameters
     ----------
     max_depth : maximum splits from root to leaf; None: unlimited.
-    min_samples_split : nodes with less total weight become leaves; None: 2m.
+    min_samples_split : nodes with less total weight become leaves; None: 2m; a value in (0, 1) is
+        that share of the training weight (scikit-learn's fraction of the samples).
     max_iter : iteration cap of the EM median in each node.
     splitter : "best" (LRT), "equal_width" (W-LRT) or "equal_frequency" (F-LRT).
     random_state : order in which attributes are scored (ties go to the first). None: random.
@@ -92,7 +93,13 @@ class LabelRankingTree(CoreLearnerRanker):
 
 _TREE_OPTIONS = (
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-    LearnerOption("-M", "min_samples_split", "smallest node that is split (default 2m)", float, "W"),
+    LearnerOption(
+        "-M",
+        "min_samples_split",
+        "smallest node weight that is split, or a share of the training weight below 1 (default 2m)",
+        float,
+        "W",
+    ),
     LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
 )
 

@@ -98,6 +98,8 @@ fn exact_lwrf_from_parts_is_the_forest_grown_on_all_rows() {
         (LabelwiseParams { max_depth: Some(3), min_samples_leaf: 3.0, ..base.clone() }, false),
         (LabelwiseParams { min_samples_split: 9.0, max_features: crate::tree::MaxFeatures::All, ..base.clone() }, true),
         (LabelwiseParams { bootstrap: false, n_estimators: 2, ..base.clone() }, true),
+        // Shares of the rows (scikit-learn's fractions), resolved alike from the parts' row count.
+        (LabelwiseParams { min_samples_split: 0.04, min_samples_leaf: 0.015, ..base.clone() }, false),
         (LabelwiseParams { max_bins: Some(7), seed: 3, ..base }, false),
     ];
     for (k, (params, ties)) in cases.into_iter().enumerate() {
@@ -129,6 +131,7 @@ fn exact_plr_forest_from_parts_is_the_forest_grown_on_all_rows() {
         base.clone(),
         PlrTreeParams { criterion: PlrCriterion::Disagreements, max_depth: Some(4), ..base.clone() },
         PlrTreeParams { criterion: PlrCriterion::Distance, min_samples_split: 6.0, max_bins: Some(9), ..base.clone() },
+        PlrTreeParams { min_samples_split: 0.03, ..base.clone() },
         PlrTreeParams { bootstrap: false, n_estimators: 2, max_features: crate::tree::MaxFeatures::All, ..base },
     ];
     for (k, params) in cases.into_iter().enumerate() {
@@ -151,6 +154,7 @@ fn exact_ovo_forest_from_parts_is_the_model_grown_on_all_rows() {
     let cases = [
         base.clone(),
         PairwiseParams { max_depth: Some(3), voting: PairwiseVoting::Probability, max_bins: Some(12), ..base.clone() },
+        PairwiseParams { min_samples_split: 0.035, ..base.clone() },
         PairwiseParams { bootstrap: false, n_estimators: 2, min_samples_split: 7.0, ..base },
     ];
     for (k, params) in cases.into_iter().enumerate() {

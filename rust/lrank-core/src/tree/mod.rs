@@ -56,7 +56,7 @@ pub use layout::{TrainingFeatures, TreeInputs};
 pub use levelwise::{part_sums, LevelGrower, LevelPlan, SummedLeaf};
 pub use model::{Node, Tree};
 pub use out_of_bag::{bootstrap_sampling, out_of_bag_ranks, out_of_bag_rows, out_of_bag_rows_of};
-pub use params::{GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
+pub use params::{node_weight, GrowParams, MaxFeatures, ThresholdRule, MAX_TREE_DEPTH};
 pub use regression::{LabelwiseVariance, MeanScores, NodeSums, ScoreLeaf, Targets, UnitSquares, VarianceSides};
 pub use sweep::{sweep, Boundaries, BoundarySweep, SortedSample, SplitCriterion};
 pub use walk::{filled_rows, BlockRows, FlatTree, FlatTrees, ForestLeaves};

@@ -57,6 +57,18 @@ pub enum ThresholdRule {
 /// 3,000 levels overflowed a thread's 2 MB stack.
 pub const MAX_TREE_DEPTH: usize = 1000;
 
+/// A node-size parameter (`min_samples_split`, `min_samples_leaf`) as a weight: a value in
+/// (0, 1) is that share of the training set's `total_weight` (scikit-learn's fraction of the
+/// samples: with unit weights, a node of k rows passes exactly when k >= ceil(share x n)); any
+/// other value is a weight itself.
+pub fn node_weight(value: f64, total_weight: f64) -> f64 {
+    if value > 0.0 && value < 1.0 {
+        value * total_weight
+    } else {
+        value
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct GrowParams {
     /// Maximum number of splits on a root-to-leaf path; `None` for unlimited (that is, at most

@@ -45,6 +45,7 @@ use crate::learner::checks::{complete_ranking, same_len};
 use crate::learner::{bad_param, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_iterations;
 use crate::rng::Rng;
+use crate::tree::node_weight;
 use crate::tree::{
     grow_tree_with, GrowParams, LeafFitter, MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs, TreeRandomness,
 };
@@ -205,7 +206,7 @@ impl Learner for LabelTreeModel {
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: MaxFeatures::All.resolve(x.n_features()),
-            min_weight_split: params.min_weight_split.unwrap_or(2.0 * m as f64),
+            min_weight_split: params.min_weight_split.map_or(2.0 * m as f64, |w| node_weight(w, data.weights.iter().sum())),
             threshold_rule: params.threshold_rule,
         };
         let (samples, weights): (Vec<u32>, Vec<f64>) =

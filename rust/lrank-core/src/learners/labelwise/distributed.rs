@@ -19,6 +19,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learner::Params;
 use crate::tree::levelwise::{self, parts_data, ExactGrowth, LevelPlan, PartSummary, SummedLeaf};
+use crate::tree::node_weight;
 use crate::tree::{BinLayout, FlatTrees, LabelwiseVariance, MeanScores, ScoreLeaf, Targets, UnitSquares};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -134,6 +135,8 @@ impl ExactLabelwise {
             ));
         }
         let data = parts_data(summaries, max_bins)?;
+        // The parts' rows weigh 1 each: a share of the training weight is one of the rows.
+        let shape = levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64), ..shape };
         if data.incomplete {
             return Err(invalid(
                 "a training ranking misses a label: the exact distributed LWRF needs complete rankings (use the partition \
@@ -144,11 +147,11 @@ impl ExactLabelwise {
             layout: data.layout.clone(),
             n_labels,
             n_rows: data.n_rows as u64,
-            min_samples_leaf: params.min_samples_leaf,
+            min_samples_leaf: node_weight(params.min_samples_leaf, data.n_rows as f64),
         };
         let (grow, sampling) = shape.growth(data.layout.n_features(), params.seed);
         let targets = setup.targets(None);
-        let criterion = LabelwiseVariance { targets: Cow::Owned(targets.clone()), min_leaf: params.min_samples_leaf };
+        let criterion = LabelwiseVariance { targets: Cow::Owned(targets.clone()), min_leaf: setup.min_samples_leaf };
         let leaf = UnitSums::new(Cow::Owned(targets));
         let growth = ExactGrowth::new(criterion, leaf, data, grow, sampling, budget)?;
         Ok(ExactLabelwise { params, setup, growth })

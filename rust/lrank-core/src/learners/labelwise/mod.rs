@@ -31,6 +31,7 @@ use crate::learner::{
     Prediction,
 };
 use crate::limits::check_models;
+use crate::tree::node_weight;
 use crate::tree::{
     all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, BlockRows, FlatTrees, GrowParams, Growth,
     LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree, MAX_BINS,
@@ -346,12 +347,14 @@ fn grow(
     // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
     let weight_bound = weights.len() as f64 * weights.iter().fold(0.0f64, |a, &w| a.max(w));
     let targets = Targets::relative_positions(y, weight_bound);
-    let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf: params.min_samples_leaf };
+    let total: f64 = weights.iter().sum();
+    let min_leaf = node_weight(params.min_samples_leaf, total);
+    let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf };
     let fitter = MeanScores { targets: &targets, default: 0.5 };
     let grow = GrowParams {
         max_depth,
         max_features: params.max_features.resolve(x.n_features()),
-        min_weight_split: params.min_samples_split,
+        min_weight_split: node_weight(params.min_samples_split, total),
         threshold_rule: ThresholdRule::Best,
     };
     Growth::of(params.n_estimators, params.bootstrap, params.seed)

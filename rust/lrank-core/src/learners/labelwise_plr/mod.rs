@@ -28,6 +28,7 @@ use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{bad_param, fill_row_blocks, merge_forests, Header, Learner, Outputs, Params, Prediction};
 use crate::limits::check_models;
+use crate::tree::node_weight;
 use crate::tree::{
     all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, FlatTrees, ForestLeaves, GrowParams, Growth,
     LabelwiseVariance, MaxFeatures, MeanScores, ScoreLeaf, SplitTree, Targets, ThresholdRule, TrainingFeatures, Tree,
@@ -145,12 +146,14 @@ impl Learner for LabelwisePlrModel {
         // A tree's samples weigh at most n times the largest weight (bootstrap counts add up to n).
         let weight_bound = n as f64 * data.weights.iter().fold(0.0f64, |a, &w| a.max(w));
         let targets = Targets::new(m, score, present, weight_bound);
-        let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf: params.min_samples_leaf };
+        let total: f64 = data.weights.iter().sum();
+        let min_leaf = node_weight(params.min_samples_leaf, total);
+        let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf };
         let fitter = MeanScores { targets: &targets, default };
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: params.min_samples_split,
+            min_weight_split: node_weight(params.min_samples_split, total),
             threshold_rule: ThresholdRule::Best,
         };
         let features = match params.max_bins {

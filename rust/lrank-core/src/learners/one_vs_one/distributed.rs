@@ -15,6 +15,7 @@ use crate::error::{invalid, Result};
 use crate::learner::Params;
 use crate::rng::child_seed;
 use crate::tree::levelwise::{self, parts_data, records, LevelGrower, LevelPlan, Medians, PartSummary, SummedLeaf};
+use crate::tree::node_weight;
 use crate::tree::{BinLayout, ClassEntropy, FlatTrees};
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +113,8 @@ impl ExactOvo {
             ));
         }
         let data = parts_data(summaries, max_bins)?;
+        // The parts' rows weigh 1 each: a share of the training weight is one of the rows.
+        let shape = levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64), ..shape };
         let tied = summaries.iter().any(|s| s.rankings.as_ref().is_none_or(|all| all.iter().any(|r| has_ties(r))));
         if data.incomplete || tied {
             return Err(invalid(

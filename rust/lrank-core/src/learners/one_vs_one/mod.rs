@@ -21,6 +21,7 @@ use crate::limits::check_models;
 pub use crate::pairwise::PairwiseVoting;
 use crate::pairwise::{check_pairs, fit_pairs, pair_rows, vote};
 use crate::rng::child_seed;
+use crate::tree::node_weight;
 use crate::tree::{
     bootstrap_sampling, check_max_bins, out_of_bag_rows_of, BlockRows, ClassEntropy, FlatTrees, GrowParams, Growth, LeafFitter,
     MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
@@ -156,7 +157,7 @@ impl Learner for PairwiseModel {
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: params.min_samples_split,
+            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum()),
             threshold_rule: ThresholdRule::Best,
         };
         let pairs = fit_pairs(y, &data.weights, params.n_estimators as u64, |pair| {

@@ -29,6 +29,7 @@ use crate::limits::check_models;
 use crate::metrics::distance::tau_x;
 use crate::pairwise::{check_pairs, fit_pair_relations, pair_rows};
 use crate::rng::child_seed;
+use crate::tree::node_weight;
 use crate::tree::{
     bootstrap_sampling, check_max_bins, forest_sample_counts, out_of_bag_rows_of, BlockRows, ClassEntropy, FlatTrees,
     ForestSampling, GrowParams, Growth, LeafFitter, MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
@@ -195,7 +196,7 @@ impl Learner for PairwisePlrModel {
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: params.min_samples_split,
+            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum()),
             threshold_rule: ThresholdRule::Best,
         };
         let tune = params.tune_beta && params.bootstrap && params.consensus.method == BucketMethod::Bpa;

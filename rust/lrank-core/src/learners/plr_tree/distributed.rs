@@ -14,6 +14,7 @@ use crate::data::ranking::RankMatrixView;
 use crate::error::{invalid, Result};
 use crate::learner::Params;
 use crate::tree::levelwise::{self, parts_data, ExactGrowth, LevelPlan, PartSummary, SummedLeaf};
+use crate::tree::node_weight;
 use crate::tree::{BinLayout, FlatTrees};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -94,6 +95,8 @@ impl ExactPlrForest {
             ));
         }
         let data = parts_data(summaries, max_bins)?;
+        // The parts' rows weigh 1 each: a share of the training weight is one of the rows.
+        let shape = levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64), ..shape };
         if data.incomplete {
             return Err(invalid(
                 "a training ranking misses a label: the exact distributed PLR forest needs complete rankings (ties are \

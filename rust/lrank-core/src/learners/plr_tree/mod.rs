@@ -31,6 +31,7 @@ use crate::learner::{
     Prediction,
 };
 use crate::limits::check_models;
+use crate::tree::node_weight;
 use crate::tree::{
     all_rows, bootstrap_sampling, check_max_bins, out_of_bag_ranks, out_of_bag_rows, FlatTrees, ForestLeaves, GrowParams, Growth,
     LeafFitter, MaxFeatures, SplitTree, ThresholdRule, Tree, TreeInputs,
@@ -292,7 +293,7 @@ impl PlrTreeModel {
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: params.min_samples_split,
+            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum()),
             threshold_rule: ThresholdRule::Best,
         };
         let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed)
