@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_problem
+from conftest import make_problem, make_tied_problem
 from lrank import (
     BaggingLabelRanker,
     GradientBoostingLabelRanker,
@@ -79,3 +79,25 @@ def test_models_without_trees_refuse_and_the_width_is_checked():
     tree = LabelRankingTree().fit(x, y)
     with pytest.raises(ValueError, match="features"):
         tree.apply(x[:, :2])
+
+
+def test_tree_sizes_as_scikit_learns_trees_give_them():
+    from lrank import PartialLabelRankingTree
+
+    x, y = make_problem(n=300, seed=12)
+    tree = LabelRankingTree(random_state=0).fit(x, y)
+    # Every leaf of a tree grown on all rows holds some training row.
+    assert tree.get_n_leaves() == len(np.unique(tree.apply(x)))
+    assert isinstance(tree.get_depth(), int) and tree.get_depth() >= 2
+    shallower = LabelRankingTree(max_depth=tree.get_depth() - 1, random_state=0).fit(x, y)
+    assert shallower.get_depth() == tree.get_depth() - 1
+    assert LabelRankingTree(max_depth=0).fit(x, y).get_n_leaves() == 1
+    # A forest: one value per tree, in apply's order.
+    forest = LabelRankingRandomForest(n_estimators=4, max_depth=3, random_state=0).fit(x, y)
+    depths, leaves = forest.get_depth(), forest.get_n_leaves()
+    assert depths.shape == leaves.shape == (4,) and np.all(depths <= 3)
+    assert np.all(leaves >= forest.apply(x).max(axis=0) // 2 + 1)  # nodes = 2 leaves - 1
+    assert np.all(leaves <= 2**depths)
+    tx, ty = make_tied_problem(n=150, seed=3)
+    plr = PartialLabelRankingTree(random_state=0).fit(tx, ty)
+    assert plr.get_n_leaves() == len(np.unique(plr.apply(tx)))

@@ -185,6 +185,11 @@ impl Model {
         Ok(nodes.map(|(nodes, trees)| matrix(py, nodes, x.shape()[0], trees)))
     }
 
+    /// Each tree's (depth, number of leaves), in the order of `apply`'s trees (empty without trees).
+    fn tree_shapes(&self) -> Vec<(usize, usize)> {
+        registry::tree_shapes(&self.inner)
+    }
+
     /// Out-of-bag rankings of the training data `x`, `y`, `sample_weight` (as fitted, rows in
     /// order; int32, n x m, rows of zeros where every member drew the row), or None for learners
     /// without bootstrap members.

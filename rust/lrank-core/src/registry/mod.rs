@@ -278,6 +278,12 @@ pub fn apply(model: &Model, x: &FeatureMatrixView<'_>) -> Result<Option<(Vec<u32
     Ok(Some((crate::tree::importance::leaf_nodes(&trees, x)?, trees.len())))
 }
 
+/// Each tree's depth and number of leaves, in the order of [`apply`]'s trees (empty for a model
+/// without trees).
+pub fn tree_shapes(model: &Model) -> Vec<(usize, usize)> {
+    model.routed_trees().iter().map(|t| t.shape()).collect()
+}
+
 /// Each feature's share of the impurity decrease of the model's splits on its training data
 /// ([`crate::tree::split_importances`]), or `None` for a model without trees.
 pub fn split_importances(

@@ -38,6 +38,12 @@ impl<'a> SplitTree<'a> {
         SplitTree { nodes: &tree.nodes, fill, pair: None, weight: 1.0 }
     }
 
+    /// The tree's depth (splits on its longest root-to-leaf path) and its number of leaves.
+    pub fn shape(&self) -> (usize, usize) {
+        let leaves = self.nodes.iter().filter(|n| matches!(n, Node::Leaf { .. })).count();
+        (super::model::depth_of(self.nodes), leaves)
+    }
+
     /// The trees of a pairwise learner's classifier of labels `a` and `b`: that pair alone counts.
     pub fn of_pair<L>(a: u32, b: u32, trees: &'a [Tree<L>], fill: &'a [f64]) -> impl Iterator<Item = SplitTree<'a>> {
         trees.iter().map(move |t| SplitTree { pair: Some((a as usize, b as usize)), ..SplitTree::whole(t, fill) })

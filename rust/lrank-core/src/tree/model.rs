@@ -55,15 +55,20 @@ impl<L> Tree<L> {
     /// a forged model file may hold a chain thousands of nodes deep, or nodes shared by two
     /// parents, which a recursive walk would follow once per path.
     pub fn depth(&self) -> usize {
-        let mut depth = vec![0usize; self.nodes.len()];
-        for i in (0..self.nodes.len()).rev() {
-            if let Node::Split { left, right, .. } | Node::Category { left, right, .. } = self.nodes[i] {
-                let child = |c: u32| depth.get(c as usize).copied().unwrap_or(0);
-                depth[i] = 1 + child(left).max(child(right));
-            }
-        }
-        depth.first().copied().unwrap_or(0)
+        depth_of(&self.nodes)
     }
+}
+
+/// The number of splits on the longest root-to-leaf path of `nodes` (see [`Tree::depth`]).
+pub fn depth_of(nodes: &[Node]) -> usize {
+    let mut depth = vec![0usize; nodes.len()];
+    for i in (0..nodes.len()).rev() {
+        if let Node::Split { left, right, .. } | Node::Category { left, right, .. } = nodes[i] {
+            let child = |c: u32| depth.get(c as usize).copied().unwrap_or(0);
+            depth[i] = 1 + child(left).max(child(right));
+        }
+    }
+    depth.first().copied().unwrap_or(0)
 }
 
 /// The node (an index into `nodes`) and the leaf (an index into the leaves) that `row` reaches
