@@ -61,3 +61,53 @@ def test_without_ties_buckets_hold_one_label_each_in_the_orderings_order(fitted)
     orderings = est.predict_orderings(x[:20])
     assert est.predict_buckets(x[:20]) == [[[label] for label in row] for row in orderings]
     assert all(sorted(row) == LABELS for row in orderings)
+
+
+def _brute_kendall_distance(t, p):
+    """Pairs of labels both rank, ordered oppositely (1) or tied in one ranking only (1/2)."""
+    total, pairs = 0.0, 0
+    common = [j for j in range(len(t)) if t[j] > 0 and p[j] > 0]
+    for a_i, a in enumerate(common):
+        for b in common[a_i + 1 :]:
+            pairs += 1
+            s = np.sign(t[a] - t[b]) * np.sign(p[a] - p[b])
+            total += 1.0 if s < 0 else 0.5 if s == 0 and (t[a] != t[b] or p[a] != p[b]) else 0.0
+    return total, pairs
+
+
+def test_kendall_distance_counts_reversed_pairs_as_scikit_lr_does():
+    from lrank.metrics import get_scorer_names, kendall_distance
+
+    rng = np.random.default_rng(5)
+
+    def dense(values):  # positions 1.. by value, equal values tied
+        return np.unique(values, return_inverse=True)[1].astype(np.int32) + 1
+
+    truth = np.array([dense(rng.permutation(5)) for _ in range(40)], dtype=np.int32)
+    truth[::5] = [dense(rng.integers(0, 3, size=5)) for _ in range(8)]  # ties in the truth too
+    for row in truth[::3]:  # a missing label: the rest compared
+        row[2] = 0
+        row[row > 0] = dense(row[row > 0])
+    # Predictions with ties (coarse utilities), which count half a reversed pair.
+    pred = np.array([dense(rng.integers(0, 4, size=5)) for _ in range(40)], dtype=np.int32)
+    brute = [_brute_kendall_distance(t, p) for t, p in zip(truth, pred)]
+    assert kendall_distance(truth, pred, normalize=False) == pytest.approx(np.mean([d for d, _ in brute]))
+    assert kendall_distance(truth, pred) == pytest.approx(np.mean([d / k for d, k in brute]))
+    assert kendall_distance(truth, truth) == 0.0
+    reversed_ = np.where(truth > 0, truth.max(axis=1, keepdims=True) + 1 - truth, 0).astype(np.int32)
+    untied = np.arange(40) % 5 != 0  # a bucket order reversed keeps its ties
+    assert kendall_distance(truth[untied], reversed_[untied]) == 1.0
+    assert kendall_distance(truth, reversed_) < 1.0
+    assert {"neg_kendall_distance", "kendall_distance", "neg_footrule"} <= set(get_scorer_names())
+
+
+def test_get_scorer_passes_none_and_callables_through_and_negates_losses(fitted):
+    x, y, est = fitted
+    assert get_scorer(None) is None and get_scorer(len) is len
+    from lrank.metrics import kendall_distance
+
+    loss = kendall_distance(y, est.predict(x))
+    assert get_scorer("neg_kendall_distance")(est, x, y) == pytest.approx(-loss)
+    assert get_scorer("kendall_distance")(est, x, y) == pytest.approx(-loss)
+    with pytest.raises(ValueError, match="unknown lrank scorer 'neg_kendall_tau'"):
+        get_scorer("neg_kendall_tau")

@@ -26,7 +26,17 @@ from lrank.rankings import as_rank_matrix
 
 # Also, made on first use: SCORERS (name -> scorer) and one
 # ``<measure>_scorer`` per measure, e.g. ``kendall_tau_scorer``.
-__all__ = ["exact_match", "footrule", "get_scorer", "kendall_tau", "spearman_rho", "tau_x", "top_label_accuracy"]
+__all__ = [
+    "exact_match",
+    "footrule",
+    "get_scorer",
+    "get_scorer_names",
+    "kendall_distance",
+    "kendall_tau",
+    "spearman_rho",
+    "tau_x",
+    "top_label_accuracy",
+]
 
 
 def _rows(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> dict[str, NDArray[np.float64]]:
@@ -94,6 +104,42 @@ def footrule(
     return _mean(rows["normalized_footrule" if normalized else "footrule"], sample_weight)
 
 
+def kendall_distance(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    normalize: bool = True,
+    sample_weight: ArrayLike | None = None,
+    labels: Sequence[str] | None = None,
+) -> float:
+    """Mean Kendall distance (lower is better): the label pairs the two rankings order oppositely,
+    on the labels both contain, a pair tied in one ranking but not the other counting 1/2 (on
+    rankings without ties ``(1 - tau) / 2`` of the pairs). ``normalize`` (default) divides it by
+    the row's pairs, so it lies in [0, 1]; else the count (scikit-lr's ``normalize=False``)."""
+    _rows(y_true, y_pred, labels)  # the same checks and messages as every measure
+    from lrank.estimators._inputs import rank_targets
+
+    truth = rank_targets(y_true, labels, by_name=True)[0]
+    pred = as_rank_matrix(y_pred, name="y_pred")
+    out = np.empty(truth.shape[0])
+    step = max(1, 2_000_000 // max(1, truth.shape[1] ** 2))  # rows per block: bounded memory
+    for start in range(0, truth.shape[0], step):
+        t, p = truth[start : start + step], pred[start : start + step]
+        both = (t > 0) & (p > 0)
+        common = both[:, :, None] & both[:, None, :]
+        st = np.sign(t[:, :, None] - t[:, None, :])
+        sp = np.sign(p[:, :, None] - p[:, None, :])
+        # Ordered pairs count each pair twice: halve at the end.
+        reversed_ = ((st * sp) < 0) & common
+        tied_once = ((st == 0) != (sp == 0)) & common
+        distance = (reversed_.sum(axis=(1, 2)) + 0.5 * tied_once.sum(axis=(1, 2))) / 2.0
+        k = both.sum(axis=1)
+        pairs = k * (k - 1) / 2.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start : start + step] = np.where(pairs > 0, distance / pairs if normalize else distance, np.nan)
+    return _mean(out, sample_weight)
+
+
 def top_label_accuracy(
     y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
 ) -> float:
@@ -114,20 +160,32 @@ _MEASURES: dict[str, tuple[Callable[..., float], bool]] = {
     "tau_x": (tau_x, True),
     "spearman_rho": (spearman_rho, True),
     "footrule": (footrule, False),
+    "kendall_distance": (kendall_distance, False),
     "top_label_accuracy": (top_label_accuracy, True),
     "exact_match": (exact_match, True),
 }
 
 
-def get_scorer(name: str) -> Callable[..., float]:
+def get_scorer(scoring: Any) -> Any:
     """The scikit-learn scorer of a measure, for ``GridSearchCV(scoring=...)`` and
-    ``cross_val_score``: ``kendall_tau``, ``tau_x`` (for ties), ``spearman_rho``, ``footrule`` (negated, as
-    scikit-learn's losses are: higher is better), ``top_label_accuracy``, ``exact_match``."""
+    ``cross_val_score``: ``kendall_tau``, ``tau_x`` (for ties), ``spearman_rho``, ``footrule`` and
+    ``kendall_distance`` (negated, as scikit-learn's losses are: higher is better; also as
+    ``neg_footrule``, ``neg_kendall_distance``), ``top_label_accuracy``, ``exact_match``. None and
+    callables are given back as they are, as scikit-learn's ``get_scorer`` does."""
+    if scoring is None or callable(scoring):
+        return scoring
+    name = str(scoring)
+    negated = name.startswith("neg_") and name[4:] in _MEASURES and not _MEASURES[name[4:]][1]
     try:
-        measure, higher_is_better = _MEASURES[name]
+        measure, higher_is_better = _MEASURES[name[4:] if negated else name]
     except KeyError:
-        raise ValueError(f"unknown lrank scorer {name!r}; choose one of {', '.join(_MEASURES)}") from None
+        raise ValueError(f"unknown lrank scorer {name!r}; choose one of {', '.join(get_scorer_names())}") from None
     return _Scorer(name, measure, 1.0 if higher_is_better else -1.0)
+
+
+def get_scorer_names() -> list[str]:
+    """The names :func:`get_scorer` takes."""
+    return sorted([*_MEASURES, *(f"neg_{n}" for n, (_, higher) in _MEASURES.items() if not higher)])
 
 
 class _Scorer:
@@ -155,7 +213,7 @@ class _Scorer:
 def __getattr__(name: str) -> Any:
     # SCORERS and the ``*_scorer`` objects are made on first use.
     if name == "SCORERS":
-        return {n: get_scorer(n) for n in _MEASURES}
+        return {n: get_scorer(n) for n in get_scorer_names()}
     if name.endswith("_scorer") and name[: -len("_scorer")] in _MEASURES:
         return get_scorer(name[: -len("_scorer")])
     raise AttributeError(f"module 'lrank.metrics' has no attribute {name!r}")
