@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import numpy as np
 import pytest
-from lrank import InstanceBasedLabelRanker, InvalidInputError, _core
+from lrank import InstanceBasedLabelRanker, InvalidInputError, InvalidParameterError, _core
 
 
 def test_fit_predict_and_confidence(problem):
@@ -85,3 +86,18 @@ def test_infinite_query_values_are_refused_with_their_position(problem):
     bad[4, 1] = np.inf
     with pytest.raises(InvalidInputError, match="infinite value at row 4, column 1"):
         est.predict(bad)
+
+
+def test_iblr_weights_uniform_as_scikit_lrs_knn_or_dudani_as_the_paper():
+    from conftest import make_problem
+
+    x, y = make_problem(n=300, seed=4)
+    dudani = InstanceBasedLabelRanker(n_neighbors=15, random_state=0).fit(x, y)
+    uniform = InstanceBasedLabelRanker(n_neighbors=15, weights="uniform", random_state=0).fit(x, y)
+    assert json.loads(uniform.model_.params_json())["InstanceBased"]["weighting"] == "Uniform"
+    assert (dudani.predict(x) != uniform.predict(x)).any(axis=1).sum() > 0
+    # One neighbour: its ranking, whatever the weights.
+    one = [InstanceBasedLabelRanker(n_neighbors=1, weights=w).fit(x, y).predict(x[:50]) for w in ("uniform", "dudani")]
+    np.testing.assert_array_equal(one[0], one[1])
+    with pytest.raises(InvalidParameterError, match="weights"):
+        InstanceBasedLabelRanker(weights="distance").fit(x, y)

@@ -33,8 +33,10 @@ __all__ = [
     "get_scorer_names",
     "kendall_distance",
     "kendall_tau",
+    "kendall_tau_score",
     "spearman_rho",
     "tau_x",
+    "tau_x_score",
     "top_label_accuracy",
 ]
 
@@ -153,6 +155,10 @@ def exact_match(
     """Share of rows whose prediction orders the true ranking's labels exactly as it does."""
     return _mean(_rows(y_true, y_pred, labels)["exact_match"], sample_weight)
 
+
+# scikit-lr's names of the same measures.
+kendall_tau_score = kendall_tau
+tau_x_score = tau_x
 
 # name -> (measure, higher is better)
 _MEASURES: dict[str, tuple[Callable[..., float], bool]] = {

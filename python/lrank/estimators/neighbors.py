@@ -11,6 +11,8 @@ from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_optional_count
 
+_WEIGHTS = {"uniform": "Uniform", "dudani": "Dudani"}
+
 
 class InstanceBasedLabelRanker(CoreLearnerRanker):
     """IBLR (the paper's IB-M): k nearest neighbours, aggregated by a Mallows model.
@@ -26,6 +28,8 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
     ----------
     n_neighbors : k; None chooses k from {5, 10, 15, 20} by leave-one-out on the training data
         (on at most 1000 rows drawn with ``random_state``), as the paper does by inner CV.
+    weights : "dudani" (default, the paper's) or "uniform" (every neighbour 1, times its sample
+        weight: scikit-lr's ``KNeighborsLabelRanker`` default).
     max_iter : iteration cap of the EM median.
     random_state : seed of the rows used to choose k. None: random.
     n_jobs : threads (None or -1: all cores); results do not depend on it.
@@ -36,19 +40,23 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
     def __init__(
         self,
         n_neighbors: int | None = None,
+        weights: str = "dudani",
         max_iter: int = 20,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
     ) -> None:
         self.n_neighbors = n_neighbors
+        self.weights = weights
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
 
     _core_kind = "InstanceBased"
-    _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors"}
+    _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors", "weighting": "weights"}
+    # Pickled before weights were a parameter: the paper's Dudani weights.
+    _added_params: ClassVar[dict[str, Any]] = {"weights": "dudani"}
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
@@ -58,7 +66,7 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
                 "max_iter": _convert.count("max_iter", self.max_iter),
                 "seed": seed,
                 "model": "Mallows",
-                "weighting": "Dudani",
+                "weighting": _convert.choice("weights", self.weights, _WEIGHTS),
             }
         }
 
@@ -128,7 +136,7 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
                 "max_iter": _convert.count("max_iter", self.max_iter),
                 "seed": seed,
                 "model": {"PlackettLuce": {"tol": _convert.finite("tol", self.tol)}},
-                "weighting": _convert.choice("weights", self.weights, {"uniform": "Uniform", "dudani": "Dudani"}),
+                "weighting": _convert.choice("weights", self.weights, _WEIGHTS),
             }
         }
 
@@ -155,6 +163,13 @@ LEARNER_SPECS = (
                 "n_neighbors",
                 "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (default 0)",
                 parse_optional_count,
+            ),
+            LearnerOption(
+                "-weights",
+                "weights",
+                "dudani or uniform (default dudani)",
+                parse_choice("dudani", "uniform"),
+                "W",
             ),
             LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
         ),
