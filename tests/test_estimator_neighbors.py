@@ -101,3 +101,24 @@ def test_iblr_weights_uniform_as_scikit_lrs_knn_or_dudani_as_the_paper():
     np.testing.assert_array_equal(one[0], one[1])
     with pytest.raises(InvalidParameterError, match="weights"):
         InstanceBasedLabelRanker(weights="distance").fit(x, y)
+
+
+def test_scaling_as_scikit_lrs_knn_takes_features_or_standardised():
+    from conftest import make_problem
+    from lrank import InstanceBasedPlackettLuce
+
+    x, y = make_problem(n=200, seed=6)
+    x = x * np.array([1.0, 100.0, 0.01])  # scales apart: the scaling decides the neighbours
+    hand = (x - x.min(axis=0)) / (x.max(axis=0) - x.min(axis=0))
+    for cls in (InstanceBasedLabelRanker, InstanceBasedPlackettLuce):
+        minmax = cls(n_neighbors=5, random_state=0).fit(x, y).predict(x)
+        raw = cls(n_neighbors=5, scaling="none", random_state=0).fit(x, y).predict(x)
+        np.testing.assert_array_equal(
+            minmax, cls(n_neighbors=5, scaling="none", random_state=0).fit(hand, y).predict(hand)
+        )
+        assert (minmax != raw).any()
+        standard = cls(n_neighbors=5, scaling="standard", random_state=0).fit(x, y)
+        assert json.loads(standard.model_.params_json())["InstanceBased"]["scaling"] == "Standard"
+        # Positional arguments keep their places: the new ones came last.
+        assert cls(5).get_params()["n_neighbors"] == 5
+    assert InstanceBasedLabelRanker(5, 30).max_iter == 30

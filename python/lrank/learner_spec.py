@@ -199,6 +199,17 @@ def max_bins_option(default: int | None, what: str = "") -> LearnerOption:
     )
 
 
+def scaling_option() -> LearnerOption:
+    """The ``-scale`` option of the instance-based learners (``scaling``)."""
+    return LearnerOption(
+        "-scale",
+        "scaling",
+        "features: minmax, standard or none (default minmax)",
+        parse_choice("minmax", "standard", "none"),
+        "S",
+    )
+
+
 def oob_option(members: str = "trees") -> LearnerOption:
     """The ``-oob`` switch of the bootstrap ensembles (``oob_score``)."""
     return LearnerOption(

@@ -96,6 +96,10 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "IBLR_k5": lambda: L.InstanceBasedLabelRanker(n_neighbors=5, max_iter=3, random_state=s),
         "IBPL": lambda: L.InstanceBasedPlackettLuce(random_state=s),
         "IBPL_auto_dudani": lambda: L.InstanceBasedPlackettLuce(n_neighbors=None, weights="dudani", random_state=s),
+        "IBLR_k5_uniform_none": lambda: L.InstanceBasedLabelRanker(
+            n_neighbors=5, weights="uniform", scaling="none", random_state=s
+        ),
+        "IBPL_standard": lambda: L.InstanceBasedPlackettLuce(scaling="standard", random_state=s),
         "LRT": lambda: L.LabelRankingTree(random_state=s),
         "LRT_depth2": lambda: L.LabelRankingTree(max_depth=2, min_samples_split=4, random_state=s),
         "WLRT": lambda: L.LabelRankingTree(splitter="equal_width", random_state=s),

@@ -93,6 +93,9 @@ def max_bins(value: Any, name: str = "max_bins") -> int | None:
 
 # The consensus methods that learners offer as ``aggregation`` (the ``-A`` choices): the core's
 # aggregators without ties, then the partial-label-ranking ones with their threshold ``beta``.
+# Feature scalings of the instance-based learners (the core's names).
+SCALINGS = {"minmax": "MinMax", "standard": "Standard", "none": "None"}
+
 _PLAIN_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
 BUCKET_METHODS = {"bpa": "Bpa", "borda-ties": "Borda", "copeland-ties": "Copeland"}
 AGGREGATIONS = (*_PLAIN_AGGREGATORS, *BUCKET_METHODS)

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_optional_count
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_optional_count, scaling_option
 
 _WEIGHTS = {"uniform": "Uniform", "dudani": "Dudani"}
 
@@ -17,7 +17,7 @@ _WEIGHTS = {"uniform": "Uniform", "dudani": "Dudani"}
 class InstanceBasedLabelRanker(CoreLearnerRanker):
     """IBLR (the paper's IB-M): k nearest neighbours, aggregated by a Mallows model.
 
-    Attributes are min-max normalised on the training data; the k nearest training rows by
+    Attributes are min-max normalised on the training data (``scaling``); the k nearest training rows by
     Euclidean distance vote with Dudani's weight (d_k - d_i)/(d_k - d_1) times the share of the
     labels their ranking contains; their rankings are aggregated by the approximate EM median of
     the Mallows model (generalized Borda start, optimal insertion of missing labels, Borda of the
@@ -30,6 +30,8 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
         (on at most 1000 rows drawn with ``random_state``), as the paper does by inner CV.
     weights : "dudani" (default, the paper's) or "uniform" (every neighbour 1, times its sample
         weight: scikit-lr's ``KNeighborsLabelRanker`` default).
+    scaling : "minmax" (default, the paper's), "standard" or "none" (the features as they are,
+        as scikit-lr's kNN takes them).
     max_iter : iteration cap of the EM median.
     random_state : seed of the rows used to choose k. None: random.
     n_jobs : threads (None or -1: all cores); results do not depend on it.
@@ -40,14 +42,16 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
     def __init__(
         self,
         n_neighbors: int | None = None,
-        weights: str = "dudani",
         max_iter: int = 20,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        weights: str = "dudani",
+        scaling: str = "minmax",
     ) -> None:
         self.n_neighbors = n_neighbors
         self.weights = weights
+        self.scaling = scaling
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
@@ -55,8 +59,8 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
 
     _core_kind = "InstanceBased"
     _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors", "weighting": "weights"}
-    # Pickled before weights were a parameter: the paper's Dudani weights.
-    _added_params: ClassVar[dict[str, Any]] = {"weights": "dudani"}
+    # Pickled before weights and scaling were parameters: the paper's Dudani weights, min-max.
+    _added_params: ClassVar[dict[str, Any]] = {"weights": "dudani", "scaling": "minmax"}
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
@@ -67,6 +71,7 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
                 "seed": seed,
                 "model": "Mallows",
                 "weighting": _convert.choice("weights", self.weights, _WEIGHTS),
+                "scaling": _convert.choice("scaling", self.scaling, _convert.SCALINGS),
             }
         }
 
@@ -85,7 +90,8 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
     Plackett-Luce model"): the k nearest neighbours' rankings give Plackett-Luce skills, fitted by
     Hunter's MM algorithm; the prediction sorts the labels by skill (ties to the lower label).
 
-    Attributes are min-max normalised on the training data (nominal ones count a mismatch as 1).
+    Attributes are min-max normalised on the training data (``scaling``; nominal ones count a
+    mismatch as 1).
     Incomplete rankings are rankings of the labels they hold. A label never picked before the last
     place gets skill 0; a label no neighbour ranks gets the geometric mean of the others' skills.
     :meth:`predict_with_confidence` also gives the predicted ranking's probability under the
@@ -97,6 +103,8 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
         {5, 10, 15, 20} by leave-one-out on the training data.
     weights : "uniform" (default) or "dudani" (Dudani's distance weights times the share of
         labels a ranking holds, as in IBLR).
+    scaling : "minmax" (default), "standard" or "none" (the features as they are, as
+        scikit-lr's kNN takes them).
     max_iter, tol : MM stops when no skill changes by more than ``tol`` relative to the largest,
         or after ``max_iter`` steps (defaults 100 and 1e-6: a few neighbours that mostly agree
         usually have no finite maximum-likelihood skills, one label always beating another, so
@@ -117,9 +125,11 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        scaling: str = "minmax",
     ) -> None:
         self.n_neighbors = n_neighbors
         self.weights = weights
+        self.scaling = scaling
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -127,6 +137,8 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
         self.categorical_features = categorical_features
 
     _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors", "weighting": "weights"}
+    # Pickled before scaling was a parameter: min-max.
+    _added_params: ClassVar[dict[str, Any]] = {"scaling": "minmax"}
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
@@ -137,6 +149,7 @@ class InstanceBasedPlackettLuce(CoreLearnerRanker):
                 "seed": seed,
                 "model": {"PlackettLuce": {"tol": _convert.finite("tol", self.tol)}},
                 "weighting": _convert.choice("weights", self.weights, _WEIGHTS),
+                "scaling": _convert.choice("scaling", self.scaling, _convert.SCALINGS),
             }
         }
 
@@ -171,6 +184,7 @@ LEARNER_SPECS = (
                 parse_choice("dudani", "uniform"),
                 "W",
             ),
+            scaling_option(),
             LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
         ),
     ),
@@ -193,6 +207,7 @@ LEARNER_SPECS = (
                 parse_choice("uniform", "dudani"),
                 "W",
             ),
+            scaling_option(),
             LearnerOption("-max-iter", "max_iter", "MM iterations at most (default 100)"),
             LearnerOption("-tol", "tol", "MM tolerance, relative to the largest skill (default 1e-6)", float, "T"),
         ),

@@ -9,10 +9,9 @@ from numpy.typing import ArrayLike
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, scaling_option
 
 _WEIGHTS = {"distance": True, "uniform": False}
-_SCALING = {"minmax": "MinMax", "standard": "Standard", "none": "None"}
 
 
 def _parse_k(text: str) -> int | None:
@@ -84,7 +83,7 @@ class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
                 "distance_weights": _convert.choice("weights", self.weights, _WEIGHTS),
                 "consensus": _convert.bucket_consensus(self.aggregation, self.beta),
                 "seed": seed,
-                "scaling": _convert.choice("scaling", self.scaling, _SCALING),
+                "scaling": _convert.choice("scaling", self.scaling, _convert.SCALINGS),
             }
         }
 
@@ -116,13 +115,7 @@ LEARNER_SPECS = (
                 "AGG",
             ),
             LearnerOption("-beta", "beta", "its tie threshold (default 0.25 for bpa)", float, "BETA"),
-            LearnerOption(
-                "-scale",
-                "scaling",
-                "features: minmax, standard or none (default minmax)",
-                parse_choice(*_SCALING),
-                "S",
-            ),
+            scaling_option(),
         ),
     ),
 )

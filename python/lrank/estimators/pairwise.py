@@ -74,10 +74,10 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         voting: str = "copeland",
         max_bins: int | None = None,
         node_seeds: bool = False,
-        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        oob_score: bool = False,
     ) -> None:
         self.classifier = classifier
         self.n_estimators = n_estimators

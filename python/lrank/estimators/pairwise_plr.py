@@ -85,10 +85,10 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         tie_weighting: str = "half",
         aggregation: str = "bpa",
         beta: float | None = None,
-        oob_score: bool = False,
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        oob_score: bool = False,
     ) -> None:
         self.classifier = classifier
         self.n_estimators = n_estimators

@@ -232,6 +232,11 @@ pub mod file_version {
     pub fn added_in_9<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
         added_in(9, d)
     }
+
+    /// A field added in model format version 10.
+    pub fn added_in_10<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(10, d)
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,10 @@
 //! 1 and a match as 0; the tree never splits on them, so they never prune (their contribution
 //! to a bound is 0).
 
+mod scaling;
 mod scan;
+
+pub use scaling::{scale_of, value_or_fill, Scaling};
 
 use scan::{block_distances, dims, offer_within, scan_full_leaf, scan_leaf, sort_block};
 

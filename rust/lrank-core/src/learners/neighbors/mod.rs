@@ -3,8 +3,9 @@
 //! 2010: the neighbours' rankings give Plackett-Luce skills by MM, the prediction sorts them;
 //! equal neighbour weights and k = 5 by default; confidence: the predicted ranking's probability).
 //!
-//! - Attributes are min-max normalised on the training data (a constant attribute becomes 0);
-//!   missing values are replaced by the training lower median before normalising.
+//! - Attributes are min-max normalised on the training data (a constant attribute becomes 0),
+//!   or standardised, or left as they are ([`Scaling`]); missing values are replaced by the
+//!   training lower median before.
 //! - The k nearest training rows by Euclidean distance (an exact k-d tree search, which returns
 //!   what brute force would; equal distances go to the lower row index) vote with Dudani's weight (d_k - d_i)/(d_k - d_1)
 //!   (all 1 when d_k = d_1) times |labels in the ranking| / m, times the row's sample weight.
@@ -18,7 +19,9 @@
 
 mod params;
 
-pub use params::{InstanceBasedParams, KScore, NeighbourWeighting, NeighbourhoodModel, K_CANDIDATES, MAX_SELECTION_ROWS};
+pub use params::{
+    InstanceBasedParams, KScore, NeighbourWeighting, NeighbourhoodModel, Scaling, K_CANDIDATES, MAX_SELECTION_ROWS,
+};
 
 use crate::consensus::mallows::{mallows_centre, mallows_median, ThetaTable};
 use crate::consensus::plackett_luce::{fit_plackett_luce, ranking_probability};
@@ -30,7 +33,7 @@ use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::kendall_tau;
-use crate::neighbours::{KdIndex, Neighbour, SearchScratch};
+use crate::neighbours::{scale_of, value_or_fill, KdIndex, Neighbour, SearchScratch};
 use crate::rng::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -150,27 +153,7 @@ impl Learner for InstanceBasedModel {
         let (n, d, m) = (x.n_rows(), x.n_features(), y.n_labels());
         let fill = fill_values(x);
         let nominal: Vec<bool> = (0..d).map(|f| x.kind(f) == FeatureKind::Nominal).collect();
-        let mut minimum = vec![f64::INFINITY; d];
-        let mut maximum = vec![f64::NEG_INFINITY; d];
-        for i in 0..n {
-            for f in 0..d {
-                let v = value_or_fill(x.get(i, f), fill[f]);
-                minimum[f] = minimum[f].min(v);
-                maximum[f] = maximum[f].max(v);
-            }
-        }
-        // Nominal codes are kept as they are (min 0, range 1): only equality matters for them.
-        for f in (0..d).filter(|&f| nominal[f]) {
-            (minimum[f], maximum[f]) = (0.0, 1.0);
-        }
-        let range: Vec<f64> = (0..d).map(|f| if maximum[f] > minimum[f] { maximum[f] - minimum[f] } else { 1.0 }).collect();
-        if let Some(f) = (0..d).find(|&f| range[f].is_infinite()) {
-            // The distances scale each feature by its range, which a model file must hold finite.
-            return Err(crate::error::invalid(format!(
-                "feature {f} spans {:e} to {:e}, a range too wide to scale distances by",
-                minimum[f], maximum[f]
-            )));
-        }
+        let (minimum, range) = scale_of(x, &fill, &nominal, params.scaling)?;
         let mut model = InstanceBasedModel {
             k: params.k.unwrap_or(K_CANDIDATES[0]).min(n),
             params,
@@ -515,15 +498,6 @@ impl InstanceBasedModel {
             Ok(())
         })?;
         Ok((ranks, theta))
-    }
-}
-
-#[inline]
-fn value_or_fill(v: f64, fill: f64) -> f64 {
-    if v.is_nan() {
-        fill
-    } else {
-        v
     }
 }
 

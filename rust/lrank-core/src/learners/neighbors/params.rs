@@ -3,6 +3,7 @@
 use crate::error::Result;
 use crate::learner::{bad_param, Params};
 use crate::limits::check_iterations;
+pub use crate::neighbours::Scaling;
 use serde::{Deserialize, Serialize};
 
 /// Candidate neighbourhood sizes for the inner selection (the paper's).
@@ -39,6 +40,9 @@ pub struct InstanceBasedParams {
     pub seed: u64,
     pub model: NeighbourhoodModel,
     pub weighting: NeighbourWeighting,
+    /// Added in model format 10; older files scaled min-max.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_10")]
+    pub scaling: Scaling,
 }
 
 impl Params for InstanceBasedParams {
@@ -74,6 +78,7 @@ impl Default for InstanceBasedParams {
             seed: 0,
             model: NeighbourhoodModel::Mallows,
             weighting: NeighbourWeighting::Dudani,
+            scaling: Scaling::MinMax,
         }
     }
 }

@@ -322,3 +322,47 @@ fn complete_rankings_with_unit_weights_are_weighted_bit_for_bit_as_in_general() 
     }
     assert!(incomplete_seen > 0, "row 0 was never a neighbour: the general path's share went untested");
 }
+
+#[test]
+fn each_scaling_finds_the_neighbours_of_features_scaled_by_hand() {
+    // Features on scales 1 and 1000: which neighbours are nearest depends on the scaling.
+    let mut rng = Rng::new(12);
+    let (n, d, m) = (150, 2, 4);
+    let x: Vec<f64> = (0..n).flat_map(|_| [rng.uniform(), 1000.0 * rng.uniform()]).collect();
+    let mut y = Vec::new();
+    for _ in 0..n {
+        let mut order: Vec<usize> = (0..m).collect();
+        rng.shuffle(&mut order);
+        y.extend(crate::data::ranking::ranks_of_order(&order, m));
+    }
+    let xs = &x;
+    let column = |f: usize| (0..n).map(move |i| xs[i * d + f]);
+    let by_hand = |offset: &dyn Fn(usize) -> f64, divisor: &dyn Fn(usize) -> f64| -> Vec<f64> {
+        (0..n * d).map(|k| (x[k] - offset(k % d)) / divisor(k % d)).collect()
+    };
+    let min = |f: usize| column(f).fold(f64::INFINITY, f64::min);
+    let max = |f: usize| column(f).fold(f64::NEG_INFINITY, f64::max);
+    let mean = |f: usize| column(f).sum::<f64>() / n as f64;
+    let sd = |f: usize| (column(f).map(|v| (v - mean(f)).powi(2)).sum::<f64>() / n as f64).sqrt();
+    let cases: [(Scaling, Vec<f64>); 3] = [
+        (Scaling::MinMax, by_hand(&min, &|f| max(f) - min(f))),
+        (Scaling::Standard, by_hand(&mean, &sd)),
+        (Scaling::None, x.clone()),
+    ];
+    for base in [InstanceBasedParams { k: Some(5), ..Default::default() }, InstanceBasedParams::plackett_luce()] {
+        let ranks = |x: &[f64], scaling: Scaling| {
+            let view = FeatureMatrixView::new(x, n, d).unwrap();
+            let params = InstanceBasedParams { scaling, ..base.clone() };
+            let model = InstanceBasedModel::fit_views(&view, &RankMatrixView::new(&y, n, m).unwrap(), None, params).unwrap();
+            model.predict_ranks(&view).unwrap()
+        };
+        let mut predictions = Vec::new();
+        for (scaling, scaled) in &cases {
+            // The learner's own scaling of x, against no scaling of x scaled here.
+            let own = ranks(&x, *scaling);
+            assert_eq!(own, ranks(scaled, Scaling::None), "{scaling:?}");
+            predictions.push(own);
+        }
+        assert_ne!(predictions[0], predictions[2], "min-max scaling changes the neighbours here");
+    }
+}
