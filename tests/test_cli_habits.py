@@ -28,6 +28,8 @@ def run(*args: str):
         (["-split-percentage", "66"], "two dashes: --split-percentage"),
         # Parsed alone it is -p with the value "reserve-order": the hint must come first.
         (["-preserve-order", "--split-percentage", "66"], "two dashes: --preserve-order"),
+        (["-split-percentage=66"], "two dashes: --split-percentage=66"),
+        (["-help"], "two dashes: --help"),
     ],
 )
 def test_weka_habits_get_a_hint(args, hint):
@@ -212,6 +214,8 @@ def test_preserve_order_trains_on_the_first_rows_in_file_order():
     assert expected < 0.9 and np.mean(np.argmax(y[99:] == 1, axis=1) == 2) > 0.9
     refused = run("train", "-t", "iris", "--preserve-order")
     assert refused.exit_code == 2 and "--preserve-order goes with --split-percentage" in refused.output
+    with_test = run("train", "-t", "iris", "-T", "iris", "--split-percentage", "66", "--preserve-order")
+    assert with_test.exit_code == 2 and "Note:" not in with_test.output
 
 
 def test_switch_like_values_are_shown_as_the_words_the_option_takes():

@@ -138,6 +138,16 @@ def test_learners_without_sample_weight_get_the_drawn_rows_repeated(problem):
     # A Pipeline's fit takes no sample_weight: scaling before kNN, bagged.
     piped = BaggingLabelRanker(make_pipeline(StandardScaler(), InstanceBasedLabelRanker()), n_estimators=4)
     assert piped.fit(x, y).score(x, y) > 0.6
+    # A Pipeline's learner gets its seed as a nested random_state: the same bag twice.
+    forests = [
+        BaggingLabelRanker(
+            make_pipeline(StandardScaler(), LabelRankingRandomForest(n_estimators=3)), n_estimators=3, random_state=0
+        ).fit(x, y)
+        for _ in range(2)
+    ]
+    np.testing.assert_array_equal(forests[0].predict_per_member(x), forests[1].predict_per_member(x))
+    seeds = {m.steps[-1][1].random_state for m in forests[0].estimators_}
+    assert len(seeds) == 3 and None not in seeds
     # The repeated rows are the weighted path's draws: the same members, grown on duplicates.
     weighted = BaggingLabelRanker(PythonOnlyTree(), n_estimators=5, random_state=3).fit(x, y)
     repeated = BaggingLabelRanker(UnweightedTree(), n_estimators=5, random_state=3).fit(x, y)

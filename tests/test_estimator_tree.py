@@ -114,3 +114,13 @@ def test_min_samples_split_below_one_is_a_share_of_the_training_rows_as_in_sciki
     rows = LabelRankingTree(min_samples_split=20, random_state=0).fit(x, y)
     np.testing.assert_array_equal(share.apply(x), rows.apply(x))
     assert share.apply(x).max() < LabelRankingTree(min_samples_split=2, random_state=0).fit(x, y).apply(x).max()
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf])
+def test_a_non_finite_min_samples_split_is_named(value):
+    from conftest import make_problem
+    from lrank import InvalidParameterError
+
+    x, y = make_problem(n=30, seed=1)
+    with pytest.raises(InvalidParameterError, match="min_samples_split: must be finite"):
+        LabelRankingTree(min_samples_split=value).fit(x, y)

@@ -32,6 +32,19 @@ def test_a_frame_y_is_scored_by_its_column_names_not_their_order(fitted, frame):
     assert kendall_tau(y[:, ::-1], est.predict(x)) < 0
 
 
+@pytest.mark.parametrize("frame", [pd.DataFrame, pl.DataFrame], ids=["pandas", "polars"])
+def test_frame_predictions_are_matched_by_name_too(fitted, frame):
+    x, y, est = fitted
+    pred = est.predict(x)
+    as_fitted = kendall_tau(y, pred)
+    reversed_pred = frame({name: pred[:, j] for j, name in reversed(list(enumerate(LABELS)))})
+    truth = frame({name: y[:, j] for j, name in enumerate(LABELS)})
+    assert kendall_tau(truth, reversed_pred, labels=LABELS) == pytest.approx(as_fitted)
+    # Without labels=, a frame y_pred's own column names order y_true's columns.
+    assert kendall_tau(truth, reversed_pred) == pytest.approx(as_fitted)
+    assert tau_x(y, reversed_pred, labels=LABELS) == pytest.approx(as_fitted)
+
+
 def test_a_frame_y_with_other_names_is_refused_in_one_line(fitted):
     x, y, est = fitted
     other = pd.DataFrame(y, columns=["a", "b", "c", "z"])

@@ -90,6 +90,19 @@ def test_pairwise_forests_estimate_with_missing_labels_and_weights_at_any_thread
     assert abs(one.oob_score_ - held_out) < 0.08, (one.oob_score_, held_out)
 
 
+@pytest.mark.parametrize("cls", [OneVsOneLabelRanker, PairwisePartialLabelRanker], ids=lambda c: c.__name__)
+def test_pairwise_rows_some_pairs_trees_all_drew_have_no_estimate(cls):
+    # Three trees per pair: a row that some pair's trees all drew gets no estimate, rather than
+    # a coin flip for that pair, which pulled the estimate far below held-out tau.
+    x, y = make_problem(n=150, seed=9)
+    with pytest.warns(UserWarning, match="by every tree of some label pair"):
+        est = cls(classifier="forest", n_estimators=3, oob_score=True, random_state=0).fit(x, y)
+    covered = est.oob_prediction_.any(axis=1)
+    assert 0 < covered.sum() < 75
+    held_out = cls(classifier="forest", n_estimators=3, random_state=0).fit(x[:100], y[:100]).score(x[100:], y[100:])
+    assert est.oob_score_ > held_out - 0.15, (est.oob_score_, held_out)
+
+
 def test_rows_every_member_drew_are_zeros_left_out_of_the_score_with_a_warning():
     x, y = make_problem(n=60, seed=4)
     with pytest.warns(UserWarning, match=r"of 60 training rows were drawn by every member"):

@@ -42,7 +42,18 @@ __all__ = [
 
 
 def _rows(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> dict[str, NDArray[np.float64]]:
-    from lrank.estimators._inputs import _ranking_texts, rank_targets
+    truth, pred = _matrices(y_true, y_pred, labels)
+    return _core.row_measures(truth, pred)
+
+
+def _matrices(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+    """Both rank matrices with their columns in one label order: DataFrames are matched by
+    column name, to ``labels`` when given, else to a DataFrame ``y_pred``'s columns."""
+    from lrank.estimators._inputs import _ranking_texts, frame_names, rank_targets
+
+    pred_names = frame_names(y_pred)
+    if labels is None:
+        labels = pred_names
 
     if labels is None and _ranking_texts(y_true) is not None:
         # Sorted names need not be y_pred's columns (an estimator fitted with labels= in another
@@ -52,7 +63,12 @@ def _rows(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> dict[str, N
             "estimator's labels_)"
         )
     truth = rank_targets(y_true, labels, by_name=True)[0]
-    return _core.row_measures(truth, as_rank_matrix(y_pred, name="y_pred"))
+    pred = (
+        rank_targets(y_pred, labels, by_name=True)[0]
+        if pred_names is not None
+        else as_rank_matrix(y_pred, name="y_pred")
+    )
+    return truth, pred
 
 
 def _mean(values: NDArray[np.float64], sample_weight: ArrayLike | None) -> float:
@@ -118,11 +134,11 @@ def kendall_distance(
     on the labels both contain, a pair tied in one ranking but not the other counting 1/2 (on
     rankings without ties ``(1 - tau) / 2`` of the pairs). ``normalize`` (default) divides it by
     the row's pairs, so it lies in [0, 1]; else the count (scikit-lr's ``normalize=False``)."""
-    _rows(y_true, y_pred, labels)  # the same checks and messages as every measure
-    from lrank.estimators._inputs import rank_targets
+    from lrank.estimators import _convert
 
-    truth = rank_targets(y_true, labels, by_name=True)[0]
-    pred = as_rank_matrix(y_pred, name="y_pred")
+    normalize = _convert.flag("normalize", normalize)
+    _rows(y_true, y_pred, labels)  # the same checks and messages as every measure
+    truth, pred = _matrices(y_true, y_pred, labels)
     out = np.empty(truth.shape[0])
     step = max(1, 2_000_000 // max(1, truth.shape[1] ** 2))  # rows per block: bounded memory
     for start in range(0, truth.shape[0], step):

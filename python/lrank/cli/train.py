@@ -39,9 +39,10 @@ class TrainCommand(click.Command):
         # -p reserve-order) and fail later, far from the cause: caught before parsing.
         own = args[: args.index("--")] if "--" in args else args
         long_names = {name for p in self.params for name in getattr(p, "opts", []) if name.startswith("--")}
-        single = next((a for a in own if a.startswith("-") and not a.startswith("--") and "-" + a in long_names), None)
-        if single is not None:
-            raise click.UsageError(f"No such option: {single} (lrank's own long options take two dashes: -{single})")
+        for a in own:
+            head = a.split("=", 1)[0]
+            if a.startswith("-") and not a.startswith("--") and ("-" + head in long_names or head == "-help"):
+                raise click.UsageError(f"No such option: {head} (lrank's own long options take two dashes: -{a})")
         try:
             return super().parse_args(ctx, list(args))
         # BadParameter too: click reads -split-percentage as -s with the value "plit-percentage".
@@ -201,6 +202,8 @@ def train_command(
         return
     if train_file is None:
         raise click.UsageError("Missing option '-t' (the training data; or -l MODEL -T TEST to evaluate a saved model)")
+    if preserve_order and (split is None or test_file is not None):
+        raise click.UsageError("--preserve-order goes with --split-percentage (and no -T)")
     if test_file is not None or split is not None:
         given = [("-x", "folds"), ("--repeats", "repeats"), ("--no-cv", "no_cv")]
         if test_file is not None:
@@ -209,8 +212,6 @@ def train_command(
         instead = "-T" if test_file is not None else "--split-percentage"
         if unused:
             click.echo(f"Note: {', '.join(unused)} ignored: cross-validation does not run with {instead}", err=True)
-    if preserve_order and (split is None or test_file is not None):
-        raise click.UsageError("--preserve-order goes with --split-percentage (and no -T)")
     chosen: list[int] | None = None
 
     def check_range(train: LabelRankingDataset, test: LabelRankingDataset | None) -> None:

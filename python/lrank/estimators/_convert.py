@@ -45,10 +45,11 @@ def number(name: str, value: Any, *, none: bool = False) -> float | None:
     return float(value)
 
 
-def finite(name: str, value: Any) -> float:
-    """A finite real number (JSON has no infinity or NaN)."""
-    x = number(name, value)
-    assert x is not None
+def finite(name: str, value: Any, *, none: bool = False) -> Any:
+    """A finite real number (JSON has no infinity or NaN); None where ``none`` allows it."""
+    x = number(name, value, none=none)
+    if x is None:
+        return None
     if not math.isfinite(x):
         raise _bad(name, f"must be finite, got {value!r}")
     return x

@@ -252,6 +252,18 @@ def with_known_labels(exc: InvalidInputError, labels: Any) -> InvalidInputError:
     return InvalidInputError(f"{exc}; the model knows {list(labels)} (fit with labels= naming every label)")
 
 
+def frame_names(y: Any) -> list[str] | None:
+    """The column names of a pandas, Polars or pyarrow table, else None."""
+    module = _module(y)
+    if module == "polars" and hasattr(y, "get_column"):
+        return [str(c) for c in y.columns]
+    if module == "pandas" and hasattr(y, "columns") and hasattr(y, "index"):
+        return [str(c) for c in y.columns]
+    if module == "pyarrow" and hasattr(y, "column_names"):
+        return [str(c) for c in y.column_names]
+    return None
+
+
 def rank_targets(y: Any, labels: Any = None, *, by_name: bool = False) -> tuple[NDArray[np.int32], list[str] | None]:
     """``y`` as a rank matrix, and its label names when ``y`` is a DataFrame or rankings as text
     (parsed with ``labels`` as the columns when given). ``by_name`` (scoring against fitted
@@ -285,7 +297,7 @@ def in_label_order(matrix: NDArray[np.int32], names: list[str], labels: list[str
         return matrix
     if sorted(names) != sorted(labels):
         raise InvalidInputError(
-            f"y's columns {names} are not the labels the model was fitted with, {labels}: name the columns "
-            "as at fit, or pass a rank matrix with its columns in that order"
+            f"y's columns {names} are not the labels {labels} (the fitted labels_, or labels=): name the columns "
+            "so, or pass a rank matrix with its columns in that order"
         )
     return np.ascontiguousarray(matrix[:, [names.index(label) for label in labels]])

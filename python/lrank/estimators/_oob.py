@@ -52,8 +52,9 @@ def estimate(
     left = int((~covered).sum())
     if left:
         warnings.warn(
-            f"{left} of {len(ranks)} training rows were drawn by every member: they have no out-of-bag "
-            "prediction and the out-of-bag score leaves them out (use more members)",
+            f"{left} of {len(ranks)} training rows were drawn by every member (for the pairwise learners: "
+            "by every tree of some label pair): they have no out-of-bag prediction and the out-of-bag "
+            "score leaves them out (use more members)",
             UserWarning,
             stacklevel=3,
         )

@@ -185,6 +185,10 @@ class BaggingLabelRanker(CoreLearnerRanker):
             member = _clone(base)
             if "random_state" in member.get_params(deep=False):
                 member.set_params(random_state=int(rng.integers(2**63)))
+            # Seeds of nested learners too (a Pipeline's steps), as scikit-learn's bagging sets them.
+            nested = sorted(k for k in member.get_params(deep=True) if k.endswith("__random_state"))
+            if nested:
+                member.set_params(**{k: int(rng.integers(2**63)) for k in nested})
             if weighted:
                 member.fit(x[rows], y[rows], sample_weight=counts[rows])
             else:

@@ -46,7 +46,8 @@ class OneVsOneLabelRanker(CoreLearnerRanker):
         "log2+1", "all", an int or a share) and bootstrap; ignored for a tree.
     max_depth : maximum splits from root to leaf; None: unlimited.
     min_samples_split : nodes with less total weight are leaves (default 2); a value in (0, 1) is
-        that share of the training weight (scikit-learn's fraction of the samples).
+        that share of the training weight (scikit-learn's fraction of the samples; of all training
+        rows, not only those that rank a pair).
     voting : "copeland" (default) or "probability".
     max_bins : None (default): exact split search; N (2 to 255): each feature cut once per fit
         into at most N quantile bins, nodes searching histograms of them.

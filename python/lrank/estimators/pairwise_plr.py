@@ -53,7 +53,8 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     max_depth : maximum splits from root to leaf; None: unlimited (trees and forests).
     C : inverse regularisation strength of the logistic regression (default 1.0).
     min_samples_split : nodes with less total weight are leaves (default 2; trees and forests); a
-        value in (0, 1) is that share of the training weight (scikit-learn's fraction of the samples).
+        value in (0, 1) is that share of the training weight (scikit-learn's fraction of the samples; of all training
+        rows, not only those that rank a pair).
     max_bins : None (default): exact split search; N (2 to 255): histogram search with at most N
         quantile bins per feature, cut once per fit (trees and forests).
     tie_weighting : "half" (default) or "quarter".

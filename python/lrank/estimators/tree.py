@@ -73,7 +73,7 @@ class LabelRankingTree(CoreLearnerRanker):
         return {
             "LabelTree": {
                 "max_depth": _convert.count("max_depth", self.max_depth, none=True),
-                "min_weight_split": _convert.number("min_samples_split", self.min_samples_split, none=True),
+                "min_weight_split": _convert.finite("min_samples_split", self.min_samples_split, none=True),
                 "max_iter": _convert.count("max_iter", self.max_iter),
                 "seed": seed,
                 "threshold_rule": _convert.choice("splitter", self.splitter, _SPLITTERS),

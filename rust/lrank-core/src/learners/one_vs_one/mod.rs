@@ -219,13 +219,14 @@ impl Learner for PairwiseModel {
     }
 
     /// Each pair's probability from the trees that left the row out of their samples (all of
-    /// them for a row that does not train the pair; 1/2 where every tree drew it), voted as in
-    /// `predict`. A row is all zeros when every pair it trains drew it in every tree.
+    /// them for a row that does not train the pair), voted as in `predict`. A row is all zeros
+    /// when some pair it trains drew it in every tree (a coin flip there would pull its estimate
+    /// down: with few trees per pair, many rows).
     fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
         let p = &self.params;
         let (n, m) = (data.x.n_rows(), self.n_labels);
         let mut scores: Vec<f64> = crate::memory::zeroed("the out-of-bag votes", &[n, m])?;
-        let mut covered = vec![self.pairs.is_empty(); n];
+        let mut covered = vec![true; n];
         for (index, pair) in self.pairs.iter().enumerate() {
             let (a, b) = (pair.a as usize, pair.b as usize);
             let rows = pair_rows(&data.y, &data.weights, a, b);
@@ -238,7 +239,7 @@ impl Learner for PairwiseModel {
             for (i, share) in shares.into_iter().enumerate() {
                 let probability = if pair.trees.is_empty() { 0.5 } else { share.unwrap_or(0.5) };
                 vote(&mut scores[i * m..(i + 1) * m], a, b, probability, p.voting);
-                covered[i] |= share.is_some() || !trains(i);
+                covered[i] &= share.is_some() || !trains(i);
             }
             crate::interrupt::check()?;
         }

@@ -277,14 +277,14 @@ impl Learner for PairwisePlrModel {
     }
 
     /// Each row's pair-order matrix from the trees that left it out of their samples (all of a
-    /// pair's trees for a row that does not train the pair; C = 1/2 where every tree drew it),
-    /// and its consensus as in `predict`. A row is all zeros when every pair it trains drew it in
-    /// every tree. With beta chosen out of bag, the estimate saw the rows that chose it.
+    /// pair's trees for a row that does not train the pair), and its consensus as in `predict`.
+    /// A row is all zeros when some pair it trains drew it in every tree. With beta chosen out
+    /// of bag, the estimate saw the rows that chose it.
     fn out_of_bag(&self, data: &TrainingSet<'_>) -> Result<Option<Vec<i32>>> {
         let (n, m, p) = (data.x.n_rows(), self.n_labels, &self.params);
         let mut matrices: Vec<f64> = crate::memory::zeroed("the out-of-bag pair-order matrices", &[n, m, m])?;
         matrices.iter_mut().for_each(|c| *c = 0.5);
-        let mut covered = vec![self.pairs.is_empty(); n];
+        let mut covered = vec![true; n];
         for (index, pair) in self.pairs.iter().enumerate() {
             let rows = pair_rows(&data.y, &data.weights, pair.a as usize, pair.b as usize);
             let sampling = bootstrap_sampling(Growth::of(p.n_estimators, p.bootstrap, child_seed(p.seed, index as u64)))?;
@@ -295,7 +295,7 @@ impl Learner for PairwisePlrModel {
             })?;
             for (i, estimate) in estimates.into_iter().enumerate() {
                 set_pair(&mut matrices[i * m * m..(i + 1) * m * m], m, pair.a, pair.b, estimate, p.tie_weighting);
-                covered[i] |= estimate.is_some() || rows.binary_search(&(i as u32)).is_err();
+                covered[i] &= estimate.is_some() || rows.binary_search(&(i as u32)).is_err();
             }
             crate::interrupt::check()?;
         }
