@@ -175,3 +175,21 @@ def test_text_scores_only_a_model_that_knows_its_labels():
         named.score(X, ["d>a"] * len(TEXTS))
     with pytest.raises(InvalidInputError, match=r"the model knows \['c', 'b', 'a'\]"):
         get_scorer("kendall_tau")(named, X, ["d>a"] * len(TEXTS))
+
+
+def test_nullable_integer_frames_and_nan_mark_missing_labels_without_a_zero_based_warning():
+    from lrank.estimators._inputs import rank_targets
+
+    expected = [[1, 2, 3], [2, 1, 3], [0, 1, 2]]
+    nullable = pd.DataFrame({"a": [1, 2, pd.NA], "b": [2, 1, 1], "c": [3, 3, 2]}, dtype="Int64")
+    arrow = nullable.astype("int64[pyarrow]")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for frame in (nullable, arrow):
+            matrix, names = rank_targets(frame)
+            assert matrix.tolist() == expected and names == ["a", "b", "c"]
+        # Every row missing one label, spelt NaN as scikit-lr does: not a 0-based matrix.
+        nan_marked = np.array([[1, 2, np.nan], [np.nan, 1, 2], [2, np.nan, 1]])
+        assert rank_targets(nan_marked)[0].tolist() == [[1, 2, 0], [0, 1, 2], [2, 0, 1]]
+    with pytest.warns(UserWarning, match="leaves out one label"):
+        rank_targets(np.array([[1, 2, 0], [0, 1, 2], [2, 0, 1]]))

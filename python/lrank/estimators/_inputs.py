@@ -264,6 +264,9 @@ def frame_names(y: Any) -> list[str] | None:
     return None
 
 
+_NULLABLE_INTS = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64"}
+
+
 def rank_targets(y: Any, labels: Any = None, *, by_name: bool = False) -> tuple[NDArray[np.int32], list[str] | None]:
     """``y`` as a rank matrix, and its label names when ``y`` is a DataFrame or rankings as text
     (parsed with ``labels`` as the columns when given). ``by_name`` (scoring against fitted
@@ -278,14 +281,20 @@ def rank_targets(y: Any, labels: Any = None, *, by_name: bool = False) -> tuple[
         y = pl.from_arrow(y)
     if (_module(y) == "polars" and hasattr(y, "get_column")) or (_module(y) == "pandas" and hasattr(y, "columns")):
         names = [str(c) for c in y.columns]
-        y = y.to_numpy()
+        if _module(y) == "pandas" and any(str(t) in _NULLABLE_INTS or "[pyarrow]" in str(t) for t in y.dtypes):
+            # Nullable integer columns (Int64, int64[pyarrow]): a missing value is a missing label.
+            y = y.to_numpy(dtype=np.float64, na_value=np.nan)
+        else:
+            y = y.to_numpy()
+    # NaN is scikit-lr's mark of a missing label: zeros from it are no sign of 0-based positions.
+    marked_missing = isinstance(y, np.ndarray) and y.dtype.kind == "f" and bool(np.isnan(y).any())
     matrix = as_rank_matrix(y, name="y")
     if by_name and names is not None and labels is not None:
         fitted = [str(label) for label in labels]
         matrix, names = in_label_order(matrix, names, fitted), fitted
     # lrank's readers give int32 matrices, read from text where 0-based positions cannot arise;
     # the check is for arrays a user built (argsort and lists give int64).
-    if not (isinstance(y, np.ndarray) and y.dtype == np.int32):
+    if not (isinstance(y, np.ndarray) and y.dtype == np.int32) and not marked_missing:
         _warn_if_zero_based(matrix)
     return matrix, names
 
