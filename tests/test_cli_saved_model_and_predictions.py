@@ -370,3 +370,29 @@ def test_importances_of_boosting_are_its_gains():
     assert len(shares) == 4 and all(s["share"] == pytest.approx(expected[s["feature"]], abs=1e-6) for s in shares)
     text = run("train", "-t", "iris", "--no-cv", "--importances", "-W", "GBLR", "--", "-I", "20").output
     assert "=== Attribute importance (share of the splits' gain on the loss) ===" in text
+
+
+def test_a_loaded_model_predicts_and_scores_a_data_set_as_the_command_line_does(tmp_path):
+    import warnings
+
+    from lrank.data import read_dataset, write_dataset
+    from lrank.datasets import resolve
+    from lrank.errors import DataFormatError
+    from lrank.model_file import load_model
+
+    model = tmp_path / "m.lrm"
+    assert run("train", "-t", "iris", "-W", "LRT", "--no-cv", "-d", str(model)).exit_code == 0
+    loaded = load_model(model)
+    data = read_dataset(resolve("iris"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the data set's column names are no surprise to it
+        score = loaded.score(data)
+        predicted = loaded.predict(data)
+    expected = loaded.estimator.predict(data.feature_matrix())
+    np.testing.assert_array_equal(predicted, expected)
+    report = json.loads(run("train", "-l", str(model), "-T", "iris", "--format", "json").output)
+    assert score == pytest.approx(report["evaluations"][0]["measures"]["kendall_tau"]["mean"])
+    other = tmp_path / "other.xarff"
+    write_dataset(read_dataset(resolve("wine")), other)
+    with pytest.raises(DataFormatError, match="attributes do not match the training data"):
+        loaded.score(read_dataset(other))

@@ -30,12 +30,31 @@ from lrank.registry import available_learners, get_learner
 
 @dataclass
 class LoadedModel:
+    """A model file's estimator, with the learner, labels and attributes it was trained with.
+
+    ``predict`` and ``score`` take a data set (:func:`lrank.data.read_dataset`) and read its
+    features as the training file declared them (attributes matched by name and kind, nominal
+    values by name), as ``lrank predict`` does; the estimator itself takes arrays."""
+
     estimator: Any
     learner: str
     learner_options: list[str]
     labels: list[str]
     attributes: list[Attribute]
     metadata: dict[str, Any]
+
+    def predict(self, data: Any) -> Any:
+        """The predicted rank matrix of a data set's rows (columns in the order of ``labels``)."""
+        from lrank.data.alignment import aligned_features
+
+        return self.estimator.predict(aligned_features(self.attributes, data))
+
+    def score(self, data: Any) -> float:
+        """The mean Kendall tau (tau_x when the data's rankings tie labels) on a labelled data
+        set, its labels matched to the model's by name."""
+        from lrank.data.alignment import aligned_features, aligned_rankings
+
+        return float(self.estimator.score(aligned_features(self.attributes, data), aligned_rankings(self.labels, data)))
 
 
 def save_model(
