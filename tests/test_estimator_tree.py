@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from lrank import InvalidInputError, LabelRankingTree, _core
+from lrank import InvalidInputError, InvalidParameterError, LabelRankingTree, _core
 
 
 def test_fit_predict_and_leaf_confidence(problem):
@@ -124,3 +124,19 @@ def test_a_non_finite_min_samples_split_is_named(value):
     x, y = make_problem(n=30, seed=1)
     with pytest.raises(InvalidParameterError, match="min_samples_split: must be finite"):
         LabelRankingTree(min_samples_split=value).fit(x, y)
+
+
+def test_max_features_and_min_samples_leaf_as_scikit_lrs_tree_takes_them():
+    from conftest import make_problem
+
+    x, y = make_problem(n=300, seed=8, d=4)
+    paper = LabelRankingTree(min_samples_split=2, random_state=0).fit(x, y)
+    leafy = LabelRankingTree(min_samples_split=2, min_samples_leaf=0.05, random_state=0).fit(x, y)
+    # Each leaf holds the weight of at least 5% of the rows (15 rows here).
+    counts = np.bincount(leafy.apply(x)[:, 0])
+    assert counts[counts > 0].min() >= 15 and leafy.get_n_leaves() < paper.get_n_leaves()
+    sampled = [LabelRankingTree(max_features=1, random_state=s).fit(x, y).apply(x) for s in (0, 0, 1)]
+    np.testing.assert_array_equal(sampled[0], sampled[1])
+    assert (sampled[0] != sampled[2]).any()
+    with pytest.raises(InvalidParameterError, match="min_samples_leaf"):
+        LabelRankingTree(min_samples_leaf=-1).fit(x, y)

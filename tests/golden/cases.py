@@ -102,6 +102,7 @@ def estimators() -> dict[str, Callable[[], Any]]:
         "IBPL_standard": lambda: L.InstanceBasedPlackettLuce(scaling="standard", random_state=s),
         "LRT": lambda: L.LabelRankingTree(random_state=s),
         "LRT_depth2": lambda: L.LabelRankingTree(max_depth=2, min_samples_split=4, random_state=s),
+        "LRT_sqrt_leaf": lambda: L.LabelRankingTree(max_features="sqrt", min_samples_leaf=0.05, random_state=s),
         "WLRT": lambda: L.LabelRankingTree(splitter="equal_width", random_state=s),
         "FLRT": lambda: L.LabelRankingTree(splitter="equal_frequency", random_state=s),
         "Bagging_LRT": lambda: L.BaggingLabelRanker(n_estimators=5, random_state=s),

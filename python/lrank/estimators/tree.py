@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth
+from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth, parse_max_features
 
 _SPLITTERS = {"best": "Best", "equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}
 SPLITTERS = tuple(_SPLITTERS)
@@ -42,9 +42,14 @@ class LabelRankingTree(CoreLearnerRanker):
         that share of the training weight (scikit-learn's fraction of the samples).
     max_iter : iteration cap of the EM median in each node.
     splitter : "best" (LRT), "equal_width" (W-LRT) or "equal_frequency" (F-LRT).
-    random_state : order in which attributes are scored (ties go to the first). None: random.
+    random_state : order in which attributes are scored (ties go to the first), and the features
+        drawn per node with ``max_features``. None: random.
     n_jobs : threads (None or -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
+    max_features : features drawn per node: "all" (default, the paper's), "sqrt", "log2+1", an
+        int or a share.
+    min_samples_leaf : least total weight on each side of a split (default 0: none; a value in
+        (0, 1) is that share of the training weight).
     """
 
     def __init__(
@@ -56,6 +61,8 @@ class LabelRankingTree(CoreLearnerRanker):
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        max_features: str | int | float = "all",
+        min_samples_leaf: float = 0,
     ) -> None:
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -64,9 +71,17 @@ class LabelRankingTree(CoreLearnerRanker):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
+        self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
 
     _core_kind = "LabelTree"
-    _core_names: ClassVar[dict[str, str]] = {"min_weight_split": "min_samples_split", "threshold_rule": "splitter"}
+    _core_names: ClassVar[dict[str, str]] = {
+        "min_weight_split": "min_samples_split",
+        "threshold_rule": "splitter",
+        "min_weight_leaf": "min_samples_leaf",
+    }
+    # Pickled before these were parameters: the paper's tree.
+    _added_params: ClassVar[dict[str, Any]] = {"max_features": "all", "min_samples_leaf": 0}
 
     def _core_params(self, seed: int = 0) -> dict[str, Any]:
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
@@ -77,6 +92,8 @@ class LabelRankingTree(CoreLearnerRanker):
                 "max_iter": _convert.count("max_iter", self.max_iter),
                 "seed": seed,
                 "threshold_rule": _convert.choice("splitter", self.splitter, _SPLITTERS),
+                "max_features": _convert.max_features(self.max_features),
+                "min_weight_leaf": _convert.finite("min_samples_leaf", self.min_samples_leaf),
             }
         }
 
@@ -101,6 +118,20 @@ _TREE_OPTIONS = (
         "W",
     ),
     LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
+    LearnerOption(
+        "-K",
+        "max_features",
+        "features per node: all, sqrt, log2+1, N or a share (default all)",
+        parse_max_features,
+        "K",
+    ),
+    LearnerOption(
+        "-L",
+        "min_samples_leaf",
+        "least weight on each side of a split, or a share of the training weight below 1 (default 0)",
+        float,
+        "W",
+    ),
 )
 
 LEARNER_SPECS = (

@@ -3,13 +3,14 @@
 use serde::{Deserialize, Serialize};
 
 /// How many features to look at in each node.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub enum MaxFeatures {
     /// floor(log2 d) + 1, as in Breiman's forests and Zhou & Qiu's LR-RF.
     Log2PlusOne,
     /// ceil(sqrt d).
     Sqrt,
     /// All d features (a plain, unrandomised tree).
+    #[default]
     All,
     /// A fixed number (capped at d).
     Count(usize),

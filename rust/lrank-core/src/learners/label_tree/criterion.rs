@@ -24,6 +24,8 @@ pub struct MallowsSpread {
     /// Per sample, the number of pairs it contains.
     n_pairs: Vec<f64>,
     theta: std::sync::Arc<ThetaTable>,
+    /// Least weight on each side of a split.
+    min_leaf: f64,
 }
 
 /// One side of a candidate split during the sweep: Borda scores and the Borda centre (kept
@@ -179,7 +181,7 @@ impl MallowsSpread {
             }
             n_pairs.push(count as f64);
         }
-        Ok(MallowsSpread { m, votes, signs, n_pairs, theta: ThetaTable::shared(m) })
+        Ok(MallowsSpread { m, votes, signs, n_pairs, theta: ThetaTable::shared(m), min_leaf: 0.0 })
     }
 
     fn n_pair_slots(&self) -> usize {
@@ -358,6 +360,11 @@ impl SplitCriterion for MallowsSpread {
 }
 
 impl MallowsSpread {
+    /// The criterion that scores only splits leaving at least `min_leaf` weight on each side.
+    pub fn with_min_leaf(self, min_leaf: f64) -> Self {
+        MallowsSpread { min_leaf, ..self }
+    }
+
     /// [`SplitCriterion::best_boundary`], with the pair sums in `S`.
     pub(super) fn sweep<S: SweepSum>(
         &self,
@@ -464,6 +471,9 @@ impl<S: SweepSum> BoundarySweep for MallowsSweep<'_, S> {
         let (c, node) = (self.criterion, self.node);
         let (left, right) = (&mut *self.left, &mut *self.right);
         let total = node.side.weight;
+        if left.weight < c.min_leaf || total - left.weight < c.min_leaf {
+            return None;
+        }
         let total_observed = node.side.observed;
         // A boundary whose bound cannot beat the best so far (of this feature, or of the node's
         // earlier features) is not scored in full. The slack covers the θ table's error,

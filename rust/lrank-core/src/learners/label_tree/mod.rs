@@ -66,6 +66,13 @@ pub struct LabelTreeParams {
     /// How a numeric attribute's threshold is chosen: the best for the Mallows criterion (LRT),
     /// or fixed by equal width (W-LRT) or equal frequency (F-LRT), Aledo, Gámez & Molina.
     pub threshold_rule: ThresholdRule,
+    /// Features drawn per node (all: the paper's tree). Added in model format 10.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_10")]
+    pub max_features: MaxFeatures,
+    /// Least weight on each side of a split (a share of the training weight below 1); 0: none.
+    /// Added in model format 10.
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_10")]
+    pub min_weight_leaf: f64,
 }
 
 impl Params for LabelTreeParams {
@@ -76,7 +83,10 @@ impl Params for LabelTreeParams {
             }
         }
         check_iterations("max_iter", self.max_iter)?;
-        Ok(())
+        if !(self.min_weight_leaf >= 0.0 && self.min_weight_leaf.is_finite()) {
+            return Err(bad_param("min_weight_leaf", format!("must be a finite number >= 0, got {}", self.min_weight_leaf)));
+        }
+        self.max_features.validate()
     }
     fn seed(&self) -> u64 {
         self.seed
@@ -91,7 +101,15 @@ impl Params for LabelTreeParams {
 
 impl Default for LabelTreeParams {
     fn default() -> Self {
-        LabelTreeParams { max_depth: None, min_weight_split: None, max_iter: 20, seed: 0, threshold_rule: ThresholdRule::Best }
+        LabelTreeParams {
+            max_depth: None,
+            min_weight_split: None,
+            max_iter: 20,
+            seed: 0,
+            threshold_rule: ThresholdRule::Best,
+            max_features: MaxFeatures::All,
+            min_weight_leaf: 0.0,
+        }
     }
 }
 
@@ -205,13 +223,13 @@ impl Learner for LabelTreeModel {
         let TreeInputs { fill_values, features } = TreeInputs::new(x);
         let grow = GrowParams {
             max_depth: params.max_depth,
-            max_features: MaxFeatures::All.resolve(x.n_features()),
+            max_features: params.max_features.resolve(x.n_features()),
             min_weight_split: params.min_weight_split.map_or(2.0 * m as f64, |w| node_weight(w, data.weights.iter().sum())),
             threshold_rule: params.threshold_rule,
         };
         let (samples, weights): (Vec<u32>, Vec<f64>) =
             (0..n as u32).zip(data.weights.iter().copied()).filter(|&(_, w)| w > 0.0).unzip();
-        let criterion = MallowsSpread::new(y)?;
+        let criterion = MallowsSpread::new(y)?.with_min_leaf(node_weight(params.min_weight_leaf, data.weights.iter().sum()));
         let fitter = MallowsNodeFitter { y, max_iter: params.max_iter, theta: ThetaTable::shared(m) };
         let tree = grow_tree_with(
             &features,

@@ -454,3 +454,44 @@ fn leaves_lacking_labels_are_completed_through_every_ancestor() {
         reference(&model, &x, &y, d, m, 0, (0..n).collect(), None);
     }
 }
+
+/// Noisy rankings of 4 labels by two features' utilities, and a third, irrelevant feature.
+fn noisy_problem(n: usize, seed: u64) -> (Vec<f64>, Vec<i32>) {
+    let mut rng = Rng::new(seed);
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let (a, b, c) = (rng.uniform(), rng.uniform(), rng.uniform());
+        let utilities = [a, b, 1.0 - a, 0.5 + 0.3 * rng.uniform()];
+        let mut order: Vec<usize> = (0..4).collect();
+        order.sort_by(|&i, &j| utilities[j].total_cmp(&utilities[i]));
+        x.extend([a, b, c]);
+        y.extend(crate::data::ranking::ranks_of_order(&order, 4));
+    }
+    (x, y)
+}
+
+#[test]
+fn min_weight_leaf_keeps_that_much_weight_on_each_side_of_every_split() {
+    let (x, y) = noisy_problem(300, 21);
+    let free = fit_tree(&x, &y, 3, 4, LabelTreeParams { min_weight_split: Some(2.0), ..Default::default() });
+    assert!(free.tree.leaves.iter().any(|l| l.weight < 15.0), "without it, small leaves");
+    for (min_leaf, resolved) in [(15.0, 15.0), (0.05, 0.05 * 300.0)] {
+        let params = LabelTreeParams { min_weight_split: Some(2.0), min_weight_leaf: min_leaf, ..Default::default() };
+        let tree = fit_tree(&x, &y, 3, 4, params);
+        assert!(tree.tree.n_leaves() > 2, "still splits");
+        assert!(tree.tree.leaves.iter().all(|l| l.weight >= resolved), "{min_leaf}");
+    }
+}
+
+#[test]
+fn max_features_draws_the_features_of_each_node_from_the_seed() {
+    let (x, y) = noisy_problem(300, 22);
+    let with = |max_features, seed| {
+        fit_tree(&x, &y, 3, 4, LabelTreeParams { max_features, seed, min_weight_split: Some(2.0), ..Default::default() }).tree
+    };
+    let all = with(MaxFeatures::All, 0);
+    let one = with(MaxFeatures::Count(1), 0);
+    assert_ne!(all, one, "one feature per node grows another tree");
+    assert_eq!(one, with(MaxFeatures::Count(1), 0), "the same seed, the same tree");
+    assert_ne!(one, with(MaxFeatures::Count(1), 5), "another seed, other draws");
+}
