@@ -112,3 +112,15 @@ def test_node_seeds_grow_another_forest_as_good_and_the_same_for_any_thread_coun
     assert nodes[0].score(x[test], y[test]) > streams.score(x[test], y[test]) - 0.05
     again = pickle.loads(pickle.dumps(nodes[0]))
     assert again.node_seeds and again.model_ == nodes[0].model_
+
+
+def test_the_tree_draws_max_features_per_node_from_its_seed():
+    import json
+
+    x, y = make_tied_problem(n=200, seed=5)
+    x = np.hstack([x, x[:, ::-1] * 0.5])  # more features to draw from
+    trees = [PartialLabelRankingTree(max_features=1, random_state=s).fit(x, y).apply(x) for s in (0, 0, 3)]
+    np.testing.assert_array_equal(trees[0], trees[1])
+    assert (trees[0] != trees[2]).any()
+    every = PartialLabelRankingTree(random_state=0).fit(x, y)
+    assert json.loads(every.model_.params_json())["PlrTree"]["max_features"] == "All"

@@ -84,11 +84,17 @@ class PartialLabelRankingTree(_PlrTrees):
     min_samples_split : nodes with less total weight are leaves (default 2); a value in (0, 1) is
         that share of the training weight (scikit-learn's fraction of the samples).
     max_bins : None (default): exact split search; N (2 to 255): histogram search, N bins.
-    random_state : order in which features are scored (ties go to the first); None: random.
+    random_state : order in which features are scored (ties go to the first), and the features
+        drawn per node with ``max_features``; None: random.
     n_jobs : threads (None or -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
+    max_features : features drawn per node: "all" (default, the paper's tree), "sqrt", "log2+1",
+        an int or a share.
     """
     )
+
+    # Pickled before max_features was a parameter of the tree: all features.
+    _added_params: ClassVar[dict[str, Any]] = {**_PlrTrees._added_params, "max_features": "all"}
 
     def __init__(
         self,
@@ -101,6 +107,7 @@ class PartialLabelRankingTree(_PlrTrees):
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        max_features: str | int | float = "all",
     ) -> None:
         self.criterion = criterion
         self.aggregation = aggregation
@@ -111,9 +118,10 @@ class PartialLabelRankingTree(_PlrTrees):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
+        self.max_features = max_features
 
     def _ensemble(self) -> dict[str, Any]:
-        return {"n_estimators": 1, "bootstrap": False, "max_features": "All"}
+        return {"n_estimators": 1, "bootstrap": False, "max_features": _convert.max_features(self.max_features)}
 
 
 class PartialLabelRankingForest(_PlrTrees):
@@ -235,7 +243,17 @@ LEARNER_SPECS = (
         factory=PartialLabelRankingTree,
         summary="Partial label ranking tree: pair-order impurity, leaves predict a bucket order (ties)",
         reference="Alfaro, Aledo & Gamez 2021, Learning decision trees for the partial label ranking problem",
-        options=(*_OPTIONS, max_bins_option(None)),
+        options=(
+            *_OPTIONS,
+            max_bins_option(None),
+            LearnerOption(
+                "-K",
+                "max_features",
+                "features per node: all, sqrt, log2+1, N or a share (default all)",
+                parse_max_features,
+                "K",
+            ),
+        ),
     ),
     LearnerSpec(
         name="PLRRF",
