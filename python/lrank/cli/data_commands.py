@@ -23,14 +23,23 @@ DATA_SUFFIXES = (".xarff", ".arff", ".csv", ".parquet")
 @click.command("info", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def info_command(file: str, fmt: str) -> None:
+@click.option(
+    "--tree",
+    type=click.IntRange(min=0),
+    default=None,
+    help="A model file: print its tree N (0: the first) as text, splits and leaf rankings, as WEKA prints a model.",
+)
+@click.option("--depth", type=click.IntRange(min=0), default=10, show_default=True, help="With --tree: levels printed.")
+def info_command(file: str, fmt: str, tree: int | None, depth: int) -> None:
     """Describe a data file: instances, attributes, labels, incompleteness, ties, top labels; or
     a model file of `lrank train -d` (any other suffix): its learner, options, labels and
-    attributes."""
+    attributes, and with --tree one of its trees."""
     suffix = Path(file).suffix.lower()
     if suffix in (".lrm", ".json") or (suffix not in DATA_SUFFIXES and Path(file).is_file()):
-        _model_info(file, fmt)
+        _model_info(file, fmt, tree, depth)
         return
+    if tree is not None:
+        raise click.UsageError("--tree prints a tree of a model file, not of a data file")
     with user_errors():
         s = summarize(read_dataset(resolve(file), require_rankings=False))
     if fmt == "json":
@@ -63,9 +72,16 @@ def info_command(file: str, fmt: str) -> None:
         click.echo("Rankings:            none (a plain feature table)")
 
 
-def _model_info(file: str, fmt: str) -> None:
+def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -> None:
     with user_errors():
         loaded = load_model(file)
+    if tree is not None:
+        from lrank.export import export_text
+
+        names = [a.name for a in loaded.attributes if a.kind != "string"]
+        with user_errors():
+            click.echo(export_text(loaded.estimator, tree=tree, feature_names=names, max_depth=depth), nl=False)
+        return
     spec = get_learner(loaded.learner)
     info = {
         "model_file": file,

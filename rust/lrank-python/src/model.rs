@@ -185,6 +185,33 @@ impl Model {
         Ok(nodes.map(|(nodes, trees)| matrix(py, nodes, x.shape()[0], trees)))
     }
 
+    /// Tree `index` of `apply`'s trees: its nodes as (kind, feature or leaf, threshold or value,
+    /// left, right), kind "split" (x <= threshold goes left), "category" (x == value goes left)
+    /// or "leaf" (the leaf's index; -1 and NaN in the other places), and each leaf's ranking
+    /// where the leaves hold one (else None).
+    #[allow(clippy::type_complexity)]
+    fn tree_nodes(
+        &self,
+        py: Python<'_>,
+        index: usize,
+    ) -> PyResult<(Vec<(&'static str, i64, f64, i64, i64)>, Option<Vec<Vec<i32>>>)> {
+        use lrank_core::tree::Node;
+        let (nodes, leaves) = run_core(py, ONE_THREAD, || registry::tree_nodes(&self.inner, index))?;
+        let rows = nodes
+            .iter()
+            .map(|node| match *node {
+                Node::Split { feature, threshold, left, right } => {
+                    ("split", i64::from(feature), threshold, i64::from(left), i64::from(right))
+                }
+                Node::Category { feature, value, left, right } => {
+                    ("category", i64::from(feature), value, i64::from(left), i64::from(right))
+                }
+                Node::Leaf { leaf } => ("leaf", i64::from(leaf), f64::NAN, -1, -1),
+            })
+            .collect();
+        Ok((rows, leaves))
+    }
+
     /// Each tree's (depth, number of leaves), in the order of `apply`'s trees (empty without trees).
     fn tree_shapes(&self) -> Vec<(usize, usize)> {
         registry::tree_shapes(&self.inner)

@@ -157,6 +157,12 @@ pub trait Learner: Sized + Clone + Send + Sync {
         self.split_trees()
     }
 
+    /// The ranking each leaf predicts, per tree of [`routed_trees`](Self::routed_trees) and per
+    /// leaf index, for the learners whose leaves hold one (to print the trees); empty otherwise.
+    fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
+        Vec::new()
+    }
+
     /// Each feature's share of the model's split importances on the rows `x`, `y` of weights
     /// `weights`, or `None` for a model without them: by default
     /// [`crate::tree::split_importances`] of [`split_trees`](Self::split_trees). A learner whose

@@ -122,6 +122,11 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.out_of_bag(data),)*
                 }
             }
+            fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
+                match self {
+                    $(Model::$kind(m) => m.leaf_rankings(),)*
+                }
+            }
             fn add_trees(self, n_estimators: usize, data: &TrainingSet<'_>) -> Result<Self> {
                 match self {
                     $(Model::$kind(m) => m.add_trees(n_estimators, data).map(Model::$kind),)*
@@ -282,6 +287,19 @@ pub fn apply(model: &Model, x: &FeatureMatrixView<'_>) -> Result<Option<(Vec<u32
 /// without trees).
 pub fn tree_shapes(model: &Model) -> Vec<(usize, usize)> {
     model.routed_trees().iter().map(|t| t.shape()).collect()
+}
+
+/// A tree's nodes and, where its leaves hold one, each leaf's ranking ([`tree_nodes`]).
+pub type TreeNodes = (Vec<crate::tree::Node>, Option<Vec<Vec<i32>>>);
+
+/// Tree `index` of [`apply`]'s trees as nodes (a split's feature, threshold or category value,
+/// and children; a leaf's index) and, for learners whose leaves hold one, each leaf's ranking.
+pub fn tree_nodes(model: &Model, index: usize) -> Result<TreeNodes> {
+    let trees = model.routed_trees();
+    let tree = trees
+        .get(index)
+        .ok_or_else(|| crate::error::invalid(format!("tree {index} of a model with {} tree(s) (counted from 0)", trees.len())))?;
+    Ok((tree.nodes.to_vec(), model.leaf_rankings().into_iter().nth(index)))
 }
 
 /// Each feature's share of the impurity decrease of the model's splits on its training data

@@ -270,6 +270,9 @@ impl Learner for LabelTreeModel {
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         vec![SplitTree::whole(&self.tree, &self.fill_values)]
     }
+    fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
+        vec![self.tree.leaves.iter().map(|l| l.ranking.clone()).collect()]
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({"depth": self.tree.depth(), "n_leaves": self.tree.n_leaves()})
     }

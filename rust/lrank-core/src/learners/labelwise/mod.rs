@@ -248,6 +248,9 @@ impl Learner for LabelwiseModel {
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         self.trees.iter().map(|t| SplitTree::whole(t, &self.fill_values)).collect()
     }
+    fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
+        self.trees.iter().map(|t| t.leaves.iter().map(|l| scores_to_rankings(&l.scores, self.n_labels)).collect()).collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "max_depth": self.max_depth,

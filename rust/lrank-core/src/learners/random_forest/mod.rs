@@ -362,6 +362,9 @@ impl Learner for RandomForestModel {
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         self.trees.iter().map(|t| SplitTree::whole(t, &self.fill_values)).collect()
     }
+    fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
+        self.trees.iter().map(|t| t.leaves.iter().map(|l| l.ranking.clone()).collect()).collect()
+    }
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "tree_depths": self.trees.iter().map(|t| t.depth()).collect::<Vec<_>>(),
