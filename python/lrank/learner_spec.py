@@ -199,6 +199,39 @@ def max_bins_option(default: int | None, what: str = "") -> LearnerOption:
     )
 
 
+def min_split_option(default: str = "2") -> LearnerOption:
+    """The ``-M`` option of the tree learners (``min_samples_split``)."""
+    return LearnerOption(
+        "-M",
+        "min_samples_split",
+        f"smallest node weight that is split, or a share of the training weight below 1 (default {default})",
+        float,
+        "W",
+    )
+
+
+def min_leaf_option(default: str = "1") -> LearnerOption:
+    """The ``-L`` option of the tree learners (``min_samples_leaf``)."""
+    return LearnerOption(
+        "-L",
+        "min_samples_leaf",
+        f"least weight on each side of a split, or a share of the training weight below 1 (default {default})",
+        float,
+        "W",
+    )
+
+
+def max_features_option(default: str, *, of: str = "", drawn: bool = False) -> LearnerOption:
+    """The ``-K`` option of the tree learners (``max_features``)."""
+    verb = "features drawn per node" if drawn else f"features per node{of}"
+    choices = (
+        "a share, N, sqrt, log2+1 or all"
+        if default not in ("all", "sqrt")
+        else ("all, sqrt, log2+1, N or a share" if default == "all" else "sqrt, log2+1, all, N or a share")
+    )
+    return LearnerOption("-K", "max_features", f"{verb}: {choices} (default {default})", parse_max_features, "K")
+
+
 def scaling_option() -> LearnerOption:
     """The ``-scale`` option of the instance-based learners (``scaling``)."""
     return LearnerOption(

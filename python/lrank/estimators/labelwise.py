@@ -10,7 +10,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, max_bins_option, oob_option, parse_depth, parse_max_features
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    max_bins_option,
+    max_features_option,
+    min_leaf_option,
+    min_split_option,
+    oob_option,
+    parse_depth,
+)
 
 _DOC_MODEL = """
     A ranking holding k labels gives the label at position r the target (r - 1/2) / k; a label
@@ -193,20 +202,8 @@ class LabelwiseRandomForest(_Labelwise):
 
 _TREE_OPTIONS = (
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-    LearnerOption(
-        "-M",
-        "min_samples_split",
-        "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
-        float,
-        "W",
-    ),
-    LearnerOption(
-        "-L",
-        "min_samples_leaf",
-        "least weight on each side of a split, or a share of the training weight below 1 (default 1)",
-        float,
-        "W",
-    ),
+    min_split_option(),
+    min_leaf_option(),
     LearnerOption("-tune", "tune_depth", "choose the depth from 5, 10, 15, unlimited by inner 5-fold CV", None, ""),
 )
 
@@ -225,13 +222,7 @@ LEARNER_SPECS = (
         reference="Fotakis, Kalavasis, Kontonis & Tzamos 2022, Label ranking through nonparametric regression",
         options=(
             LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
-            LearnerOption(
-                "-K",
-                "max_features",
-                "features drawn per node: a share, N, sqrt, log2+1 or all (default 0.333)",
-                parse_max_features,
-                "K",
-            ),
+            max_features_option("0.333", drawn=True),
             LearnerOption(
                 "-no-bootstrap",
                 "bootstrap",

@@ -14,10 +14,12 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    max_features_option,
+    min_leaf_option,
+    min_split_option,
     oob_option,
     parse_choice,
     parse_depth,
-    parse_max_features,
 )
 
 _TIE_LAYERS = ("rounding", "interval", "epsilon")
@@ -128,32 +130,14 @@ LEARNER_SPECS = (
         reference="Thies, Alfaro & Bengs 2024, MORE-PLR: multi-output regression employed for partial label ranking",
         options=(
             LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
-            LearnerOption(
-                "-K",
-                "max_features",
-                "features drawn per node: all, sqrt, log2+1, N or a share (default all)",
-                parse_max_features,
-                "K",
-            ),
+            max_features_option("all", drawn=True),
             LearnerOption(
                 "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
             ),
             oob_option(),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-            LearnerOption(
-                "-M",
-                "min_samples_split",
-                "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
-                float,
-                "W",
-            ),
-            LearnerOption(
-                "-L",
-                "min_samples_leaf",
-                "least weight on each side of a split, or a share of the training weight below 1 (default 1)",
-                float,
-                "W",
-            ),
+            min_split_option(),
+            min_leaf_option(),
             max_bins_option(None),
             LearnerOption(
                 "-tie",

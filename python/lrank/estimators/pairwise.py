@@ -15,10 +15,11 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    max_features_option,
+    min_split_option,
     oob_option,
     parse_choice,
     parse_depth,
-    parse_max_features,
 )
 
 _VOTING = {"copeland": "Copeland", "probability": "Probability"}
@@ -138,21 +139,9 @@ LEARNER_SPECS = (
                 "BASE",
             ),
             LearnerOption("-I", "n_estimators", "trees per pair of a forest (default 100)"),
-            LearnerOption(
-                "-K",
-                "max_features",
-                "features per node of a forest: sqrt, log2+1, all, N or a share (default sqrt)",
-                parse_max_features,
-                "K",
-            ),
+            max_features_option("sqrt", of=" of a forest"),
             LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-            LearnerOption(
-                "-M",
-                "min_samples_split",
-                "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
-                float,
-                "W",
-            ),
+            min_split_option(),
             LearnerOption(
                 "-V",
                 "voting",

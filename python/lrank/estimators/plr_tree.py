@@ -14,10 +14,11 @@ from lrank.learner_spec import (
     LearnerOption,
     LearnerSpec,
     max_bins_option,
+    max_features_option,
+    min_split_option,
     oob_option,
     parse_choice,
     parse_depth,
-    parse_max_features,
 )
 
 _CRITERIA = {"entropy": "Entropy", "disagreements": "Disagreements", "distance": "Distance"}
@@ -228,13 +229,7 @@ _OPTIONS = (
     ),
     LearnerOption("-beta", "beta", "its tie threshold (default 0.25 for bpa)", float, "BETA"),
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-    LearnerOption(
-        "-M",
-        "min_samples_split",
-        "smallest node weight that is split, or a share of the training weight below 1 (default 2)",
-        float,
-        "W",
-    ),
+    min_split_option(),
 )
 
 LEARNER_SPECS = (
@@ -246,13 +241,7 @@ LEARNER_SPECS = (
         options=(
             *_OPTIONS,
             max_bins_option(None),
-            LearnerOption(
-                "-K",
-                "max_features",
-                "features per node: all, sqrt, log2+1, N or a share (default all)",
-                parse_max_features,
-                "K",
-            ),
+            max_features_option("all"),
         ),
     ),
     LearnerSpec(
@@ -262,13 +251,7 @@ LEARNER_SPECS = (
         reference="Alfaro, Aledo & Gamez 2023, Ensemble learning for the partial label ranking problem",
         options=(
             LearnerOption("-I", "n_estimators", "number of trees (default 100)"),
-            LearnerOption(
-                "-K",
-                "max_features",
-                "features drawn per node: sqrt, log2+1, all, N or a share (default sqrt)",
-                parse_max_features,
-                "K",
-            ),
+            max_features_option("sqrt", drawn=True),
             LearnerOption(
                 "-no-bootstrap", "bootstrap", "grow every tree on the whole training set", None, "", switch_value=False
             ),

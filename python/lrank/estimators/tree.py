@@ -11,7 +11,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
-from lrank.learner_spec import LearnerOption, LearnerSpec, parse_depth, parse_max_features
+from lrank.learner_spec import (
+    LearnerOption,
+    LearnerSpec,
+    max_features_option,
+    min_leaf_option,
+    min_split_option,
+    parse_depth,
+)
 
 _SPLITTERS = {"best": "Best", "equal_width": "EqualWidth", "equal_frequency": "EqualFrequency"}
 SPLITTERS = tuple(_SPLITTERS)
@@ -110,28 +117,10 @@ class LabelRankingTree(CoreLearnerRanker):
 
 _TREE_OPTIONS = (
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
-    LearnerOption(
-        "-M",
-        "min_samples_split",
-        "smallest node weight that is split, or a share of the training weight below 1 (default 2m)",
-        float,
-        "W",
-    ),
+    min_split_option("2m"),
     LearnerOption("-max-iter", "max_iter", "iteration cap of the EM median (default 20)"),
-    LearnerOption(
-        "-K",
-        "max_features",
-        "features per node: all, sqrt, log2+1, N or a share (default all)",
-        parse_max_features,
-        "K",
-    ),
-    LearnerOption(
-        "-L",
-        "min_samples_leaf",
-        "least weight on each side of a split, or a share of the training weight below 1 (default 0)",
-        float,
-        "W",
-    ),
+    max_features_option("all"),
+    min_leaf_option("0"),
 )
 
 LEARNER_SPECS = (
