@@ -8,13 +8,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
+from lrank.estimators._neighbours import KNeighbors
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_optional_count, scaling_option
 
 _WEIGHTS = {"uniform": "Uniform", "dudani": "Dudani"}
 
 
-class InstanceBasedLabelRanker(CoreLearnerRanker):
+class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
     """IBLR (the paper's IB-M): k nearest neighbours, aggregated by a Mallows model.
 
     Attributes are min-max normalised on the training data (``scaling``); the k nearest training rows by
@@ -85,7 +86,7 @@ class InstanceBasedLabelRanker(CoreLearnerRanker):
         return self._confidence(X)
 
 
-class InstanceBasedPlackettLuce(CoreLearnerRanker):
+class InstanceBasedPlackettLuce(KNeighbors, CoreLearnerRanker):
     """IB-PL (Cheng, Dembczyński & Hüllermeier 2010, "Label ranking methods based on the
     Plackett-Luce model"): the k nearest neighbours' rankings give Plackett-Luce skills, fitted by
     Hunter's MM algorithm; the prediction sorts the labels by skill (ties to the lower label).

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from numpy.typing import ArrayLike
 
 from lrank.estimators import _convert
+from lrank.estimators._neighbours import KNeighbors
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, scaling_option
 
@@ -21,7 +22,7 @@ def _parse_k(text: str) -> int | None:
     return None if k == 0 else k
 
 
-class InstanceBasedPartialLabelRanker(CoreLearnerRanker):
+class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
     """Instance-based partial label ranking (IB-PLR): the prediction is the consensus bucket
     order (``aggregation``: "bpa", BPA-LIA-MP2, by default; "borda-ties", "copeland-ties") of
     the k nearest training rows' rankings, which may tie and leave out labels.

@@ -212,6 +212,26 @@ impl Model {
         Ok((rows, leaves))
     }
 
+    /// The `k` nearest training rows of each row of `x` (None: the model's k) for the
+    /// instance-based learners: (distances, row indices), n x k each, nearest first; None for
+    /// other learners.
+    #[pyo3(signature = (x, k=None, n_jobs=None))]
+    #[allow(clippy::type_complexity)]
+    fn kneighbors<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f64>,
+        k: Option<usize>,
+        n_jobs: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Option<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<u32>>)>> {
+        let n = x.shape()[0];
+        let found = self.on_rows(py, &x, n_jobs, |model, view| registry::kneighbors(model, view, k))?;
+        Ok(found.map(|(distances, rows)| {
+            let width = if n == 0 { 0 } else { rows.len() / n };
+            (matrix(py, distances, n, width), matrix(py, rows, n, width))
+        }))
+    }
+
     /// Each tree's (depth, number of leaves), in the order of `apply`'s trees (empty without trees).
     fn tree_shapes(&self) -> Vec<(usize, usize)> {
         registry::tree_shapes(&self.inner)

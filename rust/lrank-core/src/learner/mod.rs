@@ -157,6 +157,13 @@ pub trait Learner: Sized + Clone + Send + Sync {
         self.split_trees()
     }
 
+    /// The `k` (`None`: the model's own) nearest training rows of each row of `x`, for the
+    /// instance-based learners: distances (n x k, in the scaled feature space the learner
+    /// measures in) and training row indices, nearest first; `None` for other learners.
+    fn kneighbors(&self, _x: &FeatureMatrixView<'_>, _k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
+        Ok(None)
+    }
+
     /// The ranking each leaf predicts, per tree of [`routed_trees`](Self::routed_trees) and per
     /// leaf index, for the learners whose leaves hold one (to print the trees); empty otherwise.
     fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {

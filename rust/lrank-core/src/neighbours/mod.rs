@@ -81,6 +81,34 @@ pub struct Neighbour {
     pub slot: u32,
 }
 
+/// The `k` nearest of `n_train` indexed rows to each row of `x`, each first put in the index's
+/// space by `normalise_into`: (distances, rows), n x k, nearest first (the kneighbors of the
+/// instance-based learners). Refuses a k of 0 or above `n_train`.
+pub fn k_nearest_rows(
+    index: &KdIndex,
+    n_train: usize,
+    x: &crate::data::features::FeatureMatrixView<'_>,
+    k: usize,
+    normalise_into: impl Fn(&[f64], &mut Vec<f64>) + Sync,
+) -> crate::Result<(Vec<f64>, Vec<u32>)> {
+    use rayon::prelude::*;
+    if k == 0 || k > n_train {
+        return Err(crate::error::invalid(format!("n_neighbors must be 1 to {n_train} (the training rows), got {k}")));
+    }
+    let rows: Vec<(Vec<f64>, Vec<u32>)> = (0..x.n_rows())
+        .into_par_iter()
+        .map_init(
+            || (Vec::new(), SearchScratch::default()),
+            |(query, scratch), i| {
+                normalise_into(x.row(i), query);
+                index.nearest_into(query, k, None, scratch);
+                (scratch.best.iter().map(|b| b.dist2.sqrt()).collect(), scratch.best.iter().map(|b| b.row).collect())
+            },
+        )
+        .collect();
+    Ok((rows.iter().flat_map(|r| r.0.iter().copied()).collect(), rows.iter().flat_map(|r| r.1.iter().copied()).collect()))
+}
+
 /// Buffers of a search, kept between searches.
 #[derive(Default)]
 pub struct SearchScratch {

@@ -122,6 +122,11 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.out_of_bag(data),)*
                 }
             }
+            fn kneighbors(&self, x: &FeatureMatrixView<'_>, k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
+                match self {
+                    $(Model::$kind(m) => m.kneighbors(x, k),)*
+                }
+            }
             fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
                 match self {
                     $(Model::$kind(m) => m.leaf_rankings(),)*
@@ -287,6 +292,12 @@ pub fn apply(model: &Model, x: &FeatureMatrixView<'_>) -> Result<Option<(Vec<u32
 /// without trees).
 pub fn tree_shapes(model: &Model) -> Vec<(usize, usize)> {
     model.routed_trees().iter().map(|t| t.shape()).collect()
+}
+
+/// [`Learner::kneighbors`] of `model` on the rows of `x` (the feature count checked).
+pub fn kneighbors(model: &Model, x: &FeatureMatrixView<'_>, k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
+    crate::data::features::check_n_features(x, model.header().n_features)?;
+    model.kneighbors(x, k)
 }
 
 /// A tree's nodes and, where its leaves hold one, each leaf's ranking ([`tree_nodes`]).

@@ -33,7 +33,7 @@ use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::kendall_tau;
-use crate::neighbours::{scale_of, value_or_fill, KdIndex, Neighbour, SearchScratch};
+use crate::neighbours::{k_nearest_rows, scale_of, value_or_fill, KdIndex, Neighbour, SearchScratch};
 use crate::rng::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -185,6 +185,11 @@ impl Learner for InstanceBasedModel {
 
     fn header(&self) -> Header {
         Header { n_features: self.n_features, n_labels: self.n_labels }
+    }
+
+    fn kneighbors(&self, x: &FeatureMatrixView<'_>, k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
+        let k = k.unwrap_or(self.k);
+        k_nearest_rows(&self.index().kd, self.n_train(), x, k, |row, out| self.normalise_into(row, out)).map(Some)
     }
 
     fn params(&self) -> InstanceBasedParams {
