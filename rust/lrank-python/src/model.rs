@@ -227,7 +227,7 @@ impl Model {
         let n = x.shape()[0];
         let found = self.on_rows(py, &x, n_jobs, |model, view| registry::kneighbors(model, view, k))?;
         Ok(found.map(|(distances, rows)| {
-            let width = if n == 0 { 0 } else { rows.len() / n };
+            let width = rows.len().checked_div(n).unwrap_or(0);
             (matrix(py, distances, n, width), matrix(py, rows, n, width))
         }))
     }
