@@ -193,3 +193,6 @@ def test_nullable_integer_frames_and_nan_mark_missing_labels_without_a_zero_base
         assert rank_targets(nan_marked)[0].tolist() == [[1, 2, 0], [0, 1, 2], [2, 0, 1]]
     with pytest.warns(UserWarning, match="leaves out one label"):
         rank_targets(np.array([[1, 2, 0], [0, 1, 2], [2, 0, 1]]))
+    words = pd.DataFrame({"a": ["x", "y"], "b": [1, 2]}).astype({"a": "string", "b": "Int64"})
+    with pytest.raises(InvalidInputError, match="y must hold integer positions"):
+        rank_targets(words)

@@ -283,7 +283,12 @@ def rank_targets(y: Any, labels: Any = None, *, by_name: bool = False) -> tuple[
         names = [str(c) for c in y.columns]
         if _module(y) == "pandas" and any(str(t) in _NULLABLE_INTS or "[pyarrow]" in str(t) for t in y.dtypes):
             # Nullable integer columns (Int64, int64[pyarrow]): a missing value is a missing label.
-            y = y.to_numpy(dtype=np.float64, na_value=np.nan)
+            try:
+                y = y.to_numpy(dtype=np.float64, na_value=np.nan)
+            except (TypeError, ValueError):
+                raise InvalidInputError(
+                    f"y must hold integer positions, got columns of {sorted(set(map(str, y.dtypes)))}"
+                ) from None
         else:
             y = y.to_numpy()
     # NaN is scikit-lr's mark of a missing label: zeros from it are no sign of 0-based positions.
