@@ -396,3 +396,17 @@ def test_a_loaded_model_predicts_and_scores_a_data_set_as_the_command_line_does(
     write_dataset(read_dataset(resolve("wine")), other)
     with pytest.raises(DataFormatError, match="attributes do not match the training data"):
         loaded.score(read_dataset(other))
+
+
+def test_a_loaded_models_own_methods_take_data_sets_not_arrays(tmp_path):
+    from lrank.errors import LrankError
+    from lrank.model_file import load_model
+
+    model = tmp_path / "m.lrm"
+    assert run("train", "-t", "iris", "-W", "LRT", "--no-cv", "-d", str(model)).exit_code == 0
+    loaded = load_model(model)
+    for method in ("predict", "score"):
+        with pytest.raises(LrankError, match=rf"LoadedModel.{method} takes a data set .*loaded.estimator.{method}"):
+            getattr(loaded, method)(np.zeros((2, 4)))
+    assert run("info", str(model), "--tree", "0", "--format", "json").exit_code == 2
+    assert run("info", str(model), "--tree", str(2**70)).exit_code == 2

@@ -90,3 +90,46 @@ def test_a_nominal_feature_splits_one_value_against_the_rest():
     text = export_text(tree, decimals=0)
     assert "|--- feature_0 == " in text and "|--- feature_0 != " in text
     assert text.count("ranking: ") == tree.get_n_leaves() == 3
+
+
+def test_nominal_values_print_as_their_names_from_a_frame_or_a_model_file(tmp_path):
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    colour = pd.Categorical(rng.choice(["red", "green", "blue"], 200))
+    orders = {"red": [1, 2, 3], "green": [3, 1, 2], "blue": [2, 3, 1]}
+    y = np.array([orders[c] for c in colour], dtype=np.int32)
+    frame = pd.DataFrame({"colour": colour, "x": rng.normal(size=200)})
+    text = export_text(LabelRankingTree(random_state=0).fit(frame, y))
+    assert "colour == " in text and not any(f"colour == {v}" in text for v in ("0.000", "1.000", "2.000"))
+    assert any(f"colour == {v}" in text for v in ("red", "green", "blue"))
+    # The same from a model file of lrank train, whose attributes name the values.
+    data = tmp_path / "colours.xarff"
+    rows = "\n".join(f"{c},{x:.4f},{'>'.join('abc'[j] for j in np.argsort(o))}" for c, x, o in zip(colour, frame.x, y))
+    data.write_text(
+        "@relation colours\n@attribute colour {red,green,blue}\n@attribute x numeric\n"
+        "@attribute L RANKING {a,b,c}\n@data\n" + rows + "\n"
+    )
+    model = tmp_path / "m.lrm"
+    runner = CliRunner()
+    trained = runner.invoke(main, ["train", "-t", str(data), "-W", "LRT", "--no-cv", "-d", str(model)])
+    assert trained.exit_code == 0, trained.output
+    shown = runner.invoke(main, ["info", str(model), "--tree", "0"]).output
+    assert any(f"colour == {v}" in shown for v in ("red", "green", "blue")), shown
+
+
+def test_ensembles_of_trees_print_their_members_leaf_rankings_and_arguments_are_checked():
+    from lrank import BaggingLabelRanker, InvalidParameterError
+
+    x, y = make_problem(n=100, seed=7)
+    bag = BaggingLabelRanker(LabelRankingTree(max_depth=2), n_estimators=3, random_state=0).fit(x, y)
+    assert export_text(bag, tree=2).count("ranking: ") == bag.get_n_leaves()[2]
+    tree = LabelRankingTree(random_state=0).fit(x, y)
+    assert export_text(tree, max_depth=None).count("ranking: ") == tree.get_n_leaves()
+    for bad in ({"tree": -1}, {"decimals": 1.5}, {"max_depth": -1}):
+        with pytest.raises(InvalidParameterError):
+            export_text(tree, **bad)
+    with pytest.raises(InvalidInputError, match="prints a fitted lrank estimator's tree"):
+        export_text(object())
+    runner = CliRunner()
+    assert runner.invoke(main, ["info", "iris", "--depth", "3"]).exit_code == 2

@@ -24,8 +24,9 @@ def export_text(
     *,
     tree: int = 0,
     feature_names: Sequence[str] | None = None,
-    max_depth: int = 10,
+    max_depth: int | None = 10,
     decimals: int = 3,
+    category_names: Sequence[Sequence[str] | None] | None = None,
 ) -> str:
     """Tree ``tree`` (counted from 0, in ``apply``'s order) of a fitted estimator as text.
 
@@ -34,15 +35,24 @@ def export_text(
     where the training median sends them. Leaves give their ranking (LRT, LR-RF, LWRF and the PLR
     trees; ``b>a=c`` ties labels) or, for learners whose leaves hold class shares (the pairwise
     learners' trees), their number. Branches deeper than ``max_depth`` are summarised.
-    ``feature_names`` default to the names seen at fit, else ``feature_0``, ``feature_1``, ...
+    ``feature_names`` default to the names seen at fit, else ``feature_0``, ``feature_1``, ...;
+    a nominal feature's values print as their names: ``category_names`` (per feature, its values
+    in code order, or None), else the categories of a categorical column seen at fit.
+    ``max_depth=None`` prints every level.
     """
+    from lrank.estimators import _convert
     from lrank.ranking_notation import format_rank_rows
 
+    if not hasattr(estimator, "_check_fitted") or not hasattr(estimator, "n_features_in_"):
+        raise InvalidInputError(f"export_text prints a fitted lrank estimator's tree, got {type(estimator).__name__}")
     estimator._check_fitted()
+    index = int(_convert.count("tree", tree) or 0)
+    depth_limit = _convert.count("max_depth", max_depth, none=True)
+    places = int(_convert.count("decimals", decimals) or 0)
     model = getattr(estimator, "model_", None)
     if model is None or not model.has_trees:
         raise InvalidInputError(f"{type(estimator).__name__} with these parameters has no trees to print")
-    nodes, leaves = model.tree_nodes(int(tree))
+    nodes, leaves = model.tree_nodes(index)
     n_features = int(estimator.n_features_in_)
     if feature_names is None:
         known = getattr(estimator, "feature_names_in_", None)
@@ -51,6 +61,7 @@ def export_text(
     if len(names) != n_features:
         raise InvalidInputError(f"feature_names has {len(names)} names, the model takes {n_features} features")
     labels = estimator._label_names()
+    categories = list(category_names) if category_names is not None else getattr(estimator, "categories_", None)
     lines: list[str] = []
     # Depth-first, left before right, without recursion (a tree may be thousands of nodes deep):
     # the stack holds nodes to print (node, depth) and lines to print as they are (-1, text).
@@ -69,10 +80,10 @@ def export_text(
                 if leaves is None
                 else f"{indent}ranking: {format_rank_rows([leaves[a]], labels)[0]}"
             )
-        elif depth >= max_depth:
+        elif depth_limit is not None and depth >= depth_limit:
             lines.append(f"{indent}truncated branch of depth {_depth(nodes, node)}")
         else:
-            shown = f"{value:.{decimals}f}" if math.isfinite(value) else str(value)
+            shown = _shown(value, places, categories[a] if kind == "category" and categories else None)
             name = names[a]
             go_left, go_right = (
                 (f"{name} <= {shown}", f"{name} >  {shown}")
@@ -81,6 +92,13 @@ def export_text(
             )
             stack.extend([(right, depth + 1), (-1, indent + go_right), (left, depth + 1), (-1, indent + go_left)])
     return "\n".join(lines) + "\n"
+
+
+def _shown(value: float, decimals: int, names: Sequence[str] | None) -> str:
+    """A threshold with ``decimals`` places, or a nominal code as its value's name."""
+    if names is not None and float(value).is_integer() and 0 <= int(value) < len(names):
+        return str(names[int(value)])
+    return f"{value:.{decimals}f}" if math.isfinite(value) else str(value)
 
 
 def _depth(nodes: list[tuple[str, int, float, int, int]], root: int) -> int:

@@ -60,7 +60,7 @@ def find_learner(name: str) -> LearnerSpec:
 
 
 def parse_max_features(text: str) -> str | int | float:
-    if text in ("log2+1", "sqrt", "all"):
+    if text in ("log2+1", "sqrt", "log2", "all"):
         return text
     try:
         return int(text)
@@ -69,7 +69,7 @@ def parse_max_features(text: str) -> str | int | float:
     try:
         return float(text)
     except ValueError:
-        raise ValueError("expected 'log2+1', 'sqrt', 'all', an int or a float") from None
+        raise ValueError("expected 'log2+1', 'sqrt', 'log2', 'all', an int or a float") from None
 
 
 def parse_depth(text: str) -> int | None:

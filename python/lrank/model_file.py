@@ -47,14 +47,27 @@ class LoadedModel:
         """The predicted rank matrix of a data set's rows (columns in the order of ``labels``)."""
         from lrank.data.alignment import aligned_features
 
-        return self.estimator.predict(aligned_features(self.attributes, data))
+        return self.estimator.predict(aligned_features(self.attributes, _data_set(data, "predict")))
 
     def score(self, data: Any) -> float:
         """The mean Kendall tau (tau_x when the data's rankings tie labels) on a labelled data
         set, its labels matched to the model's by name."""
         from lrank.data.alignment import aligned_features, aligned_rankings
 
+        data = _data_set(data, "score")
         return float(self.estimator.score(aligned_features(self.attributes, data), aligned_rankings(self.labels, data)))
+
+
+def _data_set(data: Any, method: str) -> Any:
+    """``data`` if it is a data set; arrays and frames are refused, naming the estimator's method."""
+    from lrank.data import LabelRankingDataset
+
+    if not isinstance(data, LabelRankingDataset):
+        raise LrankError(
+            f"LoadedModel.{method} takes a data set (lrank.data.read_dataset(path)), got {type(data).__name__}: "
+            f"for arrays, use the fitted estimator, loaded.estimator.{method}"
+        )
+    return data
 
 
 def save_model(

@@ -25,18 +25,24 @@ DATA_SUFFIXES = (".xarff", ".arff", ".csv", ".parquet")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option(
     "--tree",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=2**63 - 1),
     default=None,
     help="A model file: print its tree N (0: the first) as text, splits and leaf rankings, as WEKA prints a model.",
 )
-@click.option("--depth", type=click.IntRange(min=0), default=10, show_default=True, help="With --tree: levels printed.")
-def info_command(file: str, fmt: str, tree: int | None, depth: int) -> None:
+@click.option(
+    "--depth", type=click.IntRange(min=0, max=10_000), default=None, help="With --tree: levels printed (default 10)."
+)
+def info_command(file: str, fmt: str, tree: int | None, depth: int | None) -> None:
     """Describe a data file: instances, attributes, labels, incompleteness, ties, top labels; or
     a model file of `lrank train -d` (any other suffix): its learner, options, labels and
     attributes, and with --tree one of its trees."""
+    if depth is not None and tree is None:
+        raise click.UsageError("--depth goes with --tree")
+    if tree is not None and fmt == "json":
+        raise click.UsageError("--tree prints text: leave out --format json")
     suffix = Path(file).suffix.lower()
     if suffix in (".lrm", ".json") or (suffix not in DATA_SUFFIXES and Path(file).is_file()):
-        _model_info(file, fmt, tree, depth)
+        _model_info(file, fmt, tree, 10 if depth is None else depth)
         return
     if tree is not None:
         raise click.UsageError("--tree prints a tree of a model file, not of a data file")
@@ -78,9 +84,12 @@ def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -
     if tree is not None:
         from lrank.export import export_text
 
-        names = [a.name for a in loaded.attributes if a.kind != "string"]
+        used = [a for a in loaded.attributes if a.kind != "string"]
+        names = [a.name for a in used]
+        values = [list(a.values or ()) if a.kind == "nominal" else None for a in used]
         with user_errors():
-            click.echo(export_text(loaded.estimator, tree=tree, feature_names=names, max_depth=depth), nl=False)
+            text = export_text(loaded.estimator, tree=tree, feature_names=names, max_depth=depth, category_names=values)
+        click.echo(text, nl=False)
         return
     spec = get_learner(loaded.learner)
     info = {

@@ -75,16 +75,16 @@ def choice(name: str, value: Any, choices: Mapping[str, Any]) -> Any:
 
 
 def max_features(value: Any, name: str = "max_features") -> Any:
-    """ "log2+1", "sqrt", "all" or None, a count >= 1, or a share in (0, 1]."""
+    """ "log2+1", "sqrt", "log2" (scikit-learn's), "all" or None, a count >= 1, or a share in (0, 1]."""
     if value is None:
         return "All"
     if isinstance(value, str):
-        return choice(name, value, {"log2+1": "Log2PlusOne", "sqrt": "Sqrt", "all": "All"})
+        return choice(name, value, {"log2+1": "Log2PlusOne", "sqrt": "Sqrt", "log2": "Log2", "all": "All"})
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return {"Count": count(name, value)}
     if isinstance(value, (float, np.floating)):
         return {"Fraction": finite(name, value)}
-    raise _bad(name, f"must be 'log2+1', 'sqrt', 'all', None, an int or a float in (0, 1], got {value!r}")
+    raise _bad(name, f"must be 'log2+1', 'sqrt', 'log2', 'all', None, an int or a float in (0, 1], got {value!r}")
 
 
 def max_bins(value: Any, name: str = "max_bins") -> int | None:
@@ -92,11 +92,11 @@ def max_bins(value: Any, name: str = "max_bins") -> int | None:
     return count(name, value, none=True)
 
 
-# The consensus methods that learners offer as ``aggregation`` (the ``-A`` choices): the core's
-# aggregators without ties, then the partial-label-ranking ones with their threshold ``beta``.
 # Feature scalings of the instance-based learners (the core's names).
 SCALINGS = {"minmax": "MinMax", "standard": "Standard", "none": "None"}
 
+# The consensus methods that learners offer as ``aggregation`` (the ``-A`` choices): the core's
+# aggregators without ties, then the partial-label-ranking ones with their threshold ``beta``.
 _PLAIN_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
 BUCKET_METHODS = {"bpa": "Bpa", "borda-ties": "Borda", "copeland-ties": "Copeland"}
 AGGREGATIONS = (*_PLAIN_AGGREGATORS, *BUCKET_METHODS)

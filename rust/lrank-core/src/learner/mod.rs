@@ -236,6 +236,20 @@ pub fn add_trees_checked<L: Learner>(
     Ok(model)
 }
 
+/// An ensemble's leaf rankings ([`Learner::leaf_rankings`]): its members' in their trees'
+/// order, or none unless every member lists them for all its trees.
+pub fn members_leaf_rankings<L: Learner>(members: &[L]) -> Vec<Vec<Vec<i32>>> {
+    let mut out = Vec::new();
+    for member in members {
+        let rankings = member.leaf_rankings();
+        if rankings.len() != member.routed_trees().len() {
+            return Vec::new();
+        }
+        out.extend(rankings);
+    }
+    out
+}
+
 /// Checks that `x` has the model's feature count, then predicts.
 pub fn predict_checked<L: Learner>(model: &L, x: &FeatureMatrixView<'_>, outputs: Outputs) -> Result<Prediction> {
     crate::data::features::check_n_features(x, model.header().n_features)?;

@@ -16,6 +16,9 @@ pub enum MaxFeatures {
     Count(usize),
     /// A share of d in (0, 1], rounded down, at least one.
     Fraction(f64),
+    /// floor(log2 d), at least one: scikit-learn's and scikit-lr's "log2". Last: model files
+    /// number the variants in this order.
+    Log2,
 }
 
 impl MaxFeatures {
@@ -33,6 +36,7 @@ impl MaxFeatures {
         let k = match self {
             MaxFeatures::Log2PlusOne => (d.max(1) as f64).log2().floor() as usize + 1,
             MaxFeatures::Sqrt => (d as f64).sqrt().ceil() as usize,
+            MaxFeatures::Log2 => (d.max(1) as f64).log2().floor() as usize,
             MaxFeatures::All => d,
             MaxFeatures::Count(k) => k,
             MaxFeatures::Fraction(f) => (f * d as f64).floor() as usize,

@@ -30,6 +30,10 @@ fn max_features_rules() {
     assert_eq!(MaxFeatures::Log2PlusOne.resolve(4), 3);
     assert_eq!(MaxFeatures::Log2PlusOne.resolve(70), 7);
     assert_eq!(MaxFeatures::Log2PlusOne.resolve(1), 1);
+    // scikit-learn's "log2": floor(log2 d), at least one.
+    assert_eq!(MaxFeatures::Log2.resolve(4), 2);
+    assert_eq!(MaxFeatures::Log2.resolve(70), 6);
+    assert_eq!(MaxFeatures::Log2.resolve(1), 1);
     assert_eq!(MaxFeatures::Sqrt.resolve(10), 4);
     assert_eq!(MaxFeatures::Count(50).resolve(9), 9);
     assert_eq!(MaxFeatures::Fraction(0.01).resolve(9), 1);

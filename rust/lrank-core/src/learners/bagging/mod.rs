@@ -170,6 +170,11 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
         self.members.iter().flat_map(|m| m.routed_trees()).collect()
     }
 
+    /// The members' leaf rankings in their trees' order, when every member's leaves hold them.
+    fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
+        crate::learner::members_leaf_rankings(&self.members)
+    }
+
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         self.members.iter().flat_map(|m| m.split_trees()).collect()
     }

@@ -282,6 +282,11 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
         self.members.iter().flat_map(|m| m.routed_trees()).collect()
     }
 
+    /// The members' leaf rankings in their trees' order, when every member's leaves hold them.
+    fn leaf_rankings(&self) -> Vec<Vec<Vec<i32>>> {
+        crate::learner::members_leaf_rankings(&self.members)
+    }
+
     fn split_trees(&self) -> Vec<SplitTree<'_>> {
         // A member's splits count by its vote, as in scikit-learn's AdaBoost.
         self.members
