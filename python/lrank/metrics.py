@@ -137,8 +137,12 @@ def kendall_distance(
     from lrank.estimators import _convert
 
     normalize = _convert.flag("normalize", normalize)
-    _rows(y_true, y_pred, labels)  # the same checks and messages as every measure
     truth, pred = _matrices(y_true, y_pred, labels)
+    if truth.shape != pred.shape:  # the core's check of every other measure, in its words
+        raise InvalidInputError(
+            f"true and predicted rank matrices differ in shape: {truth.shape[0]}x{truth.shape[1]} vs "
+            f"{pred.shape[0]}x{pred.shape[1]}"
+        )
     out = np.empty(truth.shape[0])
     step = max(1, 2_000_000 // max(1, truth.shape[1] ** 2))  # rows per block: bounded memory
     for start in range(0, truth.shape[0], step):

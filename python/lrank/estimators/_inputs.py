@@ -274,13 +274,12 @@ def rank_targets(y: Any, labels: Any = None, *, by_name: bool = False) -> tuple[
     texts = _ranking_texts(y)
     if texts is not None:
         return rank_matrix_from_strings(texts, None if labels is None else list(labels))
-    names = None
     if _module(y) == "pyarrow" and hasattr(y, "schema"):
         import polars as pl
 
         y = pl.from_arrow(y)
-    if (_module(y) == "polars" and hasattr(y, "get_column")) or (_module(y) == "pandas" and hasattr(y, "columns")):
-        names = [str(c) for c in y.columns]
+    names = frame_names(y)
+    if names is not None:
         if _module(y) == "pandas" and any(str(t) in _NULLABLE_INTS or "[pyarrow]" in str(t) for t in y.dtypes):
             # Nullable integer columns (Int64, int64[pyarrow]): a missing value is a missing label.
             try:
