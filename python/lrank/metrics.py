@@ -15,13 +15,14 @@ than two labels does not count for the correlations.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
 from lrank.errors import InvalidInputError
+from lrank.metadata_routing import MetadataRequests
 from lrank.rankings import as_rank_matrix
 
 # Also, made on first use: SCORERS (name -> scorer) and one
@@ -214,10 +215,13 @@ def get_scorer_names() -> list[str]:
     return sorted([*_MEASURES, *(f"neg_{n}" for n, (_, higher) in _MEASURES.items() if not higher)])
 
 
-class _Scorer:
+class _Scorer(MetadataRequests):
     """A scikit-learn scorer, ``scorer(estimator, X, y)``: the measure of ``estimator.predict(X)``
     against ``y``; rankings given as text are read by the estimator's ``labels_`` (the final
-    step's, for a pipeline)."""
+    step's, for a pipeline). With metadata routing, ``set_score_request(sample_weight=True)``
+    makes it weigh the rows, as scikit-learn's scorers do."""
+
+    _metadata_params: ClassVar[dict[str, tuple[str, ...]]] = {"score": ("sample_weight",)}
 
     def __init__(self, name: str, measure: Callable[..., float], sign: float) -> None:
         self.name, self.measure, self.sign = name, measure, sign
@@ -234,6 +238,9 @@ class _Scorer:
 
     def __repr__(self) -> str:
         return f"lrank.metrics.get_scorer({self.name!r})"
+
+    def _routing_owner(self) -> str:
+        return repr(self)
 
 
 def __getattr__(name: str) -> Any:

@@ -30,6 +30,7 @@ from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
 from lrank.estimators import _convert, _importances, _inputs, _oob, _warm
 from lrank.estimators._label_names import LabelNamePredictions
 from lrank.estimators._trees import LeafApply
+from lrank.metadata_routing import MetadataRequests
 from lrank.rankings import has_ties, tie_complaint
 
 # What a learner that cannot learn from ties suggests instead (Python names).
@@ -48,7 +49,7 @@ class NotFittedError(LrankError, ValueError, AttributeError):
 _PARAM_NAMES: weakref.WeakKeyDictionary[type, tuple[str, ...]] = weakref.WeakKeyDictionary()
 
 
-class LabelRanker(LabelNamePredictions):
+class LabelRanker(MetadataRequests, LabelNamePredictions):
     """Base class: scikit-learn's parameter handling, tags and input validation, ``score``, and
     predictions as label names.
 
@@ -122,7 +123,10 @@ class LabelRanker(LabelNamePredictions):
         return str(estimator_html_repr(self))
 
     def __sklearn_clone__(self) -> Any:
-        return type(self)(**{k: _clone_param(v) for k, v in self.get_params(deep=False).items()})
+        new = type(self)(**{k: _clone_param(v) for k, v in self.get_params(deep=False).items()})
+        if hasattr(self, "_metadata_requests"):  # set_fit_request's requests survive, as in scikit-learn
+            new._metadata_requests = copy.deepcopy(self._metadata_requests)
+        return new
 
     def __sklearn_tags__(self) -> Any:
         from sklearn.utils import InputTags, Tags, TargetTags
