@@ -16,13 +16,17 @@ class KNeighbors:
 
     model_: Any
 
-    def kneighbors(self, X: ArrayLike, n_neighbors: int | None = None, return_distance: bool = True) -> Any:
+    def kneighbors(
+        self, X: ArrayLike | None = None, n_neighbors: int | None = None, return_distance: bool = True
+    ) -> Any:
         """The ``n_neighbors`` nearest training rows of each row of ``X`` (None: the fitted k,
         ``n_neighbors_``), nearest first: their distances, measured in the feature space the
         learner scales to (``scaling``; a nominal mismatch counts 1), and their indices among the
-        training rows, each (n, k); only the indices without ``return_distance``."""
+        training rows, each (n, k); only the indices without ``return_distance``. Without ``X``,
+        the neighbours of each training row, which is not counted as its own neighbour (as in
+        scikit-learn; a duplicate of it is)."""
         self._check_fitted()  # type: ignore[attr-defined]
-        x = self._validate_x(X, reset=False)  # type: ignore[attr-defined]
+        x = None if X is None else self._validate_x(X, reset=False)  # type: ignore[attr-defined]
         k = None if n_neighbors is None else _convert.count("n_neighbors", n_neighbors)
         found = self.model_.kneighbors(x, k, n_jobs=self._predict_jobs())  # type: ignore[attr-defined]
         assert found is not None  # the instance-based models always have neighbours

@@ -212,24 +212,23 @@ impl Model {
         Ok((rows, leaves))
     }
 
-    /// The `k` nearest training rows of each row of `x` (None: the model's k) for the
-    /// instance-based learners: (distances, row indices), n x k each, nearest first; None for
-    /// other learners.
-    #[pyo3(signature = (x, k=None, n_jobs=None))]
+    /// The `k` nearest training rows of each row of `x` (None: the model's k; `x` None: of each
+    /// training row, leaving itself out) for the instance-based learners: (distances, row
+    /// indices), n x k each, nearest first; None for other learners.
+    #[pyo3(signature = (x=None, k=None, n_jobs=None))]
     #[allow(clippy::type_complexity)]
     fn kneighbors<'py>(
         &self,
         py: Python<'py>,
-        x: PyReadonlyArray2<'py, f64>,
+        x: Option<PyReadonlyArray2<'py, f64>>,
         k: Option<usize>,
         n_jobs: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Option<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<u32>>)>> {
-        let n = x.shape()[0];
-        let found = self.on_rows(py, &x, n_jobs, |model, view| registry::kneighbors(model, view, k))?;
-        Ok(found.map(|(distances, rows)| {
-            let width = rows.len().checked_div(n).unwrap_or(0);
-            (matrix(py, distances, n, width), matrix(py, rows, n, width))
-        }))
+        let found = match &x {
+            Some(x) => self.on_rows(py, x, n_jobs, |model, view| registry::kneighbors(model, Some(view), k))?,
+            None => run_core(py, n_jobs_of(n_jobs)?, || registry::kneighbors(&self.inner, None, k))?,
+        };
+        Ok(found.map(|near| (matrix(py, near.distances, near.n_queries, near.k), matrix(py, near.rows, near.n_queries, near.k))))
     }
 
     /// Each tree's (depth, number of leaves), in the order of `apply`'s trees (empty without trees).

@@ -12,6 +12,7 @@ pub mod inner_cv;
 use crate::data::features::FeatureMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{LrankError, Result};
+use crate::neighbours::NearestRows;
 use rayon::prelude::*;
 
 /// A learner's parameters.
@@ -157,10 +158,11 @@ pub trait Learner: Sized + Clone + Send + Sync {
         self.split_trees()
     }
 
-    /// The `k` (`None`: the model's own) nearest training rows of each row of `x`, for the
-    /// instance-based learners: distances (n x k, in the scaled feature space the learner
-    /// measures in) and training row indices, nearest first; `None` for other learners.
-    fn kneighbors(&self, _x: &FeatureMatrixView<'_>, _k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
+    /// The `k` (`None`: the model's own) nearest training rows of each row of `x` (`None`: of
+    /// each training row, leaving itself out), for the instance-based learners: distances (n x
+    /// k, in the scaled feature space the learner measures in) and training row indices,
+    /// nearest first; `None` for other learners.
+    fn kneighbors(&self, _x: Option<&FeatureMatrixView<'_>>, _k: Option<usize>) -> Result<Option<NearestRows>> {
         Ok(None)
     }
 

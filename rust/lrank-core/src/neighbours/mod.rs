@@ -81,32 +81,67 @@ pub struct Neighbour {
     pub slot: u32,
 }
 
-/// The `k` nearest of `n_train` indexed rows to each row of `x`, each first put in the index's
-/// space by `normalise_into`: (distances, rows), n x k, nearest first (the kneighbors of the
-/// instance-based learners). Refuses a k of 0 or above `n_train`.
-pub fn k_nearest_rows(
-    index: &KdIndex,
-    n_train: usize,
-    x: &crate::data::features::FeatureMatrixView<'_>,
-    k: usize,
-    normalise_into: impl Fn(&[f64], &mut Vec<f64>) + Sync,
-) -> crate::Result<(Vec<f64>, Vec<u32>)> {
+/// What a kneighbors search found: each query's `k` nearest rows, nearest first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NearestRows {
+    /// Distances, n x k (row-major).
+    pub distances: Vec<f64>,
+    /// Training row indices, n x k.
+    pub rows: Vec<u32>,
+    pub n_queries: usize,
+    pub k: usize,
+}
+
+/// Where a kneighbors search takes its queries from.
+pub enum Queries<'a> {
+    /// The rows of `x`, each put in the index's space by the closure.
+    Rows(&'a crate::data::features::FeatureMatrixView<'a>, &'a (dyn Fn(&[f64], &mut Vec<f64>) + Sync)),
+    /// The indexed training points themselves (n_train x d, in the index's space), each leaving
+    /// itself out (scikit-learn's `kneighbors()` without X).
+    Training(&'a [f64]),
+}
+
+/// The `k` nearest of `n_train` indexed rows to each query: (distances, rows), n x k, nearest
+/// first (the kneighbors of the instance-based learners). Refuses a k of 0 or above the rows
+/// a query can find (`n_train`, or `n_train - 1` for the training points).
+pub fn k_nearest_rows(index: &KdIndex, n_train: usize, queries: Queries<'_>, k: usize) -> crate::Result<NearestRows> {
     use rayon::prelude::*;
-    if k == 0 || k > n_train {
-        return Err(crate::error::invalid(format!("n_neighbors must be 1 to {n_train} (the training rows), got {k}")));
+    let (n_queries, available) = match &queries {
+        Queries::Rows(x, _) => (x.n_rows(), n_train),
+        Queries::Training(_) => (n_train, n_train.saturating_sub(1)),
+    };
+    if k == 0 || k > available {
+        let what = if let Queries::Training(_) = queries { "the training rows but the row itself" } else { "the training rows" };
+        return Err(crate::error::invalid(format!("n_neighbors must be 1 to {available} ({what}), got {k}")));
     }
-    let rows: Vec<(Vec<f64>, Vec<u32>)> = (0..x.n_rows())
+    let d = index.d;
+    let rows: Vec<(Vec<f64>, Vec<u32>)> = (0..n_queries)
         .into_par_iter()
         .map_init(
             || (Vec::new(), SearchScratch::default()),
             |(query, scratch), i| {
-                normalise_into(x.row(i), query);
-                index.nearest_into(query, k, None, scratch);
+                let exclude = match &queries {
+                    Queries::Rows(x, normalise_into) => {
+                        normalise_into(x.row(i), query);
+                        None
+                    }
+                    Queries::Training(points) => {
+                        query.clear();
+                        query.extend_from_slice(&points[i * d..(i + 1) * d]);
+                        Some(i)
+                    }
+                };
+                index.nearest_into(query, k, exclude, scratch);
                 (scratch.best.iter().map(|b| b.dist2.sqrt()).collect(), scratch.best.iter().map(|b| b.row).collect())
             },
         )
         .collect();
-    Ok((rows.iter().flat_map(|r| r.0.iter().copied()).collect(), rows.iter().flat_map(|r| r.1.iter().copied()).collect()))
+    Ok(NearestRows {
+        distances: rows.iter().flat_map(|r| r.0.iter().copied()).collect(),
+        rows: rows.iter().flat_map(|r| r.1.iter().copied()).collect(),
+        n_queries,
+        k,
+    })
 }
 
 /// Buffers of a search, kept between searches.

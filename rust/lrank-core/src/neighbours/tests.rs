@@ -163,3 +163,27 @@ fn leave_one_out_search_never_counts_the_left_out_row() {
         }
     }
 }
+
+#[test]
+fn kneighbors_of_the_training_points_leave_each_point_out_and_equal_brute_force() {
+    let mut rng = Rng::new(5);
+    let (n, d, k) = (150usize, 3usize, 6usize);
+    // Coarse values: duplicates of a point are found at distance 0, the point itself never.
+    let pts: Vec<f64> = (0..n * d).map(|_| (rng.below(4) as f64) / 4.0).collect();
+    let tree = KdIndex::build(&pts, d, None);
+    let near = k_nearest_rows(&tree, n, Queries::Training(&pts), k).unwrap();
+    assert_eq!((near.n_queries, near.k, near.rows.len()), (n, k, n * k));
+    for i in 0..n {
+        let mut brute: Vec<(f64, u32)> = (0..n)
+            .filter(|&j| j != i)
+            .map(|j| (squared_distance(&pts[j * d..(j + 1) * d], &pts[i * d..(i + 1) * d], None), j as u32))
+            .collect();
+        brute.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let got: Vec<(f64, u32)> = (0..k).map(|c| (near.distances[i * k + c].powi(2), near.rows[i * k + c])).collect();
+        for (g, b) in got.iter().zip(&brute) {
+            assert!((g.0 - b.0).abs() < 1e-12 && g.1 == b.1, "row {i}: {got:?} against {:?}", &brute[..k]);
+        }
+    }
+    let err = k_nearest_rows(&tree, n, Queries::Training(&pts), n).unwrap_err().to_string();
+    assert!(err.contains("n_neighbors must be 1 to 149 (the training rows but the row itself)"), "{err}");
+}

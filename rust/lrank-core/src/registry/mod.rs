@@ -22,6 +22,7 @@ use crate::learners::pairwise_plr::{PairwisePlrLogisticModel, PairwisePlrModel};
 use crate::learners::plr_tree::PlrTreeModel;
 use crate::learners::random_forest::RandomForestModel;
 use crate::learners::rpc::RpcModel;
+use crate::neighbours::NearestRows;
 use serde::{Deserialize, Serialize};
 
 macro_rules! learners {
@@ -122,7 +123,7 @@ macro_rules! learners {
                     $(Model::$kind(m) => m.out_of_bag(data),)*
                 }
             }
-            fn kneighbors(&self, x: &FeatureMatrixView<'_>, k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
+            fn kneighbors(&self, x: Option<&FeatureMatrixView<'_>>, k: Option<usize>) -> Result<Option<NearestRows>> {
                 match self {
                     $(Model::$kind(m) => m.kneighbors(x, k),)*
                 }
@@ -294,9 +295,12 @@ pub fn tree_shapes(model: &Model) -> Vec<(usize, usize)> {
     model.routed_trees().iter().map(|t| t.shape()).collect()
 }
 
-/// [`Learner::kneighbors`] of `model` on the rows of `x` (the feature count checked).
-pub fn kneighbors(model: &Model, x: &FeatureMatrixView<'_>, k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
-    crate::data::features::check_n_features(x, model.header().n_features)?;
+/// [`Learner::kneighbors`] of `model` on the rows of `x` (the feature count checked), or of the
+/// training rows without `x`.
+pub fn kneighbors(model: &Model, x: Option<&FeatureMatrixView<'_>>, k: Option<usize>) -> Result<Option<NearestRows>> {
+    if let Some(x) = x {
+        crate::data::features::check_n_features(x, model.header().n_features)?;
+    }
     model.kneighbors(x, k)
 }
 

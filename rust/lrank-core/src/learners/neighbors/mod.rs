@@ -33,7 +33,7 @@ use crate::error::Result;
 use crate::learner::checks::same_len;
 use crate::learner::{Header, Learner, Outputs, Params, Prediction};
 use crate::metrics::distance::kendall_tau;
-use crate::neighbours::{k_nearest_rows, scale_of, value_or_fill, KdIndex, Neighbour, SearchScratch};
+use crate::neighbours::{k_nearest_rows, scale_of, value_or_fill, KdIndex, NearestRows, Neighbour, Queries, SearchScratch};
 use crate::rng::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -187,9 +187,13 @@ impl Learner for InstanceBasedModel {
         Header { n_features: self.n_features, n_labels: self.n_labels }
     }
 
-    fn kneighbors(&self, x: &FeatureMatrixView<'_>, k: Option<usize>) -> Result<Option<(Vec<f64>, Vec<u32>)>> {
-        let k = k.unwrap_or(self.k);
-        k_nearest_rows(&self.index().kd, self.n_train(), x, k, |row, out| self.normalise_into(row, out)).map(Some)
+    fn kneighbors(&self, x: Option<&FeatureMatrixView<'_>>, k: Option<usize>) -> Result<Option<NearestRows>> {
+        let normalise_into = |row: &[f64], out: &mut Vec<f64>| self.normalise_into(row, out);
+        let queries = match x {
+            Some(x) => Queries::Rows(x, &normalise_into),
+            None => Queries::Training(&self.x),
+        };
+        k_nearest_rows(&self.index().kd, self.n_train(), queries, k.unwrap_or(self.k)).map(Some)
     }
 
     fn params(&self) -> InstanceBasedParams {
