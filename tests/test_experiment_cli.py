@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -385,3 +386,80 @@ def test_the_readme_experiment_examples_run(tmp_path, monkeypatch):
     assert "| data set |" in (tmp_path / "kebi.md").read_text()
     for figure in ("cd.svg", "p-curve.png", "trees.png"):
         assert (tmp_path / figure).stat().st_size > 1000
+
+
+# -- findings of an audit of the experiment workflow ----------------------------------------------
+
+
+def test_repeated_missing_options_add_up(tmp_path):
+    out = str(tmp_path / "m.parquet")
+    result = invoke(
+        "experiment",
+        "run",
+        IRIS,
+        "-W",
+        "LRT -depth 2",
+        "--missing",
+        "0",
+        "--missing",
+        "0.3,0.6",
+        *SMALL,
+        "-o",
+        out,
+        "--no-report",
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(pl.read_parquet(out)["missing"].unique()) == [0.0, 0.3, 0.6]
+
+
+def test_learners_enter_the_store_in_command_line_order_whatever_the_workers(tmp_path):
+    orders = []
+    for workers in ("1", "2"):
+        out = str(tmp_path / f"w{workers}.parquet")
+        args = ["-W", "LRRF -I 30", "-W", "Dummy", "-W", "IBLR -K 5", "-W", "LRT -depth 2"]
+        result = invoke("experiment", "run", DATASETS, *args, *SMALL, "--workers", workers, "-o", out)
+        assert result.exit_code == 0, result.output
+        header = next(line for line in result.output.splitlines() if "Dummy" in line)
+        orders.append((pl.read_parquet(out)["learner"].unique(maintain_order=True).to_list(), header))
+    assert orders[0][0] == orders[1][0] == ["LRRF -I 30", "Dummy", "IBLR -K 5", "LRT -depth 2"]
+    assert orders[0][1] == orders[1][1]
+
+
+def test_the_closing_line_counts_the_whole_store_and_both_reports_agree(tmp_path):
+    out = str(tmp_path / "s.parquet")
+    wine = str(ROOT / "datasets" / "wine.xarff")
+    assert invoke("experiment", "run", IRIS, wine, "-W", "LRT -depth 2", *SMALL, "-o", out).exit_code == 0
+    result = invoke("experiment", "run", wine, IRIS, "-W", "Dummy", *SMALL, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "6 cells computed" in result.output and "12 cells in" in result.output
+    report = invoke("experiment", "report", out, "-W", "Dummy").output
+    run_rows = [line.split()[0] for line in result.output.splitlines() if line.startswith(("iris", "wine"))]
+    report_rows = [line.split()[0] for line in report.splitlines() if line.startswith(("iris", "wine"))]
+    assert run_rows == report_rows == ["iris", "wine"]
+
+
+def test_the_normalised_footrule_is_stored_as_lrank_train_reports_it(tmp_path):
+    out = str(tmp_path / "f.parquet")
+    assert invoke("experiment", "run", IRIS, "-W", "LRT", *SMALL, "-s", "3", "-o", out, "--no-report").exit_code == 0
+    cells = pl.read_parquet(out).sort("fold")
+    train = invoke("train", "-t", IRIS, "-W", "LRT", "-x", "3", "-s", "3", "--format", "json")
+    (cv,) = [e for e in json.loads(train.output)["evaluations"] if e["name"] == "cross-validation"]
+    folds = cv["folds"]
+    assert cells["normalized_footrule"].to_list() == pytest.approx([f["normalized_footrule"] for f in folds])
+    assert cells["footrule"].to_list() == pytest.approx([f["footrule"] for f in folds])
+    # iris has 3 labels: the largest footrule is floor(9 / 2) = 4
+    assert cells["normalized_footrule"].to_list() == pytest.approx((cells["footrule"] / 4).to_list())
+    report = invoke("experiment", "report", out, "--measure", "normalized_footrule")
+    assert report.exit_code == 0 and "Spearman footrule (normalised)" in report.output
+
+
+def test_bad_learner_options_and_a_mallows_consensus_of_ties_fail_before_any_work(tmp_path):
+    out = tmp_path / "b.parquet"
+    result = invoke("experiment", "run", IRIS, "-W", "LRRF -I 0", *SMALL, "-o", str(out), "--dry-run")
+    assert result.exit_code != 0 and "bad value for -I: must be at least 1" in result.output
+    tied = tmp_path / "tied.csv"
+    tied.write_text("A1,L1,L2,L3\n" + "".join(f"{i / 10},1,{1 + i % 2},{2 + i % 2}\n" for i in range(12)))
+    for spec in ("Dummy -A mallows", "Bagging -A mallows -W PLRT -I 2"):
+        result = invoke("experiment", "run", str(tied), "-W", spec, *SMALL, "-o", str(out), "--dry-run")
+        assert result.exit_code != 0 and "the Mallows consensus combines rankings without ties" in result.output, spec
+    assert not out.exists()

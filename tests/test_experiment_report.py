@@ -221,3 +221,30 @@ def test_latex_report_is_well_formed():
 def test_unknown_format_is_refused():
     with pytest.raises(ExperimentError, match="unknown report format"):
         render(build_tables(store_frame()), "html")
+
+
+def test_two_learners_the_verdict_is_iman_davenports_and_says_so():
+    from lrank.experiment.report import statistics_lines
+
+    # X beats Y on 4 data sets: Friedman's chi-square p 0.0455, the exact p (sign test) 0.125.
+    folds = {(d, lab): [v] for d in "abcd" for lab, v in (("X", 0.9), ("Y", 0.5))}
+    frame = store_frame(folds).with_columns(pl.lit(1).alias("folds"))
+    (t,) = build_tables(frame)
+    s = table_statistics(t, alpha=0.05)
+    assert s.friedman.chi2_p == pytest.approx(0.0455, abs=1e-4) and s.friedman.ff_p == pytest.approx(0.125)
+    text = "\n".join(statistics_lines(s))
+    assert "Iman-Davenport keeps the null hypothesis; the chi-square's p above is a looser approximation" in text
+    assert "the Friedman test keeps" not in text
+
+
+def test_stores_without_the_normalised_footrule_read_and_say_so(tmp_path):
+    from lrank.experiment.store import ResultStore
+
+    old = store_frame().drop("normalized_footrule").with_columns(pl.lit(False).alias("ties"))
+    path = tmp_path / "old.parquet"
+    ResultStore(path).write(old)
+    frame = ResultStore(path).read()
+    assert frame["normalized_footrule"].null_count() == frame.height
+    build_tables(frame, measure="footrule")
+    with pytest.raises(ExperimentError, match="cells computed before lrank recorded normalized_footrule"):
+        build_tables(frame, measure="normalized_footrule")

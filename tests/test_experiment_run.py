@@ -4,6 +4,7 @@ stores made otherwise, failures naming their cell, worker processes, and survivi
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -157,15 +158,36 @@ def test_too_many_folds_and_bad_files_fail_before_any_work(tmp_path):
     assert not (tmp_path / "s.parquet").exists()
 
 
-def test_a_failing_learner_names_its_cell_and_keeps_what_was_computed(tmp_path, slow_learner):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_learner_names_its_cell_and_the_others_are_computed(tmp_path, slow_learner, workers, monkeypatch):
+    # Worker processes find the plug-in as an installed entry point on their path.
+    install_entry_point(str(tmp_path / "plugins"))
+    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
     store_path = tmp_path / "s.parquet"
-    # 3 folds: iris trains on 100 rows, wine on 118 or 119, which the plug-in refuses
-    with pytest.raises(
-        ExperimentError, match=r"wine / SLOW -fail-above 110 / p=0 / repeat 1 fold 1: refusing 11\d training rows"
-    ):
-        run(config("SLOW -fail-above 110", data=(IRIS, WINE), store=store_path))
+    # 3 folds: iris trains on 100 rows, wine on 118 or 119, which the plug-in refuses; wine comes
+    # first, and LRRF's cells on both data sets are still computed.
+    with pytest.raises(ExperimentError) as caught:
+        run(config("SLOW -fail-above 110", "LRRF -I 3", data=(WINE, IRIS), store=store_path, workers=workers))
+    message = str(caught.value)
+    assert re.fullmatch(r"wine / SLOW -fail-above 110 / p=0 / repeat \d fold \d: refusing 11\d training rows", message)
     stored = ResultStore(store_path).read()
-    assert stored.height == 6 and set(stored["dataset"]) == {"iris"}
+    assert stored.height == 6 + 12
+    assert sorted(stored.filter(pl.col("learner") == "SLOW -fail-above 110")["dataset"].unique()) == ["iris"]
+    assert stored.filter(pl.col("learner") == "LRRF -I 3").height == 12
+
+
+def test_several_failures_are_all_named(tmp_path, slow_learner):
+    with pytest.raises(ExperimentError) as caught:
+        run(config("SLOW -fail-above 110", "SLOW -fail-above 50", data=(IRIS, WINE), store=tmp_path / "s.parquet"))
+    lines = str(caught.value).splitlines()
+    assert lines[0].startswith(
+        "3 learner / data set pair(s) failed; their 18 cells are not stored (the other 6 cells are)"
+    )
+    assert {line.split(" / p=")[0] for line in lines[1:]} == {
+        "wine / SLOW -fail-above 110",
+        "iris / SLOW -fail-above 50",
+        "wine / SLOW -fail-above 50",
+    }
 
 
 def test_worker_processes_give_the_same_numbers(tmp_path):

@@ -97,8 +97,15 @@ def test_options_that_cannot_use_ties_refuse_them():
     y[0] = [1, 1, 2, 3]  # a tied top bucket
     with pytest.raises(InvalidInputError, match="row 0 .*top bucket ties several labels"):
         get_learner("LRRF").build(["-class-mode", "top_label", "-I", "3"], seed=0).fit(x, y)
-    with pytest.raises(InvalidInputError, match="Mallows model needs rankings without ties"):
+    # The Mallows consensus refuses ties before any work, of the training rankings or (bagged)
+    # of what members that learn from ties predict.
+    with pytest.raises(
+        InvalidInputError, match=r"row 0 of y: .*\(the Mallows consensus combines rankings without ties\)"
+    ):
         DummyLabelRanker(aggregation="mallows").fit(x, y)
+    with pytest.raises(InvalidInputError, match=r"\(the Mallows consensus combines rankings without ties\)"):
+        get_learner("Bagging").build(["-W", "PLRT", "-I", "3", "-A", "mallows"], seed=0).fit(x, y)
+    get_learner("Bagging").build(["-W", "PLRT", "-I", "3", "-A", "bpa"], seed=0).fit(x, y)
     get_learner("LRRF").build(["-class-mode", "pairwise", "-I", "3"], seed=0).fit(x, y)  # tied pairs left out
 
 

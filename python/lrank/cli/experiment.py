@@ -92,9 +92,9 @@ def _format_seconds(seconds: float) -> str:
 @click.option("--repeats", type=int, default=None, help="Repeats of cross-validation, seeds s..s+R-1. [default: 5]")
 @click.option(
     "--missing",
-    default=None,
+    multiple=True,
     metavar="P[,P...]",
-    help="Missing-label probabilities for the training rankings, e.g. 0,0.3,0.6. [default: 0]",
+    help="Missing-label probabilities for the training rankings, e.g. 0,0.3,0.6 (repeatable). [default: 0]",
 )
 @click.option("-s", "--seed", type=int, default=None, help="Seed of folds, label deletion and learners. [default: 1]")
 @click.option(
@@ -145,7 +145,7 @@ def run_command(
     config_file: str | None,
     folds: int | None,
     repeats: int | None,
-    missing: str | None,
+    missing: tuple[str, ...],
     seed: int | None,
     jobs: int | None,
     workers: int | None,
@@ -184,7 +184,7 @@ def run_command(
             "jobs": jobs,
             "workers": workers,
             "dask": dask,
-            "missing": parse_missing(missing) if missing is not None else None,
+            "missing": parse_missing(",".join(missing)) if missing else None,
             "output": output,
         }
         s = merge_settings(settings, cli)
@@ -223,7 +223,7 @@ def run_command(
             summary = _run_with_progress(plan, store)
         click.echo(
             f"done: {summary.computed} cells computed in {_format_seconds(summary.seconds)}, "
-            f"{summary.already_stored} were already stored; {summary.cells} cells in {store.path}",
+            f"{summary.already_stored} were already stored; {summary.stored_total} cells in {store.path}",
             err=True,
         )
         if not no_report:
@@ -233,7 +233,8 @@ def run_command(
                 alpha=alpha,
                 missing=config.missing,
                 learners=[lr.label for lr in config.learners],
-                datasets=[d.name for d in config.datasets],
+                # Alphabetical, as `lrank experiment report` orders them.
+                datasets=sorted(d.name for d in config.datasets),
             )
 
 

@@ -20,7 +20,7 @@ from lrank.rankings import as_rank_matrix, has_ties
 MEASURES: dict[str, tuple[str, bool]] = {
     "kendall_tau": ("Kendall's tau", True),
     "spearman_rho": ("Spearman correlation", True),
-    "footrule": ("Spearman footrule distance", False),
+    "footrule": ("Spearman footrule distance (sum over labels)", False),
     # The footrule divided by its largest value for the row's labels: in [0, 1] whatever m, so
     # it compares across data sets (the raw one grows with the number of labels).
     "normalized_footrule": ("Spearman footrule (normalised)", False),

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from lrank import _core
 from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features, aligned_rankings
 from lrank.datasets import resolve
@@ -330,6 +331,18 @@ def tie_complaint_of(learner: str, estimator: Any, data: TrainingData) -> str | 
         labels=data.labels,
         instead="a partial label ranking learner such as -W PLRPW (lrank learners lists them)",
     )
+
+
+def check_parameters(spec: LearnerSpec, estimator: Any) -> None:
+    """Checks the parameters of a learner built from options before any data is read or fitted,
+    as its fit would: an invalid one raises the error naming the learner's option."""
+    params_json = getattr(estimator, "_params_json", None)
+    if params_json is None:
+        return  # not one of lrank's core learners (a plug-in): its fit checks them
+    with _naming(None, spec):
+        text = params_json(0)
+        if text != "null":  # a Python-side ensemble: its members are checked when they are built
+            _core.validate_params(text)
 
 
 @contextlib.contextmanager

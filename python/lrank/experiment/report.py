@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from lrank.errors import ExperimentError
 from lrank.evaluation import ALL_MEASURES
-from lrank.experiment.store import MEASURE_COLUMNS
+from lrank.experiment.store import ADDED_COLUMNS, MEASURE_COLUMNS
 from lrank.stats import (
     FriedmanResult,
     HolmStep,
@@ -163,6 +163,11 @@ def build_tables(
         raise ExperimentError(f"{where}the store holds no results yet")
     if measure is None:
         measure = default_measure(frame)
+    if measure in ADDED_COLUMNS and frame.get_column(measure).null_count():
+        raise ExperimentError(
+            f"{where}cells computed before lrank recorded {measure} have no value for it "
+            "(choose another --measure, or compute them again into a new store)"
+        )
     protocol = frame.select("folds", "repeats", "seed").unique()
     if protocol.height != 1:
         raise ExperimentError(f"{where}the store mixes results of different folds, repeats or seeds")
@@ -328,8 +333,12 @@ def statistics_lines(s: TableStatistics, *, markdown: bool = False) -> list[str]
         f"{bullet}Iman-Davenport: F_F = {ff} (df {f.ff_df[0]}, {f.ff_df[1]}), p = {_p(f.ff_p)}: {verdict}",
     ]
     if f.ff_p >= s.alpha:
+        # Demšar's verdict is Iman-Davenport's; the chi-square's p (an approximation that errs
+        # on the liberal side for few data sets) may fall under alpha while it does not.
+        chi2_too = "" if f.chi2_p >= s.alpha else "; the chi-square's p above is a looser approximation"
         lines.append(
-            f"{bullet}(the Friedman test keeps the null hypothesis; the post-hoc tests below are for information)"
+            f"{bullet}(Iman-Davenport keeps the null hypothesis{chi2_too}: "
+            "the post-hoc tests below are for information only)"
         )
     pairs = ", ".join(f"{a} - {b} ({d:.2f})" for a, b, d in s.nemenyi_pairs) or "none"
     lines.append(

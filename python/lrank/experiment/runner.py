@@ -17,7 +17,7 @@ import time
 import traceback
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -28,9 +28,15 @@ from numpy.typing import NDArray
 
 from lrank import __version__
 from lrank.data import read_dataset
-from lrank.errors import ExperimentError, LrankError
+from lrank.errors import ExperimentError, InvalidParameterError, LrankError
 from lrank.evaluation import FoldPlan, fold_plans
-from lrank.evaluation.workflow import TrainingData, load_training_data, tie_complaint_of, train_and_evaluate
+from lrank.evaluation.workflow import (
+    TrainingData,
+    check_parameters,
+    load_training_data,
+    tie_complaint_of,
+    train_and_evaluate,
+)
 from lrank.experiment.config import DatasetSource, ExperimentConfig, LearnerSetting
 from lrank.experiment.store import KEY, MEASURE_COLUMNS, ResultStore, StoreWriter
 from lrank.rankings import has_ties
@@ -212,6 +218,11 @@ def describe_datasets(config: ExperimentConfig) -> list[DatasetInfo]:
     before any work) and fingerprint it."""
     out = []
     learners = [(lr, get_learner(lr.name).build(lr.options)) for lr in config.learners]
+    for setting, estimator in learners:
+        try:
+            check_parameters(get_learner(setting.name), estimator)
+        except InvalidParameterError as exc:
+            raise ExperimentError(f"-W {setting.label!r}: {exc}") from None
     for source in config.datasets:
         data = read_dataset(source.path)
         assert data.rankings is not None
@@ -301,6 +312,8 @@ class RunSummary:
     already_stored: int
     computed: int
     seconds: float
+    # Cells in the store after the run (its earlier cells included).
+    stored_total: int = 0
 
 
 def _ignore_sigint() -> None:
@@ -309,8 +322,14 @@ def _ignore_sigint() -> None:
 
 
 def _results(
-    tasks: tuple[CellTask, ...], workers: int, dask: str | None = None, on_cluster: Callable[[Any], None] | None = None
+    tasks: tuple[CellTask, ...],
+    workers: int,
+    dask: str | None = None,
+    on_cluster: Callable[[Any], None] | None = None,
+    skip: Mapping[tuple[str, str], Any] | None = None,
 ) -> Iterator[dict[str, Any] | CellFailure]:
+    """Each task's result; run in this process, the tasks whose (data set, learner) is in
+    ``skip`` (filled by the caller as failures come) are not run."""
     if dask is not None and tasks:
         from lrank.dask.experiment import cell_results
 
@@ -318,7 +337,8 @@ def _results(
         return
     if workers <= 1 or len(tasks) <= 1:
         for task in tasks:
-            yield execute_cell(task)
+            if skip is None or (task.dataset.source.name, task.learner.label) not in skip:
+                yield execute_cell(task)
         return
     # "spawn": a fresh interpreter per worker, safe whatever threads this process already runs.
     ctx = multiprocessing.get_context("spawn")
@@ -358,23 +378,47 @@ def run_experiment(
     store.remove_stale_temporaries()
     run_id = uuid.uuid4().hex
     start = time.monotonic()
-    writer = StoreWriter(store, plan.stored, min_interval=min_write_interval)
+    # The run's cells are stored in the plan's order, whatever order the workers finish them
+    # in: reports list learners in the order they entered the store, which then follows the
+    # command line whatever the number of workers.
+    order = {task.key: i for i, task in enumerate(plan.pending)}
+    writer = StoreWriter(store, plan.stored, min_interval=min_write_interval, order=order)
+    # A learner that fails on a data set does not stop the others: its first failure is kept
+    # and its cells there not run (those already sent to workers come back and are dropped),
+    # and the run ends with an error naming each such failure once the rest is computed.
+    failed: dict[tuple[str, str], CellFailure] = {}
     tasks = plan.pending
     try:
-        for result in _results(tasks, plan.config.workers, plan.config.dask, on_cluster):
+        for result in _results(tasks, plan.config.workers, plan.config.dask, on_cluster, skip=failed):
             if isinstance(result, CellFailure):
-                detail = f"\n{result.details}" if result.details else ""
-                raise ExperimentError(f"{result.task.describe()}: {result.message}{detail}")
+                failed.setdefault((result.task.dataset.source.name, result.task.learner.label), result)
+                continue
+            if (result["dataset"], result["learner"]) in failed:
+                continue
             result["run_id"] = run_id
             writer.add(result)
             if on_cell is not None:
                 on_cell(result)
     finally:
         writer.close()
+    if failed:
+        lines = []
+        for failure in failed.values():
+            detail = f"\n{failure.details}" if failure.details else ""
+            lines.append(f"{failure.task.describe()}: {failure.message}{detail}")
+        skipped = sum(1 for t in tasks if (t.dataset.source.name, t.learner.label) in failed)
+        head = (
+            f"{len(failed)} learner / data set pair(s) failed; their {skipped} cells are not stored "
+            f"(the other {writer.written} cells are):\n"
+            if len(failed) > 1
+            else ""
+        )
+        raise ExperimentError(head + "\n".join(lines))
     return RunSummary(
         run_id=run_id,
         cells=plan.n_cells,
         already_stored=plan.n_cells - len(plan.pending),
         computed=writer.written,
         seconds=time.monotonic() - start,
+        stored_total=writer.frame.height,
     )

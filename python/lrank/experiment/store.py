@@ -23,9 +23,19 @@ import polars as pl
 from lrank.errors import ExperimentError
 from lrank.parquet_io import read_verified, write_checksummed
 
-__all__ = ["COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter", "read_stores"]
+__all__ = ["ADDED_COLUMNS", "COLUMNS", "KEY", "MEASURE_COLUMNS", "ResultStore", "StoreWriter", "read_stores"]
 
-MEASURE_COLUMNS = ("kendall_tau", "spearman_rho", "footrule", "top_label_accuracy", "exact_match", "tau_x")
+MEASURE_COLUMNS = (
+    "kendall_tau",
+    "spearman_rho",
+    "footrule",
+    "top_label_accuracy",
+    "exact_match",
+    "tau_x",
+    "normalized_footrule",
+)
+# Columns that stores written by earlier versions lack: read as empty (null) there.
+ADDED_COLUMNS = ("normalized_footrule",)
 
 COLUMNS: dict[str, pl.DataType] = {
     "dataset": pl.String(),
@@ -82,6 +92,8 @@ class ResultStore:
         # ties tau_x equals Kendall's tau.
         if "ties" not in frame.columns and "kendall_tau" in frame.columns:
             frame = frame.with_columns(pl.lit(False).alias("ties"), pl.col("kendall_tau").alias("tau_x"))
+        # Stores written before the normalised footrule was recorded: no value for it.
+        frame = frame.with_columns(pl.lit(None, pl.Float64()).alias(c) for c in ADDED_COLUMNS if c not in frame.columns)
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
             raise ExperimentError(f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})")
@@ -102,7 +114,7 @@ class ResultStore:
         """Refuses missing values and values no run writes (the reports rely on them)."""
         for name in COLUMNS:
             column = frame.get_column(name)
-            if column.null_count():
+            if column.null_count() and name not in ADDED_COLUMNS:
                 row = int(column.is_null().arg_true()[0]) + 1
                 raise ExperimentError(f"{self.path}: column {name!r} has no value in row {row}")
         domains = {
@@ -167,9 +179,21 @@ class StoreWriter:
     """Appends computed cells to a store, writing the file at most every ``min_interval`` seconds
     (and at least 20 times the last write's duration apart) plus once at :meth:`close`."""
 
-    def __init__(self, store: ResultStore, existing: pl.DataFrame, *, min_interval: float = 1.0) -> None:
+    def __init__(
+        self,
+        store: ResultStore,
+        existing: pl.DataFrame,
+        *,
+        min_interval: float = 1.0,
+        order: Mapping[tuple[Any, ...], int] | None = None,
+    ) -> None:
         self.store = store
+        self.existing = existing
         self.frame = existing
+        # The cells added, written after the existing ones in the order of ``order`` (a cell's
+        # KEY values -> its place), not in the order they came.
+        self.added: list[Mapping[str, Any]] = []
+        self.order = order or {}
         self.pending: list[Mapping[str, Any]] = []
         self.min_interval = min_interval
         self.interval = min_interval
@@ -188,12 +212,15 @@ class StoreWriter:
     def flush(self) -> None:
         if not self.pending:
             return
-        new = pl.DataFrame(self.pending, schema=SCHEMA)
-        frame = pl.concat([self.frame, new], how="vertical")
+        added = [*self.added, *self.pending]
+        last = len(self.order)
+        added.sort(key=lambda row: self.order.get(tuple(row[c] for c in KEY), last))
+        frame = pl.concat([self.existing, pl.DataFrame(added, schema=SCHEMA)], how="vertical")
         start = time.monotonic()
         self.store.write(frame)
         took = time.monotonic() - start
         self.frame = frame
+        self.added = added
         self.written += len(self.pending)
         self.pending = []
         self.last_write = time.monotonic()

@@ -68,6 +68,14 @@ impl Aggregator {
         }
     }
 
+    /// Why this consensus cannot combine rankings with ties, or `None` when it can (the
+    /// learners that aggregate with it pass it on as their [`tie_refusal`]).
+    ///
+    /// [`tie_refusal`]: crate::learner::Params::tie_refusal
+    pub fn tie_refusal(self) -> Option<&'static str> {
+        (self == Aggregator::Mallows).then_some("the Mallows consensus combines rankings without ties")
+    }
+
     /// Checks the parameters of a consensus with ties.
     pub fn validate(self) -> Result<()> {
         match self {

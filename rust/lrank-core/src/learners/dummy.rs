@@ -36,6 +36,9 @@ impl Params for DummyParams {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn tie_refusal(&self) -> Option<&'static str> {
+        self.aggregator.tie_refusal()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -100,9 +100,9 @@ impl<P: Params> Params for BoostingParams<P> {
     fn models(&self) -> u64 {
         (self.n_estimators as u64).saturating_mul(self.base.models())
     }
-    /// A member's refusal (the members learn from the rows as given).
+    /// A member's refusal (the members learn from the rows as given), or the consensus's.
     fn tie_refusal(&self) -> Option<&'static str> {
-        self.base.tie_refusal()
+        self.base.tie_refusal().or(self.aggregator.tie_refusal())
     }
 }
 
