@@ -299,6 +299,12 @@ class LearnerSpec:
             opt = by_flag.get(tok)
             if opt is None:
                 known = ", ".join(o.flag for o in self.options) or "none"
+                if tok == "--":  # lrank train's separator, typed inside a learner string
+                    rest = " ".join(tokens[:i] + tokens[i + 1 :])
+                    raise LearnerOptionError(
+                        f"{self.name}: unknown option '--' (options: {known}); in a learner string the "
+                        f"options follow the name without '--', e.g. '{f'{self.name} {rest}'.strip()}'"
+                    )
                 raise LearnerOptionError(f"{self.name}: unknown option {tok!r} (options: {known})")
             if opt.parse is None:
                 params[opt.param] = opt.switch_value

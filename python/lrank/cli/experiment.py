@@ -352,7 +352,7 @@ def _print_report(
     metavar="A B",
     help="Wilcoxon signed-rank test of learners A and B (repeatable; automatic for two learners).",
 )
-@click.option("--digits", type=click.IntRange(0, 12), default=3, show_default=True, help="Decimals of the means.")
+@click.option("--digits", type=click.IntRange(0, 12), default=None, help="Decimals of the means. [default: 3; csv: 6]")
 @click.option("--no-stats", is_flag=True, help="Tables only, without the statistics.")
 def report_command(
     store_paths: tuple[str, ...],
@@ -365,7 +365,7 @@ def report_command(
     alpha: float,
     control: str | None,
     pairs: tuple[tuple[str, str], ...],
-    digits: int,
+    digits: int | None,
     no_stats: bool,
 ) -> None:
     """Tables and statistics from a result store, as in Zhou & Qiu (2018), Tables 3 to 6.
@@ -390,7 +390,7 @@ def report_command(
             source=", ".join(store_paths),
         )
         stats = [] if no_stats else [table_statistics(t, alpha=alpha, control=control, pairs=pairs) for t in tables]
-        text = render(tables, fmt, digits=digits, stats=stats)
+        text = render(tables, fmt, digits=digits, stats=stats)  # None: each format's default
         if output:
             with open(output, "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -482,6 +482,8 @@ def plot_command(
     with user_errors():
         plots.check_plot_path(output)
         frame = read_stores(store_paths)
+        if control is not None and (kind != "cd" or method != "bonferroni-dunn"):
+            raise ExperimentError("--control is the control of plot cd --method bonferroni-dunn; it means nothing here")
         if kind == "cd":
             (table,) = build_tables(
                 frame,

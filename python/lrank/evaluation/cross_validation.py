@@ -7,6 +7,7 @@ experiment runner (:mod:`lrank.experiment`) use the very same folds and deleted 
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -175,7 +176,13 @@ def evaluate_folds(
         est = make_estimator()
         w = None if sample_weight is None else sample_weight[plan.train]
         start = time.perf_counter()
-        est.fit(x[plan.train], plan.y_train, sample_weight=w)  # type: ignore[attr-defined]
+        try:
+            est.fit(x[plan.train], plan.y_train, sample_weight=w)  # type: ignore[attr-defined]
+        except InvalidInputError as exc:
+            whole = _in_whole_rows(exc, plan.train)
+            if whole is None:
+                raise
+            raise whole from None
         fit_seconds = time.perf_counter() - start
         start = time.perf_counter()
         predicted = est.predict(x[plan.test])  # type: ignore[attr-defined]
@@ -196,6 +203,15 @@ def evaluate_folds(
         if on_fold is not None:
             on_fold(result)
     return evaluation, results
+
+
+def _in_whole_rows(exc: InvalidInputError, train: NDArray[np.int64]) -> InvalidInputError | None:
+    """A fold's complaint about row k of its rank matrix, told of the row of the whole data (k
+    counts the fold's training rows only); None for other complaints."""
+    found = re.match(r"row (\d+) of the rank matrix\b", str(exc))
+    if found is None or not 0 <= int(found.group(1)) < train.size:
+        return None
+    return InvalidInputError(f"row {int(train[int(found.group(1))])}{str(exc)[found.end(1) :]}")
 
 
 def cross_validate(

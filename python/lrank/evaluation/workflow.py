@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -218,7 +219,7 @@ def train_and_evaluate(
     # A file's name goes in front of the learners' complaints about its data; callers that hand
     # over data already loaded name it themselves (the experiment runner names the cell).
     named = not isinstance(train, (TrainingData, LabelRankingDataset))
-    with _naming(data.dataset.source if named else None, spec):
+    with _naming(data.dataset.source if named else None, spec, data.dataset.where):
         if final_model:
             building = f"building {spec.name} on {data.n_rows} rows"
             with stage(building) if stage is not None else contextlib.nullcontext():
@@ -346,9 +347,10 @@ def check_parameters(spec: LearnerSpec, estimator: Any) -> None:
 
 
 @contextlib.contextmanager
-def _naming(source: str | None, spec: LearnerSpec) -> Iterator[None]:
-    """Puts the training file's name in front of the learners' complaints about its data; an
-    invalid parameter is no fault of the file, and is told with the learner's option."""
+def _naming(source: str | None, spec: LearnerSpec, where: Callable[[int], str] | None = None) -> Iterator[None]:
+    """Puts the training file's name in front of the learners' complaints about its data (its
+    line, with ``where``, when the complaint names a row of the rank matrix); an invalid
+    parameter is no fault of the file, and is told with the learner's option."""
     try:
         yield
     except InvalidParameterError as exc:
@@ -357,9 +359,16 @@ def _naming(source: str | None, spec: LearnerSpec) -> Iterator[None]:
             raise
         raise option_error from None
     except InvalidInputError as exc:
+        row = _MATRIX_ROW.match(str(exc))
+        if where is not None and row is not None:
+            raise InvalidInputError(f"{where(int(row.group(1)))}: {exc}") from None
         if source is None or str(exc).startswith(source):
             raise
         raise InvalidInputError(f"{source}: {exc}") from None
+
+
+# The core's complaint about one training ranking: "row 12 of the rank matrix is not a ranking".
+_MATRIX_ROW = re.compile(r"row (\d+) of the rank matrix\b")
 
 
 def _fit_final_model(

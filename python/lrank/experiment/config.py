@@ -243,10 +243,18 @@ class ExperimentConfig:
             raise ExperimentError("no data sets: give files, globs or directories (or `datasets` in --config)")
         if not self.learners:
             raise ExperimentError("no learners: give -W NAME (or `learners` in --config); see `lrank learners`")
+        if not self.output.lower().endswith(".parquet"):
+            # A store is a Parquet file whatever its name; another suffix would mislead.
+            raise ExperimentError(
+                f"{self.output}: the result store is a Parquet file; name it .parquet "
+                "(`lrank experiment report STORE --format csv -o FILE.csv` writes the tables as CSV)"
+            )
         labels = [lr.label for lr in self.learners]
         dup = sorted({x for x in labels if labels.count(x) > 1})
         if dup:
-            raise ExperimentError(f"learner label {dup[0]!r} is given twice; name them apart, e.g. -W 'A={dup[0]}'")
+            specs = [f"{lr.name} {lr.options_text}".strip() for lr in self.learners if lr.label == dup[0]]
+            example = " ".join(f"-W '{dup[0]}{i + 1}={spec}'" for i, spec in enumerate(specs[:2]))
+            raise ExperimentError(f"learner label {dup[0]!r} is given twice; name them apart, e.g. {example}")
         if self.folds < 2:
             raise ExperimentError(f"folds must be at least 2, got {self.folds}")
         if not 1 <= self.repeats <= MAX_REPEATS:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -234,6 +235,28 @@ def _option_value(options: Sequence[str], flag: str) -> str | None:
     return None
 
 
+def _zero_meaning(frame: pl.DataFrame, flag: str) -> str | None:
+    """What 0 means for option ``flag`` of the store's learners when it is no amount ("unlimited"
+    for -depth, "the exact search" for -bins: their parsers turn it into None), else None."""
+    from lrank.learner_spec import LearnerOptionError, find_learner
+
+    for name in frame.get_column("learner_name").unique(maintain_order=True):
+        try:
+            spec = find_learner(name)
+        except LearnerOptionError:
+            continue  # a plug-in no longer installed
+        for opt in spec.options:
+            if opt.flag == flag and opt.parse is not None:
+                try:
+                    means_none = opt.parse("0") is None
+                except ValueError:
+                    continue
+                if means_none:
+                    said = re.search(r"0 = ([^,;()]+)", opt.help)
+                    return said.group(1).strip() if said else "none"
+    return None
+
+
 def sweep_groups(frame: pl.DataFrame, flag: str) -> dict[str, list[tuple[str, str]]]:
     """Learners that set option ``flag``, grouped by their name and other options:
     group label -> [(option value, learner label)], in store order."""
@@ -271,6 +294,12 @@ def parameter_curve(
         raise ExperimentError(
             f"no learner in the store sets option {option}; sweep it, e.g. --sweep 'LRRF {option} 10,20,50'"
         )
+    if all(len({v for v, _ in members}) < 2 for members in groups.values()):
+        raise ExperimentError(
+            f"no learner in the store is run with several values of {option} (nothing to draw a curve of); "
+            f"sweep it, e.g. --sweep 'LRRF {option} 10,20,50'"
+        )
+    zero_means = _zero_meaning(frame, option)
     ps = sorted(frame.get_column("missing").unique().to_list())
     p = ps[0] if missing is None else missing
     learners = [lab for members in groups.values() for _, lab in members]
@@ -278,11 +307,27 @@ def parameter_curve(
     values = _complete_means(table)
     col = {lab: j for j, lab in enumerate(table.learners)}
 
-    def xs(members: list[tuple[str, str]]) -> tuple[list[Any], bool]:
+    def xs(members: list[tuple[str, str]]) -> tuple[list[Any], bool, list[str] | None]:
+        """x of each member, whether they are numbers, and tick labels when the axis needs its own."""
         try:
-            return [float(v) for v, _ in members], True
+            numbers = [float(v) for v, _ in members]
         except ValueError:
-            return [v for v, _ in members], False
+            return [v for v, _ in members], False, None
+        if zero_means is not None and 0.0 in numbers:
+            # 0 is no number on this axis (e.g. "unlimited" depth): the values evenly spaced in
+            # increasing order, 0 last under its meaning.
+            order = sorted(range(len(numbers)), key=lambda i: math.inf if numbers[i] == 0 else numbers[i])
+            place = {i: float(r) for r, i in enumerate(order)}
+            ticks = [zero_means if numbers[i] == 0 else f"{numbers[i]:g}" for i in order]
+            return [place[i] for i in range(len(numbers))], True, ticks
+        return numbers, True, None
+
+    def draw(ax: Any, members: list[tuple[str, str]], y: list[float], **style: Any) -> None:
+        x, numeric, ticks = xs(members)
+        order = np.argsort(x) if numeric else np.arange(len(x))
+        ax.plot([x[i] for i in order], [y[i] for i in order], **style)
+        if ticks is not None:
+            ax.set_xticks(range(len(ticks)), ticks)
 
     if mean:
         usable = np.all(np.isfinite(values), axis=1)
@@ -291,10 +336,8 @@ def parameter_curve(
         fig = _figure(6.0, 4.0)
         ax = fig.add_subplot(1, 1, 1)
         for j, (group, members) in enumerate(groups.items()):
-            x, numeric = xs(members)
             y = [values[usable, col[lab]].mean() for _, lab in members]
-            order = np.argsort(x) if numeric else np.arange(len(x))
-            ax.plot([x[i] for i in order], [y[i] for i in order], label=group, **_series_style(j))
+            draw(ax, members, y, label=group, **_series_style(j))
         ax.set_title(title or f"Mean over {int(usable.sum())} data sets, p = {p:g}")
         ax.set_xlabel(f"option {option}")
         ax.set_ylabel(table.display_name)
@@ -306,10 +349,8 @@ def parameter_curve(
         axes = _panel_grid(fig, n)
         for d, ax in enumerate(axes):
             for j, (group, members) in enumerate(groups.items()):
-                x, numeric = xs(members)
                 y = [values[d, col[lab]] for _, lab in members]
-                order = np.argsort(x) if numeric else np.arange(len(x))
-                ax.plot([x[i] for i in order], [y[i] for i in order], label=group, **_series_style(j, ms=3))
+                draw(ax, members, y, label=group, **_series_style(j, ms=3))
             ax.set_title(table.datasets[d], fontsize=9)
             ax.tick_params(labelsize=7)
             ax.set_xlabel(option, fontsize=8)

@@ -553,6 +553,10 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # Text-mode fonts of plain LaTeX (OT1) print these as other glyphs.
+    "|": r"\textbar{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
 }
 
 
@@ -595,15 +599,17 @@ def render_latex(tables: Sequence[ResultTable], *, digits: int = 3) -> str:
 
 
 def render(
-    tables: Sequence[ResultTable], fmt: str, *, digits: int = 3, stats: Sequence[TableStatistics | str] = ()
+    tables: Sequence[ResultTable], fmt: str, *, digits: int | None = None, stats: Sequence[TableStatistics | str] = ()
 ) -> str:
-    """The tables in ``fmt`` (text, markdown, csv or latex); text and Markdown include ``stats``."""
+    """The tables in ``fmt`` (text, markdown, csv or latex); text and Markdown include ``stats``.
+    ``digits`` None: 3 decimals, 6 in CSV (read by programs)."""
+    shown = 3 if digits is None else digits
     if fmt == "text":
-        return render_text(tables, digits=digits, stats=stats)
+        return render_text(tables, digits=shown, stats=stats)
     if fmt == "markdown":
-        return render_markdown(tables, digits=digits, stats=stats)
+        return render_markdown(tables, digits=shown, stats=stats)
     if fmt == "csv":
-        return render_csv(tables)
+        return render_csv(tables, digits=6 if digits is None else digits)
     if fmt == "latex":
-        return render_latex(tables, digits=digits)
+        return render_latex(tables, digits=shown)
     raise ExperimentError(f"unknown report format {fmt!r}; choose from {', '.join(FORMATS)}")

@@ -239,8 +239,12 @@ def read_stores(paths: Sequence[str | os.PathLike[str]]) -> pl.DataFrame:
     may come from one store only (a learner label present in two is refused: it would be counted
     twice or mix two runs)."""
     frames: list[tuple[Path, pl.DataFrame]] = []
+    seen: set[Path] = set()
     for path in paths:
         store = ResultStore(path)
+        if store.path.resolve() in seen:
+            raise ExperimentError(f"{store.path}: the store is given twice")
+        seen.add(store.path.resolve())
         if not store.exists():
             raise ExperimentError(f"{store.path}: no such store (write one with `lrank experiment run`)")
         frame = store.read()
