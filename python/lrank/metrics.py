@@ -87,7 +87,10 @@ def _mean(values: NDArray[np.float64], sample_weight: ArrayLike | None) -> float
 def kendall_tau(
     y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
 ) -> float:
-    """Mean Kendall rank correlation, in [-1, 1] (1: the same order)."""
+    """Mean Kendall rank correlation, in [-1, 1] (1: the same order). With ties it is Kendall's
+    tau-a, (concordant - discordant pairs) / all pairs, a pair tied in either ranking counting 0
+    (not scipy's tau-b, which divides by the untied pairs); :func:`tau_x` is the measure of
+    rankings with ties."""
     return _mean(_rows(y_true, y_pred, labels)["kendall_tau"], sample_weight)
 
 
