@@ -125,7 +125,7 @@ def test_resuming_fold_k_alone_reproduces_its_deleted_labels(tmp_path):
     ("change", "message"),
     [
         ({"folds": 4}, "made with folds = 3, this run asks for folds = 4"),
-        ({"repeats": 3}, "made with repeats = 2, this run asks for repeats = 3"),
+        ({"repeats": 1}, "made with repeats = 2, this run asks for repeats = 1"),
         ({"seed": 2}, "made with seed = 1, this run asks for seed = 2"),
     ],
 )
@@ -134,6 +134,18 @@ def test_a_store_made_with_another_protocol_is_refused(tmp_path, change, message
     run(config("LRRF -I 5", store=store_path))
     with pytest.raises(ExperimentError, match=message):
         run(config("LRRF -I 5", store=store_path, **change))
+
+
+def test_a_store_extends_to_more_repeats_with_the_numbers_of_a_run_of_them_all(tmp_path):
+    store_path = tmp_path / "s.parquet"
+    learners = ("LRRF -I 5", "IBLR -K 5")
+    run(config(*learners, store=store_path, missing=(0.0, 0.3), repeats=1))
+    summary, extended = run(config(*learners, store=store_path, missing=(0.0, 0.3), repeats=3))
+    assert summary.computed == 2 * 2 * 2 * 3 and summary.already_stored == 2 * 2 * 3
+    assert extended["repeats"].unique().to_list() == [3]
+    _, whole = run(config(*learners, store=tmp_path / "whole.parquet", missing=(0.0, 0.3), repeats=3))
+    measures = [*KEY, *MEASURE_COLUMNS, "n_train", "repeats"]
+    assert extended.select(measures).sort(list(KEY)).equals(whole.select(measures).sort(list(KEY)))
 
 
 def test_a_changed_data_file_or_a_redefined_label_is_refused(tmp_path):

@@ -212,6 +212,12 @@ def run_command(
                 f"{config.n_cells - len(plan.pending)} stored, {len(plan.pending)} to run -> {store.path}",
                 err=True,
             )
+            if plan.extended_from is not None:
+                click.echo(
+                    f"note: extending the store from {plan.extended_from} to {config.repeats} repeats "
+                    f"(the stored repeats are those this run would compute: repeat r's folds depend on the seed and r alone)",
+                    err=True,
+                )
             if plan.other_versions:
                 click.echo(
                     f"note: the store holds cells computed by lrank {', '.join(plan.other_versions)}; "

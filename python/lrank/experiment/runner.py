@@ -201,6 +201,8 @@ class ExperimentPlan:
     datasets: tuple[DatasetInfo, ...]
     stored: pl.DataFrame
     pending: tuple[CellTask, ...]
+    # The store's repeats before this run asked for more (None: unchanged).
+    extended_from: int | None = None
 
     @property
     def n_cells(self) -> int:
@@ -245,6 +247,8 @@ def _check_compatible(stored: pl.DataFrame, config: ExperimentConfig, datasets: 
         return
     for column, wanted in (("folds", config.folds), ("repeats", config.repeats), ("seed", config.seed)):
         values = sorted(stored.get_column(column).unique().to_list())
+        if column == "repeats" and len(values) == 1 and values[0] < wanted:
+            continue  # more repeats: see extended_repeats
         if values != [wanted]:
             have = ", ".join(str(v) for v in values)
             raise ExperimentError(
@@ -275,6 +279,13 @@ def plan_experiment(config: ExperimentConfig, store: ResultStore) -> ExperimentP
     datasets = describe_datasets(config)
     stored = store.read()
     _check_compatible(stored, config, datasets, str(store.path))
+    # A store of R repeats extends to more: repeat r's folds and deletions depend on the seed
+    # and r alone, not on how many repeats there are, so the stored cells stay what this run
+    # would compute; they are relabelled with the new count.
+    extended_from = None
+    if not stored.is_empty() and int(stored.get_column("repeats")[0]) < config.repeats:
+        extended_from = int(stored.get_column("repeats")[0])
+        stored = stored.with_columns(pl.lit(config.repeats, pl.Int64()).alias("repeats"))
     done = set(stored.select(list(KEY)).iter_rows())
     # With several worker processes, one thread per learner unless told otherwise: the
     # processes already keep the cores busy.
@@ -299,7 +310,9 @@ def plan_experiment(config: ExperimentConfig, store: ResultStore) -> ExperimentP
                         )
                         if task.key not in done:
                             pending.append(task)
-    return ExperimentPlan(config=config, datasets=tuple(datasets), stored=stored, pending=tuple(pending))
+    return ExperimentPlan(
+        config=config, datasets=tuple(datasets), stored=stored, pending=tuple(pending), extended_from=extended_from
+    )
 
 
 # -- running -----------------------------------------------------------------------------------------
