@@ -215,7 +215,8 @@ def run_command(
             if plan.extended_from is not None:
                 click.echo(
                     f"note: extending the store from {plan.extended_from} to {config.repeats} repeats "
-                    f"(the stored repeats are those this run would compute: repeat r's folds depend on the seed and r alone)",
+                    "(the stored repeats are those this run would compute: repeat r's folds depend on "
+                    "the seed and r alone)",
                     err=True,
                 )
             if plan.other_versions:
