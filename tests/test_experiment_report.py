@@ -12,7 +12,8 @@ import numpy as np
 import polars as pl
 import pytest
 from lrank.errors import ExperimentError
-from lrank.experiment.report import build_tables, render, table_statistics
+from lrank.experiment.render import render
+from lrank.experiment.report import build_tables, table_statistics
 from lrank.experiment.store import COLUMNS, MEASURE_COLUMNS
 from lrank.stats import friedman_test
 
@@ -224,7 +225,7 @@ def test_unknown_format_is_refused():
 
 
 def test_two_learners_the_verdict_is_iman_davenports_and_says_so():
-    from lrank.experiment.report import statistics_lines
+    from lrank.experiment.render import statistics_lines
 
     # X beats Y on 4 data sets: Friedman's chi-square p 0.0455, the exact p (sign test) 0.125.
     folds = {(d, lab): [v] for d in "abcd" for lab, v in (("X", 0.9), ("Y", 0.5))}
@@ -248,3 +249,20 @@ def test_stores_without_the_normalised_footrule_read_and_say_so(tmp_path):
     build_tables(frame, measure="footrule")
     with pytest.raises(ExperimentError, match="cells computed before lrank recorded normalized_footrule"):
         build_tables(frame, measure="normalized_footrule")
+
+
+def test_std_is_the_deviation_over_each_cells_folds_in_every_format():
+    frame = store_frame()
+    (t,) = build_tables(frame)
+    for (dataset, learner), values in FOLDS.items():
+        d, j = t.datasets.index(dataset), t.learners.index(learner)
+        expected = np.std(values, ddof=1) if len(values) > 1 else np.nan
+        np.testing.assert_allclose(t.stds[d, j], expected, equal_nan=True)
+    sd_a_z = f"{np.std([0.7, 0.9], ddof=1):.3f}"
+    assert f"0.800±{sd_a_z} (2.5)" in render([t], "text", std=True)
+    assert f"0.800±{sd_a_z}" not in render([t], "text")
+    assert f"**0.900±{np.std([0.85, 0.95], ddof=1):.3f}** (1)" in render([t], "markdown", std=True)
+    assert rf"0.800$\pm${sd_a_z} (2.5)" in render([t], "latex", std=True)
+    rows = list(csv.DictReader(io.StringIO(render([t], "csv", std=True))))
+    assert float(rows[0]["Z sd"]) == pytest.approx(np.std([0.7, 0.9], ddof=1), abs=1e-6)
+    assert rows[3]["X sd"] == ""  # d: X has one fold

@@ -26,7 +26,8 @@ from lrank.experiment.config import (
     parse_learner,
     parse_missing,
 )
-from lrank.experiment.report import FORMATS, build_tables, render, table_statistics
+from lrank.experiment.render import FORMATS, render
+from lrank.experiment.report import build_tables, table_statistics
 from lrank.experiment.runner import plan_experiment, run_experiment
 from lrank.experiment.store import MEASURE_COLUMNS, ResultStore, read_stores
 
@@ -360,6 +361,7 @@ def _print_report(
     help="Wilcoxon signed-rank test of learners A and B (repeatable; automatic for two learners).",
 )
 @click.option("--digits", type=click.IntRange(0, 12), default=None, help="Decimals of the means. [default: 3; csv: 6]")
+@click.option("--std", is_flag=True, help="Each mean with the standard deviation over its folds (0.912±0.031).")
 @click.option("--no-stats", is_flag=True, help="Tables only, without the statistics.")
 def report_command(
     store_paths: tuple[str, ...],
@@ -373,6 +375,7 @@ def report_command(
     control: str | None,
     pairs: tuple[tuple[str, str], ...],
     digits: int | None,
+    std: bool,
     no_stats: bool,
 ) -> None:
     """Tables and statistics from a result store, as in Zhou & Qiu (2018), Tables 3 to 6.
@@ -397,7 +400,7 @@ def report_command(
             source=", ".join(store_paths),
         )
         stats = [] if no_stats else [table_statistics(t, alpha=alpha, control=control, pairs=pairs) for t in tables]
-        text = render(tables, fmt, digits=digits, stats=stats)  # None: each format's default
+        text = render(tables, fmt, digits=digits, stats=stats, std=std)  # digits None: each format's default
         if output:
             with open(output, "w", encoding="utf-8") as fh:
                 fh.write(text)

@@ -5,6 +5,7 @@ protocol, run once into a resumable Parquet store, then tables, statistics and p
 * :mod:`lrank.experiment.store` - the kill-safe Parquet result store;
 * :mod:`lrank.experiment.runner` - planning (what is stored, what is left) and running cells;
 * :mod:`lrank.experiment.report` - per-p tables with ranks, average ranks, wins, statistics;
+* :mod:`lrank.experiment.render` - those tables as text, Markdown, CSV or LaTeX;
 * :mod:`lrank.experiment.plots` - critical-difference diagram, tau against p or a parameter.
 """
 
