@@ -82,6 +82,10 @@ def _install_fake_entry_points(monkeypatch, *points: tuple[str, str]) -> list[in
     module.IMPOSTOR = LearnerSpec("LRRF", _Majority, "impostor")
     module.impostor_lowercase = LearnerSpec("lrrf", _Majority, "impostor")
     module.nameless = LearnerSpec("", _Majority, "no name")
+    module.string_option = LearnerSpec("STR", _Majority, "an option that is a string", options=("-k",))
+    module.no_factory = LearnerSpec("NOFAC", None, "no factory")
+    module.unknown_param = LearnerSpec("UNK", _Majority, "x", options=(LearnerOption("-z", "zzz", "unknown"),))
+    module.spaced = LearnerSpec("MY SPACE", _Majority, "a name with a space")
 
     def failing_factory():
         raise RuntimeError("plug-in bug")
@@ -146,6 +150,10 @@ def test_entry_points_are_read_once(monkeypatch):
         ("fake_lrank_plugin:nameless", "has no learner name"),
         ("fake_lrank_plugin:IMPOSTOR", "its learner 'LRRF' clashes with a built-in learner of that name"),
         ("fake_lrank_plugin:impostor_lowercase", "its learner 'lrrf' clashes with a built-in learner of that name"),
+        ("fake_lrank_plugin:string_option", "its options must be lrank.registry.LearnerOption values, not a str"),
+        ("fake_lrank_plugin:no_factory", "its factory is a NoneType, not a callable"),
+        ("fake_lrank_plugin:unknown_param", "its option -z sets 'zzz', which _Majority does not take"),
+        ("fake_lrank_plugin:spaced", "its learner name 'MY SPACE' holds a space"),
     ],
 )
 def test_a_broken_plugin_is_skipped_with_a_warning_naming_it(monkeypatch, value, problem):

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError
 from lrank.metadata_routing import MetadataRequests
-from lrank.rankings import as_rank_matrix
+from lrank.rankings import as_predictions
 
 # Also, made on first use: SCORERS (name -> scorer) and one
 # ``<measure>_scorer`` per measure, e.g. ``kendall_tau_scorer``.
@@ -64,11 +64,7 @@ def _matrices(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> tuple[N
             "estimator's labels_)"
         )
     truth = rank_targets(y_true, labels, by_name=True)[0]
-    pred = (
-        rank_targets(y_pred, labels, by_name=True)[0]
-        if pred_names is not None
-        else as_rank_matrix(y_pred, name="y_pred")
-    )
+    pred = as_predictions(rank_targets(y_pred, labels, by_name=True)[0] if pred_names is not None else y_pred)
     return truth, pred
 
 

@@ -70,6 +70,23 @@ def _data_set(data: Any, method: str) -> Any:
     return data
 
 
+def unsaveable(estimator: Any, learner: str) -> str | None:
+    """Why ``estimator`` (built, not yet fitted) cannot go into a model file, or None when it can:
+    model files hold lrank's core models, which a plug-in's estimator, or an ensemble of one
+    bagged in Python, is not."""
+    core_params = getattr(estimator, "_core_params", None)
+    try:
+        core = callable(core_params) and core_params(0) is not None
+    except Exception:  # a plug-in subclass without core parameters
+        core = False
+    if core:
+        return None
+    return (
+        f"{learner}: a model file holds lrank's own models, and this learner's is not one "
+        "(a plug-in, or an ensemble of one); pickle the fitted estimator from Python instead"
+    )
+
+
 def save_model(
     path: str | os.PathLike[str],
     estimator: Any,
@@ -80,6 +97,8 @@ def save_model(
     attributes: list[Attribute],
     relation: str = "",
 ) -> None:
+    if not isinstance(getattr(estimator, "model_", None), _core.Model):
+        raise LrankError(unsaveable(estimator, learner) or f"{learner}: the estimator holds no lrank model to save")
     fmt = "json" if Path(path).suffix.lower() == ".json" else "binary"
     meta = {
         "lrank_version": __version__,
@@ -260,8 +279,16 @@ def _check_same_params(estimator: Any, model: Any, learner: str) -> None:
         described = estimator._core_params(int(seed))
     except (LrankError, TypeError, ValueError) as exc:
         raise _BadMetadataError(f"the parameters of {learner} are invalid ({exc})") from None
-    if json.loads(json.dumps(described)) != fitted:
-        raise _BadMetadataError(f"the parameters of {learner} are not those the model was fitted with")
+    if json.loads(json.dumps(described)) == fitted:
+        return
+    # Files before format 11 said "bpa" for the BPA with the DANI of each call, which is now
+    # "bpa-local": the estimator takes that name where the model holds that method.
+    local = {k: "bpa-local" for k, v in estimator.get_params(deep=True).items() if v == "bpa"}
+    if local and '"Bpa"' in model.params_json():
+        estimator.set_params(**local)
+        if json.loads(json.dumps(estimator._core_params(int(seed)))) == fitted:
+            return
+    raise _BadMetadataError(f"the parameters of {learner} are not those the model was fitted with")
 
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:

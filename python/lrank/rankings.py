@@ -49,6 +49,33 @@ def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
     return out
 
 
+def as_predictions(y: ArrayLike, *, name: str = "y_pred") -> NDArray[np.int32]:
+    """Predicted rankings as a rank matrix: valid (:func:`as_rank_matrix`) and ranking every label
+    (ties allowed). A prediction with a label left out (0 or NaN) is refused, where truth may
+    lack labels: scored on the labels it holds, a prediction missing some would score as if it
+    had them right (0-based positions, a common slip, read 0 as missing and scored tau near 1)."""
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.dtype.kind == "f" and np.isnan(arr).any():
+        i, j = (int(v) for v in np.argwhere(np.isnan(arr))[0])
+        raise InvalidInputError(
+            f"row {i} of {name} leaves label {j} unranked (NaN): a prediction must rank every label"
+        )
+    try:
+        out = as_rank_matrix(arr, name=name)
+    except InvalidInputError as exc:
+        raise InvalidInputError(str(exc).replace("of the rank matrix", f"of {name}", 1)) from None
+    missing = out == 0
+    if missing.any():
+        i, j = (int(v) for v in np.argwhere(missing)[0])
+        zero_based = bool((out.min(axis=1) == 0).all() and (out.max(axis=1) <= out.shape[1] - 1).all())
+        hint = "; its positions look 0-based: add 1" if zero_based else ""
+        raise InvalidInputError(
+            f"row {i} of {name} leaves label {j} unranked (position 0): a prediction must rank every label, "
+            f"with positions from 1{hint}"
+        )
+    return out
+
+
 def tied_rows(y: ArrayLike) -> NDArray[np.bool_]:
     """Per row of a valid rank matrix: whether it ties labels (fewer buckets than labels present)."""
     arr = np.asarray(y)

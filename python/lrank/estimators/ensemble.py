@@ -23,6 +23,11 @@ from lrank.learner_spec import (
     parse_share_percent,
 )
 
+# Seeds handed to members bagged in Python: below 2**31, which every seed-taking library accepts
+# (numpy's RandomState and scikit-learn's random_state stop at 2**32 - 1), as scikit-learn's
+# bagging draws them.
+_MEMBER_SEEDS = np.iinfo(np.int32).max
+
 
 class BaggingLabelRanker(CoreLearnerRanker):
     """Bagging: ``n_estimators`` copies of ``estimator``, each fitted on a bootstrap sample
@@ -120,6 +125,16 @@ class BaggingLabelRanker(CoreLearnerRanker):
             "max_samples": _convert.finite("max_samples", self.max_samples),
         }
 
+    def _tie_refusal(self) -> str | None:
+        if self._core_params(0) is not None:
+            return super()._tie_refusal()
+        # Bagged in Python: the base's refusal (when it says), or the consensus's.
+        refusal = getattr(self._base(), "_tie_refusal", None)
+        why = refusal() if callable(refusal) else None
+        if why is None and self.aggregation == "mallows":
+            why = "the Mallows consensus combines rankings without ties"
+        return why
+
     def _core_params(self, seed: int = 0) -> dict[str, Any] | None:  # type: ignore[override]
         """The core's parameters, or None when the base learner is not one of the core's."""
         # The base's parameters first, so that an error names them as the base calls them.
@@ -184,13 +199,15 @@ class BaggingLabelRanker(CoreLearnerRanker):
             rows = np.flatnonzero(counts > 0)
             member = _clone(base)
             if "random_state" in member.get_params(deep=False):
-                member.set_params(random_state=int(rng.integers(2**63)))
+                member.set_params(random_state=int(rng.integers(_MEMBER_SEEDS)))
             # Seeds of nested learners too (a Pipeline's steps), as scikit-learn's bagging sets them.
             nested = sorted(k for k in member.get_params(deep=True) if k.endswith("__random_state"))
             if nested:
-                member.set_params(**{k: int(rng.integers(2**63)) for k in nested})
+                member.set_params(**{k: int(rng.integers(_MEMBER_SEEDS)) for k in nested})
             if weighted:
-                member.fit(x[rows], y[rows], sample_weight=counts[rows])
+                # Every row, the undrawn ones weighing 0, as scikit-learn's bagging passes them: the
+                # member's average row weight stays the data's (its node sizes count such rows).
+                member.fit(x, y, sample_weight=counts)
             else:
                 drawn = np.repeat(rows, counts[rows].astype(np.int64))
                 member.fit(x[drawn], y[drawn])

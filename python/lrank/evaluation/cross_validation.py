@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -165,6 +166,7 @@ def evaluate_folds(
     on_fold: Callable[[FoldResult], None] | None = None,
     name: str = "cross-validation",
     on_predicted: Callable[[FoldPlan, NDArray[np.int32]], None] | None = None,
+    learner: str = "the learner",
 ) -> tuple[Evaluation, list[FoldResult]]:
     """Fit a fresh estimator on each plan's training rows (with its rankings after label
     deletion) and measure it on the plan's test rows against their complete rankings; the
@@ -177,7 +179,7 @@ def evaluate_folds(
         w = None if sample_weight is None else sample_weight[plan.train]
         start = time.perf_counter()
         try:
-            est.fit(x[plan.train], plan.y_train, sample_weight=w)  # type: ignore[attr-defined]
+            fit_weighted(est, x[plan.train], plan.y_train, w, learner)
         except InvalidInputError as exc:
             whole = _in_whole_rows(exc, plan.train)
             if whole is None:
@@ -187,7 +189,7 @@ def evaluate_folds(
         start = time.perf_counter()
         predicted = est.predict(x[plan.test])  # type: ignore[attr-defined]
         predict_seconds = time.perf_counter() - start
-        means = evaluation.add(y[plan.test], predicted)
+        means = add_predictions(evaluation, y[plan.test], predicted, learner)
         if on_predicted is not None:
             on_predicted(plan, predicted)
         result = FoldResult(
@@ -203,6 +205,52 @@ def evaluate_folds(
         if on_fold is not None:
             on_fold(result)
     return evaluation, results
+
+
+def fit_weighted(est: Any, x: Any, y: Any, sample_weight: Any, learner: str) -> None:
+    """``est.fit(x, y)``, with ``sample_weight`` when there are weights: a learner whose fit takes
+    none (a plug-in's, say) is fitted without them when every row weighs 1, and refused in its
+    name otherwise."""
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if w is not None and not _takes_sample_weight(est):
+        if np.all(w == 1.0):
+            w = None
+        else:
+            raise InvalidInputError(f"{learner} cannot use the data's instance weights: its fit takes no sample_weight")
+    if w is None:
+        est.fit(x, y)
+    else:
+        est.fit(x, y, sample_weight=w)
+
+
+def _takes_sample_weight(est: Any) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(est.fit).parameters
+    except (TypeError, ValueError):
+        return True
+    return "sample_weight" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
+def add_predictions(
+    evaluation: Evaluation, y_true: NDArray[np.int32], predicted: Any, learner: str
+) -> dict[str, float]:
+    """``evaluation.add``, a learner's predictions that are no complete rankings (a plug-in's
+    0-based positions, say) refused in its name rather than scored."""
+    shape = np.shape(predicted)
+    if shape != y_true.shape:
+        raise InvalidInputError(
+            f"{learner} predicted an array of shape {shape} for {y_true.shape[0]} rows of {y_true.shape[1]} labels"
+        )
+    try:
+        return evaluation.add(y_true, predicted)
+    except InvalidInputError as exc:
+        if "Y_pred" not in str(exc):
+            raise
+        raise InvalidInputError(
+            f"{learner} predicted no complete ranking: {str(exc).replace('Y_pred', 'its predictions')}"
+        ) from None
 
 
 def _in_whole_rows(exc: InvalidInputError, train: NDArray[np.int64]) -> InvalidInputError | None:

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank import _core
-from lrank.rankings import as_rank_matrix, has_ties
+from lrank.rankings import as_predictions, as_rank_matrix, has_ties
 
 # name -> (display name, higher is better)
 MEASURES: dict[str, tuple[str, bool]] = {
@@ -50,7 +50,7 @@ def measure_predictions(
     Rows are compared on the labels the true ranking contains; a row with fewer than two such
     labels does not count for the correlation measures. The means include ``tau_x``.
     """
-    t, p = as_rank_matrix(y_true, name="Y_true"), as_rank_matrix(y_pred, name="Y_pred")
+    t, p = as_rank_matrix(y_true, name="Y_true"), as_predictions(y_pred, name="Y_pred")
     rows = _core.row_measures(t, p)
     means = {
         "kendall_tau": _nanmean(rows["kendall_tau"]),
@@ -72,7 +72,7 @@ def tau_x(y_true: ArrayLike, y_pred: ArrayLike, *, per_row: bool = False) -> Any
     allowed): for ordered label pairs (u, v), a_uv = 1 if u is before or tied with v, else -1;
     tau_x = sum a_uv b_uv / (k (k - 1)) over the k labels both rankings hold. The mean over rows
     (rows with fewer than two common labels left out), or each row's value with ``per_row``."""
-    t, p = as_rank_matrix(y_true, name="Y_true"), as_rank_matrix(y_pred, name="Y_pred")
+    t, p = as_rank_matrix(y_true, name="Y_true"), as_predictions(y_pred, name="Y_pred")
     rows = _core.row_measures(t, p)["tau_x"]
     return rows if per_row else _nanmean(rows)
 

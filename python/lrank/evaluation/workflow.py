@@ -25,20 +25,22 @@ from lrank import _core
 from lrank.data import LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features, aligned_rankings
 from lrank.datasets import resolve
-from lrank.errors import InvalidInputError, InvalidParameterError
+from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
 from lrank.estimators import _oob
 from lrank.evaluation.cross_validation import (
     DELETION_SEED_TAG,
     FoldPlan,
     FoldResult,
+    add_predictions,
     evaluate_folds,
+    fit_weighted,
     fold_plans,
     percentage_split,
 )
 from lrank.evaluation.measures import Evaluation
-from lrank.model_file import LoadedModel, load_model, save_model
+from lrank.model_file import LoadedModel, load_model, save_model, unsaveable
 from lrank.rankings import delete_labels, tie_complaint
-from lrank.registry import LearnerSpec, get_learner
+from lrank.registry import LearnerSpec, get_learner, is_builtin
 
 __all__ = [
     "RowPredictions",
@@ -214,6 +216,10 @@ def train_and_evaluate(
     complaint = tie_complaint_of(spec.name, make(), data)
     if complaint is not None:
         raise InvalidInputError(complaint)
+    if model_out:
+        refusal = unsaveable(make(), spec.name)
+        if refusal is not None:  # said before the fit, not after it
+            raise LrankError(refusal)
 
     result = TrainingResult(spec=spec, options=options, data=data, estimator=None, build_seconds=None)
     # A file's name goes in front of the learners' complaints about its data; callers that hand
@@ -229,7 +235,7 @@ def train_and_evaluate(
             else:
                 evaluation = Evaluation("training data", data.labels)
                 predicted = estimator.predict(data.x)
-                evaluation.add(data.y, predicted)
+                add_predictions(evaluation, data.y, predicted, spec.name)
                 result.evaluations.append(evaluation)
                 if keep_predictions:
                     rows = np.arange(data.n_rows, dtype=np.int64)
@@ -255,6 +261,7 @@ def train_and_evaluate(
                     on_fold=on_fold,
                     name=name,
                     on_predicted=keep if keep_predictions else None,
+                    learner=spec.name,
                 )
             result.evaluations.append(evaluation)
             if keep_predictions:
@@ -365,6 +372,13 @@ def _naming(source: str | None, spec: LearnerSpec, where: Callable[[int], str] |
         if source is None or str(exc).startswith(source):
             raise
         raise InvalidInputError(f"{source}: {exc}") from None
+    except LrankError:
+        raise
+    except Exception as exc:
+        if is_builtin(spec):
+            raise  # lrank's own bug: the traceback is what to report
+        # A plug-in's own error is its author's to read: one line naming it, not a traceback.
+        raise LrankError(f"{spec.name} (a learner plug-in) failed: {type(exc).__name__}: {exc}") from exc
 
 
 # The core's complaint about one training ranking: "row 12 of the rank matrix is not a ranking".
@@ -378,7 +392,7 @@ def _fit_final_model(
     y_fit = delete_labels(data.y, missing, np.random.default_rng([seed, DELETION_SEED_TAG])) if missing > 0 else data.y
     estimator = make()
     start = time.perf_counter()
-    estimator.fit(data.x, y_fit, sample_weight=data.weights)
+    fit_weighted(estimator, data.x, y_fit, data.weights, result.spec.name)
     result.build_seconds = time.perf_counter() - start
     result.estimator = estimator
     if model_out:
@@ -413,7 +427,7 @@ def _evaluate_on_test(
     result.test_seconds = time.perf_counter() - start
     result.test_rows = test_data.n_rows
     evaluation = Evaluation("test data", data.labels)
-    evaluation.add(y_test, predicted)
+    add_predictions(evaluation, np.asarray(y_test, dtype=np.int32), predicted, result.spec.name)
     result.evaluations.append(evaluation)
     if keep:
         rows = np.arange(test_data.n_rows, dtype=np.int64)

@@ -4,12 +4,17 @@ Third-party learners plug in through the entry-point group ``lrank.learners``: e
 names a :class:`LearnerSpec` (or a callable returning one), for example in ``pyproject.toml``::
 
     [project.entry-points."lrank.learners"]
-    MYLR = "my_package.lrank_plugin:SPEC"
+    mylr = "my_package.lrank_plugin:SPEC"
+
+The learner is called by its spec's ``name``, not by the entry point's. The estimator's contract
+(complete 1-based predictions, ``sample_weight``, seeds) is in the guide's "Writing a learner
+plug-in" page.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import threading
 import warnings
 
@@ -89,6 +94,30 @@ def _forget_plugins() -> None:
         _plugins = None
 
 
+def _spec_problem(spec: LearnerSpec) -> str | None:
+    """What makes a plug-in's spec unusable (checked when it is loaded, so that one broken spec
+    cannot break `lrank learners` for every learner), or None."""
+    if any(c.isspace() for c in spec.name):
+        return f"its learner name {spec.name!r} holds a space, which -W NAME OPTIONS cannot name"
+    if not callable(spec.factory):
+        return f"its factory is a {type(spec.factory).__name__}, not a callable that builds the estimator"
+    for opt in spec.options:
+        if not isinstance(opt, LearnerOption):
+            return f"its options must be lrank.registry.LearnerOption values, not a {type(opt).__name__} ({opt!r})"
+        if not (isinstance(opt.flag, str) and opt.flag.startswith("-") and isinstance(opt.param, str)):
+            return f"its option {opt.flag!r} needs a flag starting with '-' and a parameter name"
+    try:
+        takes = inspect.signature(spec.factory).parameters
+    except (TypeError, ValueError):  # no signature to read: building tells
+        return None
+    if not any(p.kind == p.VAR_KEYWORD for p in takes.values()):
+        for opt in spec.options:
+            if "__" not in opt.param and opt.param not in takes:
+                factory = getattr(spec.factory, "__name__", "its factory")
+                return f"its option {opt.flag} sets {opt.param!r}, which {factory} does not take"
+    return None
+
+
 def _load_plugins(specs: list[LearnerSpec]) -> None:
     # A broken plug-in must break neither lrank nor the other learners: it is skipped, with a
     # warning naming its entry point. Names are compared as get_learner finds them, ignoring case.
@@ -112,6 +141,10 @@ def _load_plugins(specs: list[LearnerSpec]) -> None:
         if not isinstance(spec.name, str) or not spec.name:
             _skip(f"{where} has no learner name")
             continue
+        problem = _spec_problem(spec)
+        if problem is not None:
+            _skip(f"{where}: {problem}")
+            continue
         owner = owners.get(spec.name.lower())
         if owner is not None:
             _skip(f"{where}: its learner {spec.name!r} clashes with {owner} of that name")
@@ -122,6 +155,11 @@ def _load_plugins(specs: list[LearnerSpec]) -> None:
 
 def _skip(message: str, what: str = "it") -> None:
     warnings.warn(f"{message}; skipping {what}", LearnerPluginWarning, stacklevel=2)
+
+
+def is_builtin(spec: LearnerSpec) -> bool:
+    """Whether ``spec`` is one of lrank's own learners (not a plug-in's)."""
+    return any(spec is own for own in _BUILTIN_SPECS)
 
 
 def available_learners() -> dict[str, LearnerSpec]:
@@ -161,4 +199,5 @@ __all__ = [
     "LearnerSpec",
     "available_learners",
     "get_learner",
+    "is_builtin",
 ]

@@ -1,0 +1,124 @@
+"""What lrank does with a learner plug-in that breaks the estimator contract (found by an audit
+acting as a plug-in author): predictions that are no complete rankings are refused in the
+learner's name instead of scored (0-based positions had scored tau 1), a fit without
+sample_weight runs on unweighted data, a plug-in's own exception is one line, Bagging over a
+plug-in works from the command line with seeds every library takes, and a plug-in's model is
+refused before the fit when a model file is asked for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lrank.registry
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from lrank import BaggingLabelRanker, InvalidInputError
+from lrank.cli import main
+from lrank.metrics import kendall_tau, tau_x
+from lrank.registry import LearnerOption, LearnerSpec
+
+IRIS = "datasets/iris.xarff"
+
+
+class MeanRanker:
+    """A small plug-in: every row gets the training rankings' mean positions, ranked; ``mode``
+    breaks the contract on purpose."""
+
+    def __init__(self, mode: str = "ok", random_state: int | None = None) -> None:
+        self.mode = mode
+        self.random_state = random_state
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {"mode": self.mode, "random_state": self.random_state}
+
+    def set_params(self, **params):
+        self.__dict__.update(params)
+        return self
+
+    def fit(self, X, y, sample_weight=None):
+        if self.mode == "raise":
+            raise RuntimeError("boom")
+        # numpy's legacy seeding, which stops at 2**32 - 1, as many plug-ins seed
+        np.random.RandomState(self.random_state)
+        y = np.asarray(y, dtype=float)
+        self.order_ = np.argsort(np.argsort(np.nanmean(np.where(y > 0, y, np.nan), axis=0))) + 1
+        return self
+
+    def predict(self, X):
+        ranks = np.tile(self.order_, (len(X), 1))
+        return ranks - 1 if self.mode == "zero-based" else ranks
+
+
+class Unweighted(MeanRanker):
+    def fit(self, X, y):  # takes no sample_weight
+        return super().fit(X, y)
+
+
+SPECS = [
+    LearnerSpec("MEAN", MeanRanker, "mean positions", options=(LearnerOption("-mode", "mode", "how", str, "M"),)),
+    LearnerSpec("UNWEIGHTED", Unweighted, "mean positions, no weights"),
+]
+
+
+@pytest.fixture(autouse=True)
+def plugins(monkeypatch):
+    monkeypatch.setattr(lrank.registry, "_entry_point_specs", lambda: list(SPECS))
+
+
+def train(*args: str):
+    return CliRunner().invoke(main, ["train", "-t", IRIS, "-x", "3", *args])
+
+
+def test_a_plugin_works_and_zero_based_predictions_are_refused_in_its_name():
+    assert train("-W", "MEAN").exit_code == 0
+    result = train("-W", "MEAN", "--", "-mode", "zero-based")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "MEAN predicted no complete ranking" in result.output
+    assert "its positions look 0-based: add 1" in result.output
+
+
+def test_metrics_refuse_predictions_that_leave_labels_out():
+    with pytest.raises(InvalidInputError, match="row 0 of y_pred leaves label 2 unranked"):
+        tau_x([[1, 2, 3, 4]], [[1, 2, 0, 3]])
+    with pytest.raises(InvalidInputError, match="0-based: add 1"):
+        kendall_tau([[1, 2, 3]], [[0, 1, 2]])
+    with pytest.raises(InvalidInputError, match=r"leaves label 1 unranked \(NaN\)"):
+        kendall_tau([[1, 2, 3]], [[1.0, np.nan, 2.0]])
+    # the truth may still lack labels: scored on those it holds
+    assert kendall_tau([[1, 0, 2], [1, 2, 3]], [[1, 3, 2], [1, 2, 3]]) == 1.0
+
+
+def test_a_fit_without_sample_weight_runs_on_unweighted_data_only(tmp_path):
+    assert train("-W", "UNWEIGHTED").exit_code == 0
+    weighted = tmp_path / "w.xarff"
+    text = Path(IRIS).read_text().splitlines()
+    data_at = text.index(next(line for line in text if line.strip().lower() == "@data")) + 1
+    rows = [f"{line}, {{2}}" if line.strip() and not line.startswith("%") else line for line in text[data_at:]]
+    weighted.write_text("\n".join(text[:data_at] + rows) + "\n")
+    result = CliRunner().invoke(main, ["train", "-t", str(weighted), "-x", "3", "-W", "UNWEIGHTED"])
+    assert result.exit_code == 1, result.output
+    assert "UNWEIGHTED cannot use the data's instance weights: its fit takes no sample_weight" in result.output
+
+
+def test_a_plugins_own_exception_is_one_line_naming_it():
+    result = train("-W", "MEAN", "--", "-mode", "raise")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "MEAN (a learner plug-in) failed: RuntimeError: boom" in result.output
+
+
+def test_bagging_a_plugin_from_the_command_line_and_in_python():
+    result = train("-W", "Bagging", "--", "-W", "MEAN", "-I", "3")
+    assert result.exit_code == 0, result.output
+    x = np.random.default_rng(0).random((40, 3))
+    y = np.tile([1, 2, 3], (40, 1))
+    bag = BaggingLabelRanker(MeanRanker(), n_estimators=6, random_state=0).fit(x, y)
+    assert all(0 <= m.random_state < 2**31 for m in bag.estimators_)
+
+
+def test_a_plugins_model_file_is_refused_before_the_fit(tmp_path):
+    model = tmp_path / "m.lrm"
+    result = CliRunner().invoke(main, ["train", "-t", IRIS, "--no-cv", "-W", "MEAN", "-d", str(model)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "MEAN: a model file holds lrank's own models" in result.output
+    assert not model.exists()
