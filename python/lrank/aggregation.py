@@ -105,7 +105,7 @@ def plackett_luce(
 
 # The threshold beta of each consensus with ties: BPA's published default; for Borda (a gap
 # between summed preferences) and Copeland (a distance of C_ij from 1/2) lrank's choices.
-DEFAULT_BETA = {"bpa": 0.25, "borda": 0.5, "copeland": 0.1}
+DEFAULT_BETA = {"bpa": 0.25, "borda": 0.5, "copeland": 0.1, "bpa-local": 0.25}
 
 
 class PairOrderMatrix(NamedTuple):
@@ -127,11 +127,19 @@ def _bucket(method: str, rankings: ArrayLike, weights: ArrayLike | None, beta: f
     return _core.bucket_consensus(as_rank_matrix(rankings), _weights(weights), method, b)
 
 
-def bpa(rankings: ArrayLike, weights: ArrayLike | None = None, beta: float | None = None) -> NDArray[np.int32]:
+def bpa(
+    rankings: ArrayLike, weights: ArrayLike | None = None, beta: float | None = None, dani: str = "global"
+) -> NDArray[np.int32]:
     """BPA-LIA-MP2 (Aledo, Gámez & Rosete 2017), the bucket pivot algorithm with multiple pivots
     and two stages, on the pair-order matrix; beta (default 0.25) in [0, 0.5] is how far from 1/2
-    a preference may be and still tie. Returns a bucket order."""
-    return _bucket("bpa", rankings, weights, beta)
+    a preference may be and still tie. Returns a bucket order.
+
+    ``dani``: "global" (LIA_G^MP2: each item's indecision index computed once over all labels,
+    as scikit-lr and the authors compute it) or "local" (recomputed among the labels of each
+    recursive call; the BPA of lrank model files before format 11, the learners' ``-A bpa-local``)."""
+    if dani not in ("global", "local"):
+        raise InvalidInputError(f"dani must be 'global' or 'local', got {dani!r}")
+    return _bucket("bpa" if dani == "global" else "bpa-local", rankings, weights, beta)
 
 
 def tied_borda(rankings: ArrayLike, weights: ArrayLike | None = None, beta: float | None = None) -> NDArray[np.int32]:
@@ -151,7 +159,7 @@ def tied_copeland(
 
 def bucket_order_of_matrix(c: ArrayLike, method: str = "bpa", beta: float | None = None) -> NDArray[np.int32]:
     """The bucket order of a pair-order matrix ``c`` (e.g. predicted by pairwise models) by
-    ``method`` "bpa", "borda" or "copeland"."""
+    ``method`` "bpa", "bpa-local" (see :func:`bpa`), "borda" or "copeland"."""
     if method not in DEFAULT_BETA:
         raise InvalidInputError(f"method must be one of {', '.join(DEFAULT_BETA)}, got {method!r}")
     b = DEFAULT_BETA[method] if beta is None else _real("beta", beta)
@@ -174,6 +182,7 @@ AGGREGATORS: dict[str, Callable[..., Any]] = {
     "bpa": bpa,
     "borda-ties": tied_borda,
     "copeland-ties": tied_copeland,
+    "bpa-local": lambda r, w=None, beta=None: bpa(r, w, beta, dani="local"),
 }
 
 

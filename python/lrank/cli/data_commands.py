@@ -73,7 +73,7 @@ def info_command(file: str, fmt: str, tree: int | None, depth: int | None) -> No
         click.echo("Top-label distribution:")
         total = max(1, s["instances"])
         for label, count in s["top_label_distribution"].items():
-            click.echo(f"  {label:<20}{count:>8}  {100 * count / total:5.1f}%")
+            click.echo(f"  {label:<20}{count:>8g}  {100 * count / total:5.1f}%")
     else:
         click.echo("Rankings:            none (a plain feature table)")
 

@@ -51,7 +51,11 @@ def _distributable(estimator: Any) -> None:
         raise DaskError(f"a {type(estimator).__name__} is distributed as forests: set classifier='forest'")
     if isinstance(estimator, LabelwiseRandomForest) and estimator.tune_depth:
         raise DaskError("each partition would tune its own depth: set max_depth, not tune_depth")
-    if isinstance(estimator, PairwisePartialLabelRanker) and estimator.beta is None and estimator.aggregation == "bpa":
+    if (
+        isinstance(estimator, PairwisePartialLabelRanker)
+        and estimator.beta is None
+        and estimator.aggregation in ("bpa", "bpa-local")
+    ):
         raise DaskError("each partition would choose its own beta out of bag: give beta (e.g. 0.25)")
     forests = (
         LabelRankingRandomForest,

@@ -256,13 +256,12 @@ class LabelRankingDataset:
         return out
 
     def ranking_strings(self) -> list[str]:
-        """Each row's ranking as ``"a>b>c"``; partial orders as chains joined by ``|``.
-
-        Label names are written as they are, unquoted (see :mod:`lrank.ranking_notation`).
-        """
+        """Each row's ranking as ``"a>b>c"``; partial orders as chains joined by ``|``. A label name
+        that holds the notation's characters is quoted (see :mod:`lrank.ranking_notation`), so
+        the text reads back."""
         if self.rankings is None:
             raise InvalidInputError("this data set has no rankings")
-        return format_rank_rows(self.rankings, self.labels, self.partial_orders)
+        return format_rank_rows(self.rankings, self.labels, self.partial_orders, quoted=True)
 
 
 def dataset_from_arrays(

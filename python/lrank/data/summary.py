@@ -15,8 +15,8 @@ def summarize(data: LabelRankingDataset) -> dict[str, Any]:
 
     Ties: ``rankings_with_ties`` counts the rows whose ranking ties labels, and
     ``mean_buckets_per_ranking`` is the mean number of buckets (distinct positions) per row, as
-    the partial-label-ranking literature describes its data sets.  A tied top bucket counts for
-    its lowest-index label in the top-label distribution.
+    the partial-label-ranking literature describes its data sets.  A tied top bucket of k labels
+    counts 1/k for each of them in the top-label distribution (whole rows stay whole numbers).
     """
     kinds = Counter(a.kind for a in data.attributes)
     missing_values = int(sum(data.features.get_column(a.name).null_count() for a in data.attributes))
@@ -36,9 +36,11 @@ def summarize(data: LabelRankingDataset) -> dict[str, Any]:
     if data.rankings is not None:
         y = data.rankings
         present = (y > 0).sum(axis=1)
-        tops = np.where((y == 1).any(axis=1), np.argmax(y == 1, axis=1), -1)
+        top = y == 1
+        in_top = top.sum(axis=1)
+        shares = (top / np.maximum(in_top, 1)[:, None]).sum(axis=0) if y.shape[0] else np.zeros(y.shape[1])
         buckets = y.max(axis=1) if y.shape[1] else np.zeros(y.shape[0], dtype=y.dtype)
-        counts = Counter(int(t) for t in tops if t >= 0)
+        counts = {j: int(v) if float(v).is_integer() else round(float(v), 6) for j, v in enumerate(shares)}
         out.update(
             {
                 "incomplete_rankings": int(np.count_nonzero(present < y.shape[1])),

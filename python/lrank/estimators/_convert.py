@@ -98,7 +98,9 @@ SCALINGS = {"minmax": "MinMax", "standard": "Standard", "none": "None"}
 # The consensus methods that learners offer as ``aggregation`` (the ``-A`` choices): the core's
 # aggregators without ties, then the partial-label-ranking ones with their threshold ``beta``.
 _PLAIN_AGGREGATORS = {"borda": "Borda", "copeland": "Copeland", "mallows": "Mallows", "kemeny": "Kemeny"}
-BUCKET_METHODS = {"bpa": "Bpa", "borda-ties": "Borda", "copeland-ties": "Copeland"}
+# "bpa" is BPA-LIA-MP2 with the global DANI (scikit-lr's and the authors'); "bpa-local" the
+# variant lrank used before, with the DANI of each recursive call.
+BUCKET_METHODS = {"bpa": "BpaGlobal", "borda-ties": "Borda", "copeland-ties": "Copeland", "bpa-local": "Bpa"}
 AGGREGATIONS = (*_PLAIN_AGGREGATORS, *BUCKET_METHODS)
 
 
@@ -108,7 +110,7 @@ def bucket_consensus(value: Any, beta: Any, name: str = "aggregation") -> dict[s
     from lrank.aggregation import DEFAULT_BETA
 
     method = choice(name, value, BUCKET_METHODS)
-    key = {"Bpa": "bpa", "Borda": "borda", "Copeland": "copeland"}[method]
+    key = {"BpaGlobal": "bpa", "Bpa": "bpa", "Borda": "borda", "Copeland": "copeland"}[method]
     b = DEFAULT_BETA[key] if beta is None else finite("beta", beta)
     return {"method": method, "beta": b}
 
@@ -118,4 +120,7 @@ def aggregator(value: Any, beta: Any, name: str = "aggregation") -> Any:
     ties)."""
     if isinstance(value, str) and value in BUCKET_METHODS:
         return {"Buckets": bucket_consensus(value, beta, name)}
-    return choice(name, value, {**_PLAIN_AGGREGATORS, **dict.fromkeys(BUCKET_METHODS)})
+    chosen = choice(name, value, {**_PLAIN_AGGREGATORS, **dict.fromkeys(BUCKET_METHODS)})
+    if beta is not None:  # it would be ignored: the consensus without ties has no threshold
+        raise _bad("beta", f"is the tie threshold of bpa, borda-ties and copeland-ties, not of {value}")
+    return chosen

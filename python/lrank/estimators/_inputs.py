@@ -235,10 +235,20 @@ def _warn_if_zero_based(y: NDArray[np.int32]) -> None:
     # Positions from argsort start at 0, which lrank reads as "label missing": every row would
     # silently lose a label.
     n, m = y.shape
-    if n and m >= 2 and np.all((y == 0).sum(axis=1) == 1) and np.all(y.max(axis=1) == m - 1):
+    zeros = (y == 0).sum(axis=1)
+    if n and m >= 2 and np.all(zeros == 1) and np.all(y.max(axis=1) == m - 1):
         warnings.warn(
             "every row of y leaves out one label (position 0 means a missing label) and ranks the rest "
             f"1..{m - 1}: if y holds 0-based positions, add 1 (positions start at 1)",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )
+    elif n >= 5 and m >= 2 and np.all(zeros >= 1) and np.any(zeros >= 2):
+        # With ties, 0-based positions leave out a whole top bucket: every row misses a label,
+        # which labels truly missing at random rarely do to every row.
+        warnings.warn(
+            "every row of y leaves out at least one label (position 0 means a missing label): if y holds "
+            "0-based positions (a tied top bucket at 0), add 1 (positions start at 1)",
             UserWarning,
             stacklevel=_user_stacklevel(),
         )

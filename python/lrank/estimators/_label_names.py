@@ -54,10 +54,11 @@ class LabelNamePredictions:
         return out
 
     def predict_strings(self, X: Any) -> list[str]:
-        """Each row's predicted ranking in lrank's notation, e.g. ``b>a>c`` (``b>a=c`` with ties)."""
+        """Each row's predicted ranking in lrank's notation, e.g. ``b>a>c`` (``b>a=c`` with ties);
+        a label name that holds the notation's characters is quoted, so the text reads back."""
         from lrank.ranking_notation import format_rank_rows
 
-        return format_rank_rows(self.predict(X), self._label_names())  # type: ignore[attr-defined]
+        return format_rank_rows(self.predict(X), self._label_names(), quoted=True)  # type: ignore[attr-defined]
 
     def predict_frame(self, X: Any) -> Any:
         """The predictions as a Polars frame: ``ranking`` (``b>a>c``), then each label's position."""
@@ -67,6 +68,6 @@ class LabelNamePredictions:
 
         ranks = self.predict(X)  # type: ignore[attr-defined]
         labels = self._label_names()
-        columns: dict[str, Any] = {"ranking": format_rank_rows(ranks, labels)}
+        columns: dict[str, Any] = {"ranking": format_rank_rows(ranks, labels, quoted=True)}
         columns.update({name: ranks[:, j] for j, name in enumerate(labels)})
         return pl.DataFrame(columns)

@@ -126,7 +126,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         common = {
             "tie_weighting": _convert.choice("tie_weighting", self.tie_weighting, _TIE_WEIGHTING),
             "consensus": _convert.bucket_consensus(self.aggregation, self.beta),
-            "tune_beta": self.beta is None and self.aggregation == "bpa",
+            "tune_beta": self.beta is None and self.aggregation in ("bpa", "bpa-local"),
             "seed": seed,
         }
         logistic = {"c": _convert.finite("C", self.C), "max_iter": 100, "tol": 1e-8}
@@ -185,12 +185,16 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-A",
                 "aggregation",
-                "consensus: bpa, borda-ties or copeland-ties (default bpa)",
+                "consensus: bpa, borda-ties, copeland-ties or bpa-local (default bpa)",
                 parse_choice(*_convert.BUCKET_METHODS),
                 "AGG",
             ),
             LearnerOption(
-                "-beta", "beta", "its tie threshold (default: chosen out of bag for bpa, else 0.25)", float, "BETA"
+                "-beta",
+                "beta",
+                "its tie threshold (default: chosen out of bag for bpa; 0.5 borda-ties, 0.1 copeland-ties)",
+                float,
+                "BETA",
             ),
             oob_option("pair trees"),
         ),

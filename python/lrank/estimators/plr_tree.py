@@ -227,7 +227,9 @@ _OPTIONS = (
         parse_choice(*_convert.BUCKET_METHODS),
         "AGG",
     ),
-    LearnerOption("-beta", "beta", "its tie threshold (default 0.25 for bpa)", float, "BETA"),
+    LearnerOption(
+        "-beta", "beta", "its tie threshold (default: 0.25 bpa, 0.5 borda-ties, 0.1 copeland-ties)", float, "BETA"
+    ),
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
     min_split_option(),
 )

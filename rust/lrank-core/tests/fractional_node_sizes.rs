@@ -1,6 +1,7 @@
 //! `min_samples_split` (and `min_samples_leaf`) in (0, 1) are shares of the training weight, as
 //! scikit-learn's fractions of the samples are: each tree learner grows, with a share f, the
-//! very trees it grows with the weight f x (total weight), and other trees than with the default.
+//! very trees it grows with f x n rows (a value of 1 or more counts rows of the training set's
+//! average weight), and other trees than with the default.
 
 use lrank_core::data::features::FeatureMatrixView;
 use lrank_core::data::ranking::RankMatrixView;
@@ -52,11 +53,10 @@ fn leaves(params: LearnerParams, ties: bool) -> Vec<u32> {
     apply(&model, &xv).unwrap().unwrap().0
 }
 
-/// The learner's trees with the share `share`, with the weight it stands for, and with `default`.
+/// The learner's trees with the share `share`, with the rows it stands for, and with `default`.
 fn check(ties: bool, make: impl Fn(f64) -> LearnerParams, share: f64, default: f64) {
-    let total: f64 = data(ties).2.iter().sum();
     let by_share = leaves(make(share), ties);
-    assert_eq!(by_share, leaves(make(share * total), ties), "share {share} of {total}");
+    assert_eq!(by_share, leaves(make(share * N as f64), ties), "share {share} of {N} rows");
     assert_ne!(by_share, leaves(make(default), ties), "the share changes the trees");
 }
 
@@ -72,4 +72,30 @@ fn a_share_of_the_training_weight_is_that_weight() {
     check(true, |v| LearnerParams::PairwisePlr(PairwisePlrParams { min_samples_split: v, ..plr_forest.clone() }), 0.1, 2.0);
     let more = LabelwisePlrParams { n_estimators: 5, ..Default::default() };
     check(true, |v| LearnerParams::LabelwisePlr(LabelwisePlrParams { min_samples_leaf: v, ..more.clone() }), 0.05, 1.0);
+}
+
+/// Each row's leaves, with every weight multiplied by `scale`.
+fn leaves_scaled(params: LearnerParams, ties: bool, scale: f64) -> Vec<u32> {
+    let (x, y, w) = data(ties);
+    let w: Vec<f64> = w.iter().map(|v| v * scale).collect();
+    let (xv, yv) = (FeatureMatrixView::new(&x, N, 2).unwrap(), RankMatrixView::new(&y, N, M).unwrap());
+    apply(&fit(params, xv, yv, Some(&w)).unwrap(), &xv).unwrap().unwrap().0
+}
+
+#[test]
+fn scaling_every_weight_leaves_the_trees_unchanged() {
+    // Powers of two scale every sum exactly: the trees must be the same, node sizes counting rows
+    // of the average weight (weights summing to 1 had made LRT a single leaf).
+    let learners = [
+        (false, LearnerParams::LabelTree(LabelTreeParams::default())),
+        (false, LearnerParams::Labelwise(LabelwiseParams { min_samples_leaf: 3.0, ..LabelwiseParams::tree() })),
+        (true, LearnerParams::PlrTree(PlrTreeParams { min_samples_split: 6.0, ..PlrTreeParams::tree() })),
+    ];
+    for (ties, params) in learners {
+        let unit = leaves_scaled(params.clone(), ties, 1.0);
+        for scale in [2f64.powi(-9), 2f64.powi(6)] {
+            assert_eq!(leaves_scaled(params.clone(), ties, scale), unit, "{params:?} x {scale}");
+        }
+        assert!(unit.iter().any(|&l| l != unit[0]), "{params:?}: a tree of one leaf proves nothing");
+    }
 }

@@ -137,10 +137,15 @@ pub fn theta_mle(mean_distance: f64, n_labels: usize) -> f64 {
 /// The core's consensus-with-ties method of a name ("bpa", "borda", "copeland") and beta.
 fn bucket_consensus_of(method: &str, beta: f64) -> Result<BucketConsensus, CoreError> {
     let method = match method {
-        "bpa" => BucketMethod::Bpa,
+        "bpa" => BucketMethod::BpaGlobal,
+        "bpa-local" => BucketMethod::Bpa,
         "borda" => BucketMethod::Borda,
         "copeland" => BucketMethod::Copeland,
-        other => return Err(CoreError::InvalidInput(format!("method must be 'bpa', 'borda' or 'copeland', got {other:?}"))),
+        other => {
+            return Err(CoreError::InvalidInput(format!(
+                "method must be 'bpa', 'bpa-local', 'borda' or 'copeland', got {other:?}"
+            )))
+        }
     };
     let consensus = BucketConsensus { method, beta };
     consensus.validate()?;

@@ -16,6 +16,10 @@ pub struct TrainingSet<'a> {
     pub y: RankMatrixView<'a>,
     /// One weight per row: the sample weights, or all 1.
     pub weights: Vec<f64>,
+    /// What one row weighs on the scale of the data the user gave: their average weight (1 with
+    /// unit weights). Node-size thresholds count rows of this weight, so that trees do not
+    /// depend on the weights' scale; a bagged member's bootstrap sample keeps its ensemble's.
+    pub row_weight: f64,
 }
 
 impl<'a> TrainingSet<'a> {
@@ -51,14 +55,23 @@ impl<'a> TrainingSet<'a> {
         if !(total <= MAX_TOTAL_WEIGHT) {
             return Err(invalid(format!("sample weights sum to {total:e}, more than the {MAX_TOTAL_WEIGHT:e} a fit accepts")));
         }
-        Ok(TrainingSet { x, y, weights })
+        let row_weight = total / n as f64;
+        Ok(TrainingSet { x, y, weights, row_weight })
     }
 
     /// A training set of rows already checked (a subsample of a checked set, with weights of
     /// the same kind).
+    /// Its row weight is its own average weight.
     pub fn from_checked(x: FeatureMatrixView<'a>, y: RankMatrixView<'a>, weights: Vec<f64>) -> Self {
         debug_assert!(x.n_rows() == y.n_rows() && weights.len() == x.n_rows());
-        TrainingSet { x, y, weights }
+        let total: f64 = weights.iter().sum();
+        let row_weight = if weights.is_empty() || !(total > 0.0) { 1.0 } else { total / weights.len() as f64 };
+        TrainingSet { x, y, weights, row_weight }
+    }
+
+    /// The set with `row_weight` as the weight of one row (see the field).
+    pub fn with_row_weight(self, row_weight: f64) -> Self {
+        TrainingSet { row_weight, ..self }
     }
 
     /// For learners that cannot learn from tied labels ([`Params::tie_refusal`] says why, `None`

@@ -37,6 +37,21 @@ fn check_same_shape(a: &RankMatrixView<'_>, b: &RankMatrixView<'_>) -> Result<()
     Ok(())
 }
 
+/// Top-label accuracy of one row: the share of the prediction's first bucket that lies in the
+/// truth's first bucket, i.e. the chance that a label drawn from the predicted top is a true top
+/// label (a label the truth leaves out is none). 1 or 0 for a prediction without a tied top; a
+/// prediction that ties all m labels scores |true top| / m, not 1. NaN without a true top.
+fn top_label_share(t: &[i32], p: &[i32]) -> f64 {
+    if !t.contains(&1) {
+        return f64::NAN;
+    }
+    let Some(first) = p.iter().copied().filter(|&r| r > 0).min() else {
+        return 0.0;
+    };
+    let top: Vec<usize> = (0..t.len()).filter(|&j| p[j] == first).collect();
+    top.iter().filter(|&&j| t[j] == 1).count() as f64 / top.len() as f64
+}
+
 pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Result<RowMeasures> {
     check_same_shape(truth, pred)?;
     let rows: Vec<[f64; 7]> = (0..truth.n_rows())
@@ -45,13 +60,7 @@ pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Re
             let (t, p) = (truth.row(i), pred.row(i));
             let tau = kendall_tau(t, p);
             let x = tau_x(t, p);
-            let top = if t.contains(&1) {
-                // A true top label (any of a tied top bucket) that the prediction puts first.
-                let first = p.iter().copied().filter(|&r| r > 0).min();
-                (0..t.len()).any(|j| t[j] == 1 && p[j] > 0 && Some(p[j]) == first) as i32 as f64
-            } else {
-                f64::NAN
-            };
+            let top = top_label_share(t, p);
             let exact = if x.is_nan() { f64::NAN } else { (x == 1.0) as i32 as f64 };
             [tau, spearman_rho(t, p), spearman_footrule(t, p), normalized_footrule(t, p), top, exact, x]
         })
@@ -138,13 +147,18 @@ mod tests {
 
     #[test]
     fn measures_with_ties() {
-        // truth {0,1} > {2}; predictions 1 > 0 > 2 (hits the top bucket), 0,1,2 all tied, the truth.
+        // truth {0,1} > {2}; predictions 1 > 0 > 2 (hits the top bucket), 0,1,2 all tied (two of
+        // its three top labels are true top labels), the truth.
         let truth = [1, 1, 2, 1, 1, 2, 1, 1, 2];
         let pred = [2, 1, 3, 1, 1, 1, 1, 1, 2];
         let t = RankMatrixView::new(&truth, 3, 3).unwrap();
         let p = RankMatrixView::new(&pred, 3, 3).unwrap();
         let m = row_measures(&t, &p).unwrap();
-        assert_eq!(m.top_label_correct, vec![1.0, 1.0, 1.0]);
+        assert_eq!(m.top_label_correct, vec![1.0, 2.0 / 3.0, 1.0]);
+        // A strict truth against an all-tied prediction: one label of three.
+        let (t1, p1) = ([1, 2, 3], [1, 1, 1]);
+        let one = row_measures(&RankMatrixView::new(&t1, 1, 3).unwrap(), &RankMatrixView::new(&p1, 1, 3).unwrap()).unwrap();
+        assert_eq!(one.top_label_correct, vec![1.0 / 3.0]);
         assert_eq!(m.exact_match, vec![0.0, 0.0, 1.0]);
         assert_eq!(m.tau_x[2], 1.0);
         assert!((m.tau_x[0] - 4.0 / 6.0).abs() < 1e-15);

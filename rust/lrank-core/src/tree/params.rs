@@ -62,13 +62,19 @@ pub enum ThresholdRule {
 /// 3,000 levels overflowed a thread's 2 MB stack.
 pub const MAX_TREE_DEPTH: usize = 1000;
 
-/// A node-size parameter (`min_samples_split`, `min_samples_leaf`) as a weight: a value in
-/// (0, 1) is that share of the training set's `total_weight` (scikit-learn's fraction of the
-/// samples: with unit weights, a node of k rows passes exactly when k >= ceil(share x n)); any
-/// other value is a weight itself.
-pub fn node_weight(value: f64, total_weight: f64) -> f64 {
+/// A node-size parameter (`min_samples_split`, `min_samples_leaf`) as a weight, for a training
+/// set weighing `total_weight` whose rows weigh `row_weight` on average
+/// ([`TrainingSet::row_weight`](crate::data::training::TrainingSet::row_weight)): a value in
+/// (0, 1) is that share of the total (scikit-learn's fraction of the samples: with unit weights,
+/// a node of k rows passes exactly when k >= ceil(share x n)); any other value counts rows of
+/// `row_weight`. So the trees do not depend on the scale of the weights (scikit-learn's do not):
+/// weights that sum to 1 grow the trees unit weights grow, where a threshold of 2 had made every
+/// tree one leaf. With unit weights a value is the weight itself.
+pub fn node_weight(value: f64, total_weight: f64, row_weight: f64) -> f64 {
     if value > 0.0 && value < 1.0 {
         value * total_weight
+    } else if row_weight > 0.0 && row_weight.is_finite() {
+        value * row_weight
     } else {
         value
     }

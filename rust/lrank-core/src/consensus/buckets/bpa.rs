@@ -3,9 +3,11 @@
 //!
 //! 1. The "utopian" matrix U: `U_ij = 1` if `C_ij > 0.75`, `1/2` if `0.25 <= C_ij <= 0.75`, else
 //!    0 (fixed thresholds, as in the published implementations).
-//! 2. Among the k items of the current call, each item's DANI = `(1 / (k - 1)) Σ_{j≠i} |C_ij - U_ij|`;
-//!    the pivot is the item with the smallest DANI (the first in the call's order on ties), and
-//!    the central bucket starts as {pivot}.
+//! 2. Each item's DANI = `(1 / (k - 1)) Σ_{j≠i} |C_ij - U_ij|`, computed once over all m items
+//!    (k = m: the "global" DANI of LIA_G^MP2 in Aledo, Gámez & Rosete 2017, as scikit-lr's and
+//!    the authors' implementations compute it) or, in the local variant lrank used before,
+//!    among the k items of each recursive call; the pivot is the call's item with the smallest
+//!    DANI (the first in the call's order on ties), and the central bucket starts as {pivot}.
 //! 3. Stage 1: every other item x, in order, is compared with the central bucket by the mean
 //!    `m_x` of `C[c][x]` over its items c (the bucket growing as items join): `m_x < 1/2 - beta`
 //!    puts x in the left part (x precedes the centre), `m_x > 1/2 + beta` in the right part, and
@@ -15,28 +17,43 @@
 //!    found central join it afterwards).
 //! 5. Recursion on the left and right parts; the result is the left part's buckets, the central
 //!    bucket, the right part's buckets.
+//!
+//! The thresholds (0.25 and 0.75 of U, 1/2 ± beta of the stages) are compared with a tolerance of
+//! [`TIE_TOLERANCE`](super::TIE_TOLERANCE): C's entries are ratios of weights, and 0.3 / 0.4
+//! must land where 3 / 4 does, or scaling every weight would move items across a threshold.
 
 #[cfg(test)]
 use super::ranks_of_buckets;
-use super::PairOrderMatrix;
+use super::{PairOrderMatrix, TIE_TOLERANCE};
 
-/// The bucket order BPA-LIA-MP2 finds for C with threshold `beta` (dense rank vector).
-pub fn bpa(c: &PairOrderMatrix, beta: f64) -> Vec<i32> {
+/// The bucket order BPA-LIA-MP2 finds for C with threshold `beta` (dense rank vector), its
+/// pivots chosen by the global DANI (`global`) or by the DANI within each call.
+pub fn bpa(c: &PairOrderMatrix, beta: f64, global: bool) -> Vec<i32> {
     let m = c.n_labels();
     let mut items: Vec<usize> = (0..m).collect();
     let mut ranks = vec![0; m];
     let mut scratch = Vec::with_capacity(5 * m);
     let mut next_bucket = 1;
-    buckets_into(c, beta, &mut items, &mut scratch, &mut ranks, &mut next_bucket);
+    let dani = global.then(|| (0..m).map(|i| dani_among(c, &items, i)).collect::<Vec<f64>>());
+    buckets_into(c, beta, dani.as_deref(), &mut items, &mut scratch, &mut ranks, &mut next_bucket);
     ranks
+}
+
+/// Item `i`'s DANI among `items`: its mean distance from the utopian matrix.
+fn dani_among(c: &PairOrderMatrix, items: &[usize], i: usize) -> f64 {
+    let k = items.len();
+    if k < 2 {
+        return 0.0;
+    }
+    items.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j))).abs()).sum::<f64>() / (k - 1) as f64
 }
 
 /// The utopian value of an entry.
 #[inline]
 fn utopian(v: f64) -> f64 {
-    if v > 0.75 {
+    if v > 0.75 + TIE_TOLERANCE {
         1.0
-    } else if v >= 0.25 {
+    } else if v >= 0.25 - TIE_TOLERANCE {
         0.5
     } else {
         0.0
@@ -53,9 +70,9 @@ enum Side {
 
 fn side(c: &PairOrderMatrix, centre: &[usize], x: usize, beta: f64) -> Side {
     let mean = centre.iter().map(|&p| c.get(p, x)).sum::<f64>() / centre.len() as f64;
-    if mean < 0.5 - beta {
+    if mean < 0.5 - beta - TIE_TOLERANCE {
         Side::Left
-    } else if mean > 0.5 + beta {
+    } else if mean > 0.5 + beta + TIE_TOLERANCE {
         Side::Right
     } else {
         Side::Centre
@@ -69,6 +86,7 @@ fn side(c: &PairOrderMatrix, centre: &[usize], x: usize, beta: f64) -> Side {
 fn buckets_into(
     c: &PairOrderMatrix,
     beta: f64,
+    global_dani: Option<&[f64]>,
     items: &mut [usize],
     scratch: &mut Vec<usize>,
     ranks: &mut [i32],
@@ -84,14 +102,15 @@ fn buckets_into(
         }
         _ => {}
     }
-    let dani = |i: usize| {
-        items.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j))).abs()).sum::<f64>() / (k - 1) as f64
+    let dani = |i: usize| match global_dani {
+        Some(all) => all[i],
+        None => dani_among(c, items, i),
     };
     let mut pivot = items[0];
     let mut best = dani(pivot);
     for &i in &items[1..] {
         let d = dani(i);
-        if d < best {
+        if d < best - TIE_TOLERANCE {
             (pivot, best) = (i, d);
         }
     }
@@ -126,26 +145,27 @@ fn buckets_into(
     items[nl2 + nc..].copy_from_slice(&right2[..nr2]);
     let (left_part, rest) = items.split_at_mut(nl2);
     let (central, right_part) = rest.split_at_mut(nc);
-    buckets_into(c, beta, left_part, scratch, ranks, next_bucket);
+    buckets_into(c, beta, global_dani, left_part, scratch, ranks, next_bucket);
     for &x in central.iter() {
         ranks[x] = *next_bucket;
     }
     *next_bucket += 1;
-    buckets_into(c, beta, right_part, scratch, ranks, next_bucket);
+    buckets_into(c, beta, global_dani, right_part, scratch, ranks, next_bucket);
 }
 
-/// The algorithm as first written, with a list per part (the reference of the tests).
+/// The algorithm as first written, with a list per part (the reference of the tests); the
+/// global DANI as the step's formula over all m items.
 #[cfg(test)]
-pub(super) fn bpa_reference(c: &PairOrderMatrix, beta: f64) -> Vec<i32> {
+pub(super) fn bpa_reference(c: &PairOrderMatrix, beta: f64, global: bool) -> Vec<i32> {
     let m = c.n_labels();
     let items: Vec<usize> = (0..m).collect();
     let mut buckets = Vec::new();
-    buckets_of(c, beta, &items, &mut buckets);
+    buckets_of(c, beta, &items, global.then_some(&items[..]), &mut buckets);
     ranks_of_buckets(&buckets, m)
 }
 
 #[cfg(test)]
-fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], out: &mut Vec<Vec<usize>>) {
+fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], all: Option<&[usize]>, out: &mut Vec<Vec<usize>>) {
     match items.len() {
         0 => return,
         1 => {
@@ -154,15 +174,16 @@ fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], out: &mut Vec<Vec
         }
         _ => {}
     }
-    let k = items.len() as f64;
+    let among = all.unwrap_or(items);
+    let k = among.len() as f64;
     let dani = |i: usize| {
-        items.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j))).abs()).sum::<f64>() / (k - 1.0)
+        among.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j))).abs()).sum::<f64>() / (k - 1.0)
     };
     let mut pivot = items[0];
     let mut best = dani(pivot);
     for &i in &items[1..] {
         let d = dani(i);
-        if d < best {
+        if d < best - TIE_TOLERANCE {
             (pivot, best) = (i, d);
         }
     }
@@ -185,8 +206,8 @@ fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], out: &mut Vec<Vec
         }
     }
     centre.extend(joined);
-    buckets_of(c, beta, &left, out);
+    buckets_of(c, beta, &left, all, out);
     centre.sort_unstable();
     out.push(centre);
-    buckets_of(c, beta, &right, out);
+    buckets_of(c, beta, &right, all, out);
 }

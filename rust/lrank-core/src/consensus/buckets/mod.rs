@@ -152,15 +152,24 @@ impl PairOrderMatrix {
     }
 }
 
+/// How far apart two numbers the consensus methods compare (entries of C, their means, scores)
+/// may be and still count as equal: C's entries are ratios of weights, which rounding leaves a
+/// little off (0.3 / 0.4 is 0.7500000000000001); a threshold must not tell 3 / 4 and 0.3 / 0.4
+/// apart, or scaling the weights would change bucket orders.
+pub const TIE_TOLERANCE: f64 = 1e-10;
+
 /// How a bucket order is made from a pair-order matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BucketMethod {
-    /// BPA-LIA-MP2 ([`bpa`]).
+    /// BPA-LIA-MP2 ([`bpa`]) with the DANI of each recursive call (lrank before format 11).
     Bpa,
     /// Borda scores with a tie threshold ([`borda_with_ties`]).
     Borda,
     /// Copeland scores with a tie threshold ([`copeland_with_ties`]).
     Copeland,
+    /// BPA-LIA-MP2 with the global DANI: LIA_G^MP2 of Aledo, Gámez & Rosete (2017), as
+    /// scikit-lr and the authors compute it (the default from format 11 on).
+    BpaGlobal,
 }
 
 /// A consensus with ties: the method and its threshold beta.
@@ -171,14 +180,14 @@ pub struct BucketConsensus {
 }
 
 impl BucketConsensus {
-    /// BPA-LIA-MP2 with beta = 0.25, the published default.
-    pub const BPA: BucketConsensus = BucketConsensus { method: BucketMethod::Bpa, beta: 0.25 };
+    /// BPA-LIA-MP2 (global DANI) with beta = 0.25, the published default.
+    pub const BPA: BucketConsensus = BucketConsensus { method: BucketMethod::BpaGlobal, beta: 0.25 };
 
     /// Refuses a beta outside [0, 0.5] (BPA, Copeland: a distance from 1/2) or below 0 or not
     /// finite (Borda: a difference of scores).
     pub fn validate(&self) -> Result<()> {
         let ok = match self.method {
-            BucketMethod::Bpa | BucketMethod::Copeland => (0.0..=0.5).contains(&self.beta),
+            BucketMethod::Bpa | BucketMethod::BpaGlobal | BucketMethod::Copeland => (0.0..=0.5).contains(&self.beta),
             BucketMethod::Borda => self.beta >= 0.0 && self.beta.is_finite(),
         };
         if ok {
@@ -192,7 +201,8 @@ impl BucketConsensus {
     /// The bucket order of a pair-order matrix.
     pub fn of_matrix(&self, c: &PairOrderMatrix) -> Vec<i32> {
         match self.method {
-            BucketMethod::Bpa => bpa(c, self.beta),
+            BucketMethod::Bpa => bpa(c, self.beta, false),
+            BucketMethod::BpaGlobal => bpa(c, self.beta, true),
             BucketMethod::Borda => borda_with_ties(c, self.beta),
             BucketMethod::Copeland => copeland_with_ties(c, self.beta),
         }

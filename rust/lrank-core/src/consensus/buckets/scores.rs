@@ -8,7 +8,7 @@
 //! - Copeland: `s_i = #{j: C_ij > 1/2 + beta} + 1/2 #{j: |C_ij - 1/2| <= beta}` (higher =
 //!   earlier); labels with equal scores are tied.
 
-use super::{ranks_of_buckets, PairOrderMatrix};
+use super::{ranks_of_buckets, PairOrderMatrix, TIE_TOLERANCE};
 
 /// Groups labels sorted by decreasing `scores` into buckets, a new bucket where consecutive
 /// scores differ by more than `gap`.
@@ -17,7 +17,8 @@ fn buckets_by_score(scores: &[f64], gap: f64) -> Vec<i32> {
     labels.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
     let mut buckets: Vec<Vec<usize>> = Vec::new();
     for (k, &label) in labels.iter().enumerate() {
-        if k == 0 || scores[labels[k - 1]] - scores[label] > gap {
+        // Scores within the tolerance are equal (sums of C's rounded ratios).
+        if k == 0 || scores[labels[k - 1]] - scores[label] > gap + TIE_TOLERANCE {
             buckets.push(Vec::new());
         }
         buckets.last_mut().expect("a bucket is open").push(label);
@@ -46,9 +47,9 @@ pub fn copeland_scores_of(c: &PairOrderMatrix, beta: f64) -> Vec<f64> {
                 .map(|j| {
                     // One difference, compared both ways, so the three cases cannot overlap.
                     let d = c.get(i, j) - 0.5;
-                    if d > beta {
+                    if d > beta + TIE_TOLERANCE {
                         1.0
-                    } else if d >= -beta {
+                    } else if d >= -beta - TIE_TOLERANCE {
                         0.5
                     } else {
                         0.0

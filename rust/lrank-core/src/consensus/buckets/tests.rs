@@ -91,7 +91,8 @@ fn every_method_recovers_a_single_bucket_order() {
     for m in 1..=5 {
         for order in all_bucket_orders(m) {
             let c = counts_of(std::slice::from_ref(&order), &[2.0]).matrix();
-            assert_eq!(bpa(&c, 0.25), order, "bpa");
+            assert_eq!(bpa(&c, 0.25, true), order, "bpa");
+            assert_eq!(bpa(&c, 0.25, false), order, "bpa, local DANI");
             // Borda scores of adjacent buckets differ by (|A| + |B|) / 2 >= 1.
             assert_eq!(borda_with_ties(&c, 0.5), order, "borda");
             assert_eq!(copeland_with_ties(&c, 0.25), order, "copeland");
@@ -117,7 +118,7 @@ fn bpa_is_near_the_brute_force_optimum_on_noisy_data() {
             let weights: Vec<f64> = rows.iter().map(|_| 1.0 + rng.below(3) as f64).collect();
             let c = counts_of(&rows, &weights).matrix();
             let best = orders.iter().map(|o| obop_cost(&c, o)).fold(f64::INFINITY, f64::min);
-            let found = obop_cost(&c, &bpa(&c, 0.25));
+            let found = obop_cost(&c, &bpa(&c, 0.25, true));
             assert!(found >= best - 1e-12, "nothing beats the brute-force optimum");
             trials += 1;
             optimal += (found <= best + 1e-12) as usize;
@@ -159,7 +160,8 @@ fn borda_reference(rows: &[Vec<i32>], weights: &[f64], beta: f64) -> Vec<i32> {
     let same = |a: f64, b: f64| {
         let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
         let inside: Vec<f64> = sorted.iter().copied().filter(|&s| s <= hi && s >= lo).collect();
-        inside.windows(2).all(|w| w[0] - w[1] <= beta)
+        // Equal up to rounding: the definition's exact sums, computed in floating point.
+        inside.windows(2).all(|w| w[0] - w[1] <= beta + TIE_TOLERANCE)
     };
     // Position: 1 + number of labels above that are not in the same bucket, made dense.
     let mut position = vec![0i32; m];
@@ -209,9 +211,9 @@ fn borda_and_copeland_with_ties_match_slow_references() {
                         .filter(|&j| j != i)
                         .map(|j| {
                             let v = c.get(i, j);
-                            if v - 0.5 > beta {
+                            if v - 0.5 > beta + TIE_TOLERANCE {
                                 1.0
-                            } else if 0.5 - v > beta {
+                            } else if 0.5 - v > beta + TIE_TOLERANCE {
                                 0.0
                             } else {
                                 0.5
@@ -265,7 +267,45 @@ fn bpa_without_allocations_equals_the_reference() {
         }
         let c = counts.matrix();
         for beta in [0.0, 0.1, 0.25, 0.4] {
-            assert_eq!(bpa::bpa(&c, beta), bpa::bpa_reference(&c, beta), "case {case}, m {m}, beta {beta}");
+            for global in [true, false] {
+                let (fast, slow) = (bpa::bpa(&c, beta, global), bpa::bpa_reference(&c, beta, global));
+                assert_eq!(fast, slow, "case {case}, m {m}, beta {beta}, global {global}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bpa_chooses_pivots_by_the_global_dani_as_the_published_implementations_do() {
+    // Three rankings where the two variants part: with the DANI over all four labels (LIA_G^MP2,
+    // scikit-lr 0.3's DummyPartialLabelRanker gives 1,3,2,3 here) and with the DANI recomputed
+    // within the recursive call (lrank's BPA before model format 11).
+    let rows = [vec![1, 3, 2, 4], vec![1, 2, 3, 4], vec![1, 3, 1, 2]];
+    let c = counts_of(&rows, &[1.0; 3]).matrix();
+    assert_eq!(bpa(&c, 0.25, true), vec![1, 3, 2, 3]);
+    assert_eq!(bpa(&c, 0.25, false), vec![1, 2, 2, 3]);
+    assert_eq!(BucketConsensus::BPA.of_matrix(&c), vec![1, 3, 2, 3]);
+}
+
+#[test]
+fn scaling_every_weight_changes_no_bucket_order() {
+    // 0.3 / 0.4 is 0.7500000000000001: compared without a tolerance it crossed the 3 / 4 threshold.
+    let mut rng = Rng::new(9);
+    for case in 0..300 {
+        let m = 3 + case % 4;
+        let rows: Vec<Vec<i32>> = (0..1 + rng.below(6)).map(|_| random_bucket_order(&mut rng, m)).collect();
+        let weights: Vec<f64> = rows.iter().map(|_| 1.0 + rng.below(3) as f64).collect();
+        let unit = counts_of(&rows, &weights).matrix();
+        for scale in [0.1, 0.3, 7.0] {
+            let scaled: Vec<f64> = weights.iter().map(|w| w * scale).collect();
+            let c = counts_of(&rows, &scaled).matrix();
+            for beta in [0.0, 0.1, 0.25] {
+                for global in [true, false] {
+                    assert_eq!(bpa(&c, beta, global), bpa(&unit, beta, global), "case {case} x {scale}, beta {beta}");
+                }
+                assert_eq!(copeland_with_ties(&c, beta), copeland_with_ties(&unit, beta), "copeland, case {case}");
+                assert_eq!(borda_with_ties(&c, beta), borda_with_ties(&unit, beta), "borda, case {case}");
+            }
         }
     }
 }

@@ -245,10 +245,12 @@ impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
                 let mut member_params = (*params.base).clone();
                 member_params.set_seed(rng.next_u64());
                 // A ranking the member refuses is named by its row in the ensemble's data.
-                M::fit(member_params, &TrainingSet::from_checked(xv, yv, ws)).map_err(|e| match e {
-                    LrankError::InvalidRanking { row, reason } => LrankError::InvalidRanking { row: rows[row], reason },
-                    other => other,
-                })
+                M::fit(member_params, &TrainingSet::from_checked(xv, yv, ws).with_row_weight(data.row_weight)).map_err(
+                    |e| match e {
+                        LrankError::InvalidRanking { row, reason } => LrankError::InvalidRanking { row: rows[row], reason },
+                        other => other,
+                    },
+                )
             })
             .collect::<Result<Vec<M>>>()
     }

@@ -156,20 +156,21 @@ fn draw_counts(weights: &[f64], rng: &mut Rng) -> Vec<u32> {
     counts
 }
 
-/// Fits one member on the rows with positive `member_weights` (the others left out).
+/// Fits one member on the rows with positive `member_weights` (the others left out). The member
+/// weights count draws (or are scaled to mean 1), so a row of the member's set weighs 1.
 fn fit_member<P: Params, M: Learner<Params = P>>(data: &TrainingSet<'_>, member_weights: &[f64], params: P) -> Result<M> {
     let (x, y) = (&data.x, &data.y);
     let (d, m) = (x.n_features(), y.n_labels());
     let rows: Vec<usize> = (0..x.n_rows()).filter(|&i| member_weights[i] > 0.0).collect();
     if rows.len() == x.n_rows() {
-        return M::fit(params, &TrainingSet::from_checked(*x, *y, member_weights.to_vec()));
+        return M::fit(params, &TrainingSet::from_checked(*x, *y, member_weights.to_vec()).with_row_weight(1.0));
     }
     let xs: Vec<f64> = rows.iter().flat_map(|&i| x.row(i).iter().copied()).collect();
     let ys: Vec<i32> = rows.iter().flat_map(|&i| y.row(i).iter().copied()).collect();
     let ws: Vec<f64> = rows.iter().map(|&i| member_weights[i]).collect();
     let xv = FeatureMatrixView::new(&xs, rows.len(), d)?.with_kinds(x.kinds())?;
     let yv = RankMatrixView::from_valid(&ys, rows.len(), m);
-    M::fit(params, &TrainingSet::from_checked(xv, yv, ws))
+    M::fit(params, &TrainingSet::from_checked(xv, yv, ws).with_row_weight(1.0))
 }
 
 impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {

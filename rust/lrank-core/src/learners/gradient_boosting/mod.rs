@@ -218,10 +218,13 @@ impl Learner for GradientBoostingModel {
         let mut scores: Vec<f64> = (0..n).flat_map(|_| init_scores.iter().copied()).collect();
         // Each row's gradients, then its Hessian diagonals (2m numbers per row).
         let mut gh = vec![0.0; n * 2 * m];
+        // min_samples_leaf counts rows of the training set's average weight, so the trees do not
+        // depend on the scale of the weights (exactly min_samples_leaf with unit weights).
+        let min_leaf = params.min_samples_leaf * data.row_weight;
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: 2.0 * params.min_samples_leaf,
+            min_weight_split: 2.0 * min_leaf,
             threshold_rule: ThresholdRule::Best,
         };
         let mut trees = Vec::new();
@@ -260,7 +263,7 @@ impl Learner for GradientBoostingModel {
             rows.iter().for_each(|&i| grown_on[i as usize] = true);
             let seed = child_seed(params.seed, round as u64);
             let grow_tree = |grads: Gradients<'_>, seed: u64, offset: usize| {
-                let criterion = NewtonCriterion { grads, l2: params.l2_regularization, min_leaf: params.min_samples_leaf };
+                let criterion = NewtonCriterion { grads, l2: params.l2_regularization, min_leaf };
                 let leaves = NewtonLeaves {
                     grads,
                     l2: params.l2_regularization,

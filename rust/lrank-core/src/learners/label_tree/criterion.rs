@@ -26,6 +26,9 @@ pub struct MallowsSpread {
     theta: std::sync::Arc<ThetaTable>,
     /// Least weight on each side of a split.
     min_leaf: f64,
+    /// Weight of the pseudo-pair that smooths each side's θ: one row of the training set's
+    /// average weight (1 with unit weights), so the splits do not depend on the weights' scale.
+    pseudo: f64,
 }
 
 /// One side of a candidate split during the sweep: Borda scores and the Borda centre (kept
@@ -100,16 +103,16 @@ impl Side {
     /// (disc + 1/2) / (observed + 1) · m(m-1)/2, handed to the table as its share of the
     /// largest mean distance m(m-1)/4.
     #[inline]
-    fn theta(&self, table: &ThetaTable) -> f64 {
-        smoothed_theta(table, self.disc, self.observed)
+    fn theta(&self, table: &ThetaTable, pseudo: f64) -> f64 {
+        smoothed_theta(table, self.disc, self.observed, pseudo)
     }
 }
 
 /// θ of a side with discordance `disc` out of `observed` pairs, smoothed as [`Side::theta`]
 /// describes (the score bound must use the same formula as the score).
 #[inline]
-fn smoothed_theta(table: &ThetaTable, disc: f64, observed: f64) -> f64 {
-    table.theta_of_share((2.0 * disc + 1.0) / (observed + 1.0))
+fn smoothed_theta(table: &ThetaTable, disc: f64, observed: f64, pseudo: f64) -> f64 {
+    table.theta_of_share((2.0 * disc + pseudo) / (observed + pseudo))
 }
 
 /// Dot product of two sign vectors. Exact (a sum of small integers), so the sum can be split
@@ -181,7 +184,7 @@ impl MallowsSpread {
             }
             n_pairs.push(count as f64);
         }
-        Ok(MallowsSpread { m, votes, signs, n_pairs, theta: ThetaTable::shared(m), min_leaf: 0.0 })
+        Ok(MallowsSpread { m, votes, signs, n_pairs, theta: ThetaTable::shared(m), min_leaf: 0.0, pseudo: 1.0 })
     }
 
     fn n_pair_slots(&self) -> usize {
@@ -235,7 +238,7 @@ impl MallowsSpread {
     #[cfg(test)]
     pub(super) fn theta_of(&self, samples: &[u32], weights: &[f64]) -> (f64, f64) {
         let (side, _) = self.side_of(samples.iter().copied().zip(weights.iter().copied()));
-        (side.theta(&self.theta), side.disc)
+        (side.theta(&self.theta, self.pseudo), side.disc)
     }
 }
 
@@ -365,6 +368,12 @@ impl MallowsSpread {
         MallowsSpread { min_leaf, ..self }
     }
 
+    /// The criterion whose θ smoothing pseudo-pair weighs `pseudo` (the training set's average
+    /// weight; 1 by default).
+    pub fn with_pseudo_weight(self, pseudo: f64) -> Self {
+        MallowsSpread { pseudo, ..self }
+    }
+
     /// [`SplitCriterion::best_boundary`], with the pair sums in `S`.
     pub(super) fn sweep<S: SweepSum>(
         &self,
@@ -404,8 +413,8 @@ impl MallowsSpread {
         let right_observed = total_observed - left.observed;
         let left_disc = ((left.observed - sum(l_abs)) / 2.0).max(0.0);
         let right_disc = ((right_observed - sum(r_abs)) / 2.0).max(0.0);
-        (left.weight * smoothed_theta(&self.theta, left_disc, left.observed)
-            + (total - left.weight) * smoothed_theta(&self.theta, right_disc, right_observed))
+        (left.weight * smoothed_theta(&self.theta, left_disc, left.observed, self.pseudo)
+            + (total - left.weight) * smoothed_theta(&self.theta, right_disc, right_observed, self.pseudo))
             / total
     }
 
@@ -494,6 +503,6 @@ impl<S: SweepSum> BoundarySweep for MallowsSweep<'_, S> {
         left.disc = ((left.observed - left_agree) / 2.0).max(0.0);
         right.disc = ((right.observed - right_agree) / 2.0).max(0.0);
         let w_left = left.weight;
-        Some((w_left * left.theta(&c.theta) + (total - w_left) * right.theta(&c.theta)) / total)
+        Some((w_left * left.theta(&c.theta, c.pseudo) + (total - w_left) * right.theta(&c.theta, c.pseudo)) / total)
     }
 }

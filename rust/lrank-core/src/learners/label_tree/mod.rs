@@ -18,8 +18,9 @@
 //! rankings and without the pseudo-pair this is exactly the mean Kendall distance to the Borda
 //! centre; for incomplete rankings it is the pooled share of discordant observed pairs scaled to
 //! m(m-1)/2 pairs (each ranking weighs by the pairs it contains). The pseudo-pair (half
-//! discordant) keeps θ finite for tiny pure sides, which would otherwise score infinity and
-//! always win; its pull vanishes as sides grow. θ comes from [`ThetaTable`] (the MLE to within
+//! discordant, weighing one row of the training set's average weight, so that the splits do not
+//! depend on the weights' scale) keeps θ finite for tiny pure sides, which would otherwise score
+//! infinity and always win; its pull vanishes as sides grow. θ comes from [`ThetaTable`] (the MLE to within
 //! 1e-8), not from a Newton solve per threshold.
 //!
 //! How the sweep stays cheap: the counts are kept as one signed sum per label pair; a moved
@@ -220,16 +221,19 @@ impl Learner for LabelTreeModel {
         data.refuse_ties(params.tie_refusal())?;
         let (x, y) = (&data.x, &data.y);
         let (n, m) = (x.n_rows(), y.n_labels());
+        let total: f64 = data.weights.iter().sum();
         let TreeInputs { fill_values, features } = TreeInputs::new(x);
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: params.min_weight_split.map_or(2.0 * m as f64, |w| node_weight(w, data.weights.iter().sum())),
+            min_weight_split: node_weight(params.min_weight_split.unwrap_or(2.0 * m as f64), total, data.row_weight),
             threshold_rule: params.threshold_rule,
         };
         let (samples, weights): (Vec<u32>, Vec<f64>) =
             (0..n as u32).zip(data.weights.iter().copied()).filter(|&(_, w)| w > 0.0).unzip();
-        let criterion = MallowsSpread::new(y)?.with_min_leaf(node_weight(params.min_weight_leaf, data.weights.iter().sum()));
+        let criterion = MallowsSpread::new(y)?
+            .with_min_leaf(node_weight(params.min_weight_leaf, total, data.row_weight))
+            .with_pseudo_weight(data.row_weight);
         let fitter = MallowsNodeFitter { y, max_iter: params.max_iter, theta: ThetaTable::shared(m) };
         let tree = grow_tree_with(
             &features,

@@ -136,7 +136,8 @@ impl ExactLabelwise {
         }
         let data = parts_data(summaries, max_bins)?;
         // The parts' rows weigh 1 each: a share of the training weight is one of the rows.
-        let shape = levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64), ..shape };
+        let shape =
+            levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64, 1.0), ..shape };
         if data.incomplete {
             return Err(invalid(
                 "a training ranking misses a label: the exact distributed LWRF needs complete rankings (use the partition \
@@ -147,7 +148,7 @@ impl ExactLabelwise {
             layout: data.layout.clone(),
             n_labels,
             n_rows: data.n_rows as u64,
-            min_samples_leaf: node_weight(params.min_samples_leaf, data.n_rows as f64),
+            min_samples_leaf: node_weight(params.min_samples_leaf, data.n_rows as f64, 1.0),
         };
         let (grow, sampling) = shape.growth(data.layout.n_features(), params.seed);
         let targets = setup.targets(None);

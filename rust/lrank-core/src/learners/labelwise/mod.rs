@@ -171,7 +171,7 @@ impl Learner for LabelwiseModel {
         let xv = filled.view(x);
         let (max_depth, depth_scores) =
             if params.tune_depth { tune_depth(&xv, y, &data.weights, &params)? } else { (params.max_depth, Vec::new()) };
-        let trees = grow(&features_of(&xv, &params), y, &data.weights, &params, max_depth, 0);
+        let trees = grow(&features_of(&xv, &params), y, &data.weights, data.row_weight, &params, max_depth, 0);
         Ok(LabelwiseModel {
             params,
             max_depth,
@@ -203,7 +203,7 @@ impl Learner for LabelwiseModel {
         let xv = filled.view(&data.x);
         // A single plain tree grows otherwise than a forest's first tree: the forest grows whole.
         let first = if Growth::of(self.params.n_estimators, params.bootstrap, 0).is_forest() { self.trees.len() } else { 0 };
-        let more = grow(&features_of(&xv, &params), &data.y, &data.weights, &params, params.max_depth, first);
+        let more = grow(&features_of(&xv, &params), &data.y, &data.weights, data.row_weight, &params, params.max_depth, first);
         self.trees.truncate(first);
         self.trees.extend(more);
         self.params.n_estimators = n_estimators;
@@ -343,6 +343,7 @@ fn grow(
     x: &TrainingFeatures,
     y: &RankMatrixView<'_>,
     weights: &[f64],
+    row_weight: f64,
     params: &LabelwiseParams,
     max_depth: Option<usize>,
     first_tree: usize,
@@ -351,13 +352,13 @@ fn grow(
     let weight_bound = weights.len() as f64 * weights.iter().fold(0.0f64, |a, &w| a.max(w));
     let targets = Targets::relative_positions(y, weight_bound);
     let total: f64 = weights.iter().sum();
-    let min_leaf = node_weight(params.min_samples_leaf, total);
+    let min_leaf = node_weight(params.min_samples_leaf, total, row_weight);
     let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf };
     let fitter = MeanScores { targets: &targets, default: 0.5 };
     let grow = GrowParams {
         max_depth,
         max_features: params.max_features.resolve(x.n_features()),
-        min_weight_split: node_weight(params.min_samples_split, total),
+        min_weight_split: node_weight(params.min_samples_split, total, row_weight),
         threshold_rule: ThresholdRule::Best,
     };
     Growth::of(params.n_estimators, params.bootstrap, params.seed)
@@ -380,6 +381,7 @@ fn tune_depth(
         )));
     }
     let folds = InnerFolds::deal(n, TUNING_FOLDS, params.seed ^ 0x7A5E_D0C5);
+    let row_weight = weights.iter().sum::<f64>() / n as f64;
     let mut taus = vec![(0.0f64, 0usize); DEPTH_CANDIDATES.len()];
     for fold in 0..TUNING_FOLDS {
         let split = folds.split(fold, x, y, weights);
@@ -394,7 +396,7 @@ fn tune_depth(
                 n_features: d,
                 n_labels: m,
                 fill_values: vec![0.0; d],
-                trees: grow(&features, &yv, &split.train_weights, params, depth, 0),
+                trees: grow(&features, &yv, &split.train_weights, row_weight, params, depth, 0),
                 leaf_table: LeafTable::default(),
                 flat: FlatTrees::default(),
             };

@@ -147,13 +147,13 @@ impl Learner for LabelwisePlrModel {
         let weight_bound = n as f64 * data.weights.iter().fold(0.0f64, |a, &w| a.max(w));
         let targets = Targets::new(m, score, present, weight_bound);
         let total: f64 = data.weights.iter().sum();
-        let min_leaf = node_weight(params.min_samples_leaf, total);
+        let min_leaf = node_weight(params.min_samples_leaf, total, data.row_weight);
         let criterion = LabelwiseVariance { targets: std::borrow::Cow::Borrowed(&targets), min_leaf };
         let fitter = MeanScores { targets: &targets, default };
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: node_weight(params.min_samples_split, total),
+            min_weight_split: node_weight(params.min_samples_split, total, data.row_weight),
             threshold_rule: ThresholdRule::Best,
         };
         let features = match params.max_bins {

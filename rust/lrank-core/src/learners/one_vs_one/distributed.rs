@@ -114,7 +114,8 @@ impl ExactOvo {
         }
         let data = parts_data(summaries, max_bins)?;
         // The parts' rows weigh 1 each: a share of the training weight is one of the rows.
-        let shape = levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64), ..shape };
+        let shape =
+            levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64, 1.0), ..shape };
         let tied = summaries.iter().any(|s| s.rankings.as_ref().is_none_or(|all| all.iter().any(|r| has_ties(r))));
         if data.incomplete || tied {
             return Err(invalid(

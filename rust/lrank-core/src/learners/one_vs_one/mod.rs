@@ -157,7 +157,7 @@ impl Learner for PairwiseModel {
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum()),
+            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum(), data.row_weight),
             threshold_rule: ThresholdRule::Best,
         };
         let pairs = fit_pairs(y, &data.weights, params.n_estimators as u64, |pair| {

@@ -131,7 +131,7 @@ impl Learner for PairwisePlrLogisticModel {
         crate::memory::check::<f64>("the regression's Hessian", &[2 * (q + 1), 2 * (q + 1), rayon::current_num_threads()])?;
         let z: Vec<f64> = (0..n).flat_map(|i| encode(&encoding, &fill_values, x.row(i))).collect();
         let solver = params.solver();
-        let tune = params.tune_beta && params.consensus.method == BucketMethod::Bpa;
+        let tune = params.tune_beta && matches!(params.consensus.method, BucketMethod::Bpa | BucketMethod::BpaGlobal);
         let fitted = fit_pair_relations(y, &data.weights, 1, |pair| {
             let mut totals = [0.0; 3];
             for (&row, &w) in pair.rows.iter().zip(&pair.weights) {

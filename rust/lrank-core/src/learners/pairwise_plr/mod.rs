@@ -196,10 +196,12 @@ impl Learner for PairwisePlrModel {
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum()),
+            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum(), data.row_weight),
             threshold_rule: ThresholdRule::Best,
         };
-        let tune = params.tune_beta && params.bootstrap && params.consensus.method == BucketMethod::Bpa;
+        let tune = params.tune_beta
+            && params.bootstrap
+            && matches!(params.consensus.method, BucketMethod::Bpa | BucketMethod::BpaGlobal);
         let fitted = fit_pair_relations(y, &data.weights, params.n_estimators as u64, |pair| {
             if pair.rows.is_empty() {
                 return (RelationClassifier { a: pair.a as u32, b: pair.b as u32, trees: Vec::new() }, Vec::new());

@@ -96,7 +96,8 @@ impl ExactPlrForest {
         }
         let data = parts_data(summaries, max_bins)?;
         // The parts' rows weigh 1 each: a share of the training weight is one of the rows.
-        let shape = levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64), ..shape };
+        let shape =
+            levelwise::ForestShape { min_weight_split: node_weight(shape.min_weight_split, data.n_rows as f64, 1.0), ..shape };
         if data.incomplete {
             return Err(invalid(
                 "a training ranking misses a label: the exact distributed PLR forest needs complete rankings (ties are \

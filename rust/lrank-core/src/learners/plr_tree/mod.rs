@@ -296,7 +296,7 @@ impl PlrTreeModel {
         let grow = GrowParams {
             max_depth: params.max_depth,
             max_features: params.max_features.resolve(x.n_features()),
-            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum()),
+            min_weight_split: node_weight(params.min_samples_split, data.weights.iter().sum(), data.row_weight),
             threshold_rule: ThresholdRule::Best,
         };
         let growth = Growth::of(params.n_estimators, params.bootstrap, params.seed)
