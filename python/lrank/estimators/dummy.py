@@ -60,7 +60,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-A",
                 "aggregation",
-                "consensus: borda, copeland, kemeny, mallows, or with ties bpa, borda-ties, copeland-ties "
+                "consensus: borda, copeland, kemeny, mallows, or with ties bpa, borda-ties, copeland-ties, bpa-local "
                 "(default borda)",
                 parse_choice(*_convert.AGGREGATIONS),
                 "AGG",

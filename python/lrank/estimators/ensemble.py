@@ -274,7 +274,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-A",
                 "aggregation",
-                "consensus: borda, copeland, mallows, kemeny, or with ties bpa, borda-ties, copeland-ties "
+                "consensus: borda, copeland, mallows, kemeny, or with ties bpa, borda-ties, copeland-ties, bpa-local "
                 "(default borda)",
                 parse_choice(*_convert.AGGREGATIONS),
                 "AGG",

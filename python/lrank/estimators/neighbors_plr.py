@@ -111,7 +111,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-A",
                 "aggregation",
-                "consensus: bpa, borda-ties or copeland-ties (default bpa)",
+                "consensus: bpa, borda-ties, copeland-ties or bpa-local (default bpa)",
                 parse_choice(*_convert.BUCKET_METHODS),
                 "AGG",
             ),

@@ -223,7 +223,7 @@ _OPTIONS = (
     LearnerOption(
         "-A",
         "aggregation",
-        "consensus of leaves (and trees): bpa, borda-ties or copeland-ties (default bpa)",
+        "consensus of leaves (and trees): bpa, borda-ties, copeland-ties or bpa-local (default bpa)",
         parse_choice(*_convert.BUCKET_METHODS),
         "AGG",
     ),
