@@ -324,3 +324,13 @@ def in_label_order(matrix: NDArray[np.int32], names: list[str], labels: list[str
             "so, or pass a rank matrix with its columns in that order"
         )
     return np.ascontiguousarray(matrix[:, [names.index(label) for label in labels]])
+
+
+def fit_takes_sample_weight(estimator: Any) -> bool:
+    """Whether ``estimator.fit`` names a ``sample_weight`` parameter (scikit-learn's test)."""
+    import inspect
+
+    try:
+        return "sample_weight" in inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):  # a fit without a signature (a builtin): assume not
+        return False

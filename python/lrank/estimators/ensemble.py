@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import warnings
 from typing import Any, ClassVar
 
@@ -11,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from lrank.aggregation import AGGREGATORS
 from lrank.errors import InvalidInputError, InvalidParameterError
-from lrank.estimators import _convert, _oob
+from lrank.estimators import _convert, _inputs, _oob
 from lrank.estimators.base import CoreLearnerRanker, _legacy_y, nested_core_params, resolve_seed
 from lrank.estimators.base import _clone_param as _clone
 from lrank.learner_spec import (
@@ -181,7 +180,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         A learner whose ``fit`` takes no ``sample_weight`` (a ``Pipeline``, say) gets the drawn rows
         repeated as often as drawn, as scikit-learn's bagging does."""
         base = self._base()
-        weighted = _fit_takes_weights(base)
+        weighted = _inputs.fit_takes_sample_weight(base)
         if w is not None and not weighted:
             raise InvalidInputError(
                 "sample_weight needs a base estimator whose fit takes sample_weight; "
@@ -237,14 +236,6 @@ class BaggingLabelRanker(CoreLearnerRanker):
     def _set_fitted(self, model: Any) -> None:
         super()._set_fitted(model)
         self.estimators_ = None
-
-
-def _fit_takes_weights(estimator: Any) -> bool:
-    """Whether ``estimator.fit`` names a ``sample_weight`` parameter (scikit-learn's test)."""
-    try:
-        return "sample_weight" in inspect.signature(estimator.fit).parameters
-    except (TypeError, ValueError):  # a fit without a signature (a builtin): assume not
-        return False
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------

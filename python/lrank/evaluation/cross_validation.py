@@ -211,8 +211,10 @@ def fit_weighted(est: Any, x: Any, y: Any, sample_weight: Any, learner: str) -> 
     """``est.fit(x, y)``, with ``sample_weight`` when there are weights: a learner whose fit takes
     none (a plug-in's, say) is fitted without them when every row weighs 1, and refused in its
     name otherwise."""
+    from lrank.estimators._inputs import fit_takes_sample_weight
+
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    if w is not None and not _takes_sample_weight(est):
+    if w is not None and not fit_takes_sample_weight(est):
         if np.all(w == 1.0):
             w = None
         else:
@@ -221,16 +223,6 @@ def fit_weighted(est: Any, x: Any, y: Any, sample_weight: Any, learner: str) -> 
         est.fit(x, y)
     else:
         est.fit(x, y, sample_weight=w)
-
-
-def _takes_sample_weight(est: Any) -> bool:
-    import inspect
-
-    try:
-        params = inspect.signature(est.fit).parameters
-    except (TypeError, ValueError):
-        return True
-    return "sample_weight" in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
 
 
 def add_predictions(
