@@ -352,9 +352,9 @@ def test_error_missing_ranking(tmp_path):
 
 def test_error_empty_label_in_ranking(tmp_path):
     p = write(tmp_path, HEADER + "1,2,a>>b\n")
-    expect_error(p, 6, "empty label in ranking")
+    expect_error(p, 6, "no label between '>' and '>' in ranking")
     p = write(tmp_path, HEADER + "1,2,a>b|\n")
-    expect_error(p, 6, "empty label in ranking")
+    expect_error(p, 6, "ends with '|'")
 
 
 def test_error_wrong_number_of_values(tmp_path):

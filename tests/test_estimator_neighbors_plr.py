@@ -21,6 +21,15 @@ def test_uniform_neighbours_give_the_bpa_of_their_bucket_orders():
     assert est.n_neighbors_ == 7 and est.k_scores_ == {}
 
 
+def test_a_k_above_the_training_rows_uses_them_all():
+    x, y = make_tied_problem(n=12)
+    est = InstanceBasedPartialLabelRanker(n_neighbors=50, weights="uniform").fit(x, y)
+    assert est.n_neighbors_ == 12
+    every_row = bpa(y)
+    for row in est.predict(x[:3]):
+        np.testing.assert_array_equal(row, every_row)
+
+
 def test_k_is_chosen_by_leave_one_out():
     x, y = make_tied_problem(n=200)
     est = InstanceBasedPartialLabelRanker(random_state=0).fit(x, y)

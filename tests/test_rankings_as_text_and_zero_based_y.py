@@ -49,7 +49,7 @@ def test_labels_are_sorted_names_unless_given():
     assert names == ["c", "b", "a"] and matrix.tolist() == [[2, 1, 2]]
     with pytest.raises(InvalidInputError, match=r"y\[1\]: undeclared label 'd'"):
         rank_matrix_from_strings(["a>b", "d>a"], ["a", "b"])
-    with pytest.raises(InvalidInputError, match=r"y\[0\]: empty label"):
+    with pytest.raises(InvalidInputError, match=r"y\[0\]: no label between"):
         rank_matrix_from_strings(["a>>b"])
 
 

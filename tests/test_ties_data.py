@@ -65,9 +65,10 @@ def test_partial_orders_keep_their_weka_meaning():
     [
         ("a=b|c", "combines a tie ('=') with a partial order ('|')"),
         ("a=a>b", "label 'a' occurs twice in ranking 'a=a>b'"),
-        ("a=", "empty label in ranking 'a='"),
-        ("=a", "empty label in ranking '=a'"),
-        ("a==b", "empty label in ranking 'a==b'"),
+        ("a=", "ranking 'a=' ends with '='"),
+        ("=a", "ranking '=a' starts with '='"),
+        ("a==b", "no label between '=' and '=' in ranking 'a==b'"),
+        ("a=>b", "no label between '=' and '>' in ranking 'a=>b': write a>b (before) or a=b (tied)"),
         ("a=z", "undeclared label 'z'"),
     ],
 )

@@ -218,7 +218,7 @@ def split_bucket_chains(text: str) -> list[list[list[str]]]:
             continue
         if c == ">" or c == "|" or c == "=":
             if not had:
-                raise MalformedTextError(f"empty label in ranking {text!r}")
+                raise MalformedTextError(_empty_label(text, i))
             bucket.append("".join(buf))
             buf, had = [], False
             if c != "=":
@@ -235,11 +235,22 @@ def split_bucket_chains(text: str) -> list[list[list[str]]]:
     if not had:
         if not chains and not chain and not bucket:
             raise MalformedTextError(EMPTY_RANKING)
-        raise MalformedTextError(f"empty label in ranking {text!r}")
+        raise MalformedTextError(f"ranking {text!r} ends with {text[-1]!r}: a label name must follow it")
     bucket.append("".join(buf))
     chain.append(bucket)
     chains.append(chain)
     return chains
+
+
+def _empty_label(text: str, i: int) -> str:
+    """Why no label precedes the notation character at ``text[i]``: it opens the text, or two
+    notation characters meet (``a>=b``, where ``>`` and ``=`` do not combine)."""
+    if i == 0:
+        return f"ranking {text!r} starts with {text[0]!r}: a label name must come first"
+    pair = text[i - 1 : i + 1]
+    return f"no label between {text[i - 1]!r} and {text[i]!r} in ranking {text!r}" + (
+        ": write a>b (before) or a=b (tied)" if pair in (">=", "=>") else ""
+    )
 
 
 def parse_ranking(text: str, labels: Sequence[str] | Mapping[str, int]) -> Chains:

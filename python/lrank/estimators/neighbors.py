@@ -28,7 +28,8 @@ class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
     Parameters
     ----------
     n_neighbors : k; None chooses k from {5, 10, 15, 20} by leave-one-out on the training data
-        (on at most 1000 rows drawn with ``random_state``), as the paper does by inner CV.
+        (on at most 1000 rows drawn with ``random_state``), as the paper does by inner CV. A k above
+        the training rows uses them all (``n_neighbors_``, the k used, says so).
     weights : "dudani" (default, the paper's) or "uniform" (every neighbour 1, times its sample
         weight: scikit-lr's ``KNeighborsLabelRanker`` default).
     scaling : "minmax" (default, the paper's), "standard" or "none" (the features as they are,
@@ -101,7 +102,8 @@ class InstanceBasedPlackettLuce(KNeighbors, CoreLearnerRanker):
     Parameters
     ----------
     n_neighbors : k (default 5, as in Zhou & Qiu's comparison); None chooses k from
-        {5, 10, 15, 20} by leave-one-out on the training data.
+        {5, 10, 15, 20} by leave-one-out on the training data. A k above the training
+        rows uses them all (``n_neighbors_``, the k used, says so).
     weights : "uniform" (default) or "dudani" (Dudani's distance weights times the share of
         labels a ranking holds, as in IBLR).
     scaling : "minmax" (default), "standard" or "none" (the features as they are, as

@@ -37,7 +37,8 @@ class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
 
     Parameters
     ----------
-    n_neighbors : k, or None to choose it (default).
+    n_neighbors : k, or None to choose it (default). A k above the training rows uses them all
+        (``n_neighbors_`` says so), as WEKA's IBk does.
     weights : "distance" (default) or "uniform".
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: the method's default, 0.25 for BPA).
@@ -48,7 +49,7 @@ class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
 
     Attributes
     ----------
-    n_neighbors_ : the k used.
+    n_neighbors_ : the k used: ``n_neighbors``, the chosen one, or the training rows if fewer.
     k_scores_ : leave-one-out mean tau_x of each candidate k (empty when k was given).
     """
 
