@@ -476,3 +476,35 @@ def test_a_note_when_the_store_was_made_by_another_lrank_version(tmp_path):
     ResultStore(store_path).write(frame.with_columns(pl.lit("0.0.1").alias("lrank_version")))
     plan = plan_experiment(config("LRRF -I 5", store=store_path), ResultStore(store_path))
     assert plan.other_versions == ["0.0.1"] and plan.pending == ()
+
+
+def test_the_store_records_plugin_versions_and_a_resume_after_an_upgrade_says_so(tmp_path, monkeypatch):
+    # The test plug-in installed as a distribution (lrank-test-plugin 0.0) on the path.
+    install_entry_point(str(tmp_path / "plugins"))
+    monkeypatch.syspath_prepend(str(tmp_path / "plugins"))
+    lrank.registry._forget_plugins()
+    monkeypatch.setattr(lrank.registry, "_plugin_sources", {})
+    try:
+        assert lrank.registry.plugin_versions("SLOW") == "lrank-test-plugin 0.0"
+        assert lrank.registry.plugin_versions("Bagging", ["-I", "2", "-W", "SLOW"]) == "lrank-test-plugin 0.0"
+        assert lrank.registry.plugin_versions("LRRF", ["-I", "5"]) == ""
+        store_path = tmp_path / "s.parquet"
+        _, frame = run(config("SLOW", "LRRF -I 3", store=store_path))
+        versions = dict(frame.select("learner", "plugin_versions").unique().iter_rows())
+        assert versions == {"SLOW": "lrank-test-plugin 0.0", "LRRF -I 3": ""}
+        plan = plan_experiment(config("SLOW", "LRRF -I 3", store=store_path), ResultStore(store_path))
+        assert plan.other_plugin_versions == []
+        older = pl.when(pl.col("learner") == "SLOW").then(pl.lit("lrank-test-plugin -0.1"))
+        ResultStore(store_path).write(
+            frame.with_columns(older.otherwise(pl.col("plugin_versions")).alias("plugin_versions"))
+        )
+        plan = plan_experiment(config("SLOW", "LRRF -I 3", store=store_path), ResultStore(store_path))
+        assert plan.other_plugin_versions == [("SLOW", "lrank-test-plugin -0.1", "lrank-test-plugin 0.0")]
+        # Stores from before the column record no versions, and say nothing.
+        ResultStore(store_path).write(frame.drop("plugin_versions"))
+        plan = plan_experiment(config("SLOW", "LRRF -I 3", store=store_path), ResultStore(store_path))
+        assert (
+            plan.other_plugin_versions == [] and plan.stored.get_column("plugin_versions").null_count() == frame.height
+        )
+    finally:
+        lrank.registry._forget_plugins()

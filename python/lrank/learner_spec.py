@@ -275,12 +275,7 @@ class LearnerSpec:
 
     def parse_options(self, args: Sequence[str]) -> dict[str, Any]:
         """Estimator parameters from WEKA-style tokens, e.g. ``["-I", "100", "-depth", "0"]``."""
-        tokens = list(args)
-        nested: list[str] = []
-        if self.nested_param is not None and "--" in tokens:
-            cut = tokens.index("--")
-            tokens, nested = tokens[:cut], tokens[cut + 1 :]
-        params = self._parse_own(tokens)
+        params, nested = self._split_nested(args)
         if self.nested_param is not None:
             name = params.pop(self.nested_param, self.nested_default)
             if name is None:
@@ -288,6 +283,23 @@ class LearnerSpec:
             inner = find_learner(str(name))
             params[self.nested_param] = inner.factory(**inner.parse_options(nested))
         return params
+
+    def learners_used(self, args: Sequence[str] = ()) -> list[LearnerSpec]:
+        """This learner and, for a meta-learner, the learners nested in it by ``args``."""
+        params, nested = self._split_nested(args)
+        name = params.get(self.nested_param, self.nested_default) if self.nested_param is not None else None
+        if name is None:
+            return [self]
+        return [self, *find_learner(str(name)).learners_used(nested)]
+
+    def _split_nested(self, args: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+        """Own parameters, and a meta-learner's tokens after ``--`` (its nested learner's)."""
+        tokens = list(args)
+        nested: list[str] = []
+        if self.nested_param is not None and "--" in tokens:
+            cut = tokens.index("--")
+            tokens, nested = tokens[:cut], tokens[cut + 1 :]
+        return self._parse_own(tokens), nested
 
     def _parse_own(self, tokens: list[str]) -> dict[str, Any]:
         by_flag = {o.flag: o for o in self.options}

@@ -226,6 +226,12 @@ def run_command(
                     f"new cells are computed by lrank {__version__}",
                     err=True,
                 )
+            for learner, before, now in plan.other_plugin_versions:
+                click.echo(
+                    f"note: the store's cells of {learner} were computed with {before}; "
+                    f"new cells are computed with {now}",
+                    err=True,
+                )
             if dry_run:
                 return
             summary = _run_with_progress(plan, store)

@@ -40,7 +40,7 @@ from lrank.evaluation.workflow import (
 from lrank.experiment.config import DatasetSource, ExperimentConfig, LearnerSetting
 from lrank.experiment.store import KEY, MEASURE_COLUMNS, ResultStore, StoreWriter
 from lrank.rankings import has_ties
-from lrank.registry import get_learner
+from lrank.registry import get_learner, plugin_versions
 
 __all__ = ["CellTask", "DatasetInfo", "RunSummary", "execute_cell", "plan_experiment", "run_experiment"]
 
@@ -176,6 +176,7 @@ def compute_cell(task: CellTask, data: TrainingData | None = None) -> dict[str, 
         "folds": task.folds,
         "repeats": task.repeats,
         "lrank_version": __version__,
+        "plugin_versions": plugin_versions(task.learner.name, task.learner.options),
         "computed_at": datetime.now(timezone.utc),
     }
 
@@ -213,6 +214,18 @@ class ExperimentPlan:
         """lrank versions other than this one that computed stored cells (worth a note: a
         resumed store then mixes versions, which the lrank_version column records)."""
         return sorted(set(self.stored.get_column("lrank_version").to_list()) - {__version__})
+
+    @property
+    def other_plugin_versions(self) -> list[tuple[str, str, str]]:
+        """(learner, stored plug-in versions, installed ones) for each learner of this run whose
+        stored cells came from other plug-in versions (stores before the column say nothing)."""
+        out = []
+        for learner in self.config.learners:
+            now = plugin_versions(learner.name, learner.options)
+            cells = self.stored.filter(pl.col("learner") == learner.label, pl.col("plugin_versions").is_not_null())
+            for before in sorted(set(cells.get_column("plugin_versions").to_list()) - {now}):
+                out.append((learner.label, before, now))
+        return out
 
 
 def describe_datasets(config: ExperimentConfig) -> list[DatasetInfo]:

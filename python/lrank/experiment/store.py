@@ -35,7 +35,7 @@ MEASURE_COLUMNS = (
     "normalized_footrule",
 )
 # Columns that stores written by earlier versions lack: read as empty (null) there.
-ADDED_COLUMNS = ("normalized_footrule",)
+ADDED_COLUMNS = ("normalized_footrule", "plugin_versions")
 
 COLUMNS: dict[str, pl.DataType] = {
     "dataset": pl.String(),
@@ -58,6 +58,8 @@ COLUMNS: dict[str, pl.DataType] = {
     "folds": pl.Int64(),
     "repeats": pl.Int64(),
     "lrank_version": pl.String(),
+    # The plug-ins the learner uses, as "distribution version" ("" for lrank's own learners).
+    "plugin_versions": pl.String(),
     "run_id": pl.String(),
     "computed_at": pl.Datetime("us", "UTC"),
 }
@@ -92,8 +94,8 @@ class ResultStore:
         # ties tau_x equals Kendall's tau.
         if "ties" not in frame.columns and "kendall_tau" in frame.columns:
             frame = frame.with_columns(pl.lit(False).alias("ties"), pl.col("kendall_tau").alias("tau_x"))
-        # Stores written before the normalised footrule was recorded: no value for it.
-        frame = frame.with_columns(pl.lit(None, pl.Float64()).alias(c) for c in ADDED_COLUMNS if c not in frame.columns)
+        # Stores written before the normalised footrule and the plug-in versions were recorded.
+        frame = frame.with_columns(pl.lit(None, COLUMNS[c]).alias(c) for c in ADDED_COLUMNS if c not in frame.columns)
         missing = [c for c in COLUMNS if c not in frame.columns]
         if missing:
             raise ExperimentError(f"{self.path}: not an lrank experiment store (columns missing: {', '.join(missing)})")

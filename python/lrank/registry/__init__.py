@@ -17,6 +17,7 @@ import importlib.metadata
 import inspect
 import threading
 import warnings
+from collections.abc import Sequence
 
 from lrank.estimators import (
     boosting,
@@ -68,6 +69,8 @@ class LearnerPluginWarning(UserWarning):
 # that asks for learners while it loads (it sees the built-in ones and the plug-ins before it).
 _plugins: tuple[LearnerSpec, ...] | None = None
 _plugins_loading: list[LearnerSpec] | None = None
+# Which installed distribution gave each loaded plug-in spec ("name version"), by spec identity.
+_plugin_sources: dict[int, str] = {}
 _plugins_lock = threading.RLock()
 
 
@@ -151,6 +154,9 @@ def _load_plugins(specs: list[LearnerSpec]) -> None:
             continue
         owners[spec.name.lower()] = where
         specs.append(spec)
+        dist = getattr(ep, "dist", None)
+        if dist is not None:
+            _plugin_sources[id(spec)] = f"{dist.name} {dist.version}"
 
 
 def _skip(message: str, what: str = "it") -> None:
@@ -160,6 +166,20 @@ def _skip(message: str, what: str = "it") -> None:
 def is_builtin(spec: LearnerSpec) -> bool:
     """Whether ``spec`` is one of lrank's own learners (not a plug-in's)."""
     return any(spec is own for own in _BUILTIN_SPECS)
+
+
+def plugin_versions(name: str, options: Sequence[str] = ()) -> str:
+    """The plug-ins a learner setting uses (itself, or learners nested in it), each as its
+    distribution's "name version" ("name (unknown version)" when no installed distribution
+    gave it), joined by "; "; empty for lrank's own learners. Experiments record it, so that a
+    store resumed after a plug-in upgrade says it mixes versions."""
+    found: list[str] = []
+    for spec in get_learner(name).learners_used(options):
+        if not is_builtin(spec):
+            source = _plugin_sources.get(id(spec), f"{spec.name} (unknown version)")
+            if source not in found:
+                found.append(source)
+    return "; ".join(found)
 
 
 def available_learners() -> dict[str, LearnerSpec]:
@@ -200,4 +220,5 @@ __all__ = [
     "available_learners",
     "get_learner",
     "is_builtin",
+    "plugin_versions",
 ]
