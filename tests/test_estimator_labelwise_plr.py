@@ -56,6 +56,13 @@ def test_parameters_are_checked_by_name():
         LabelwisePartialLabelRanker(epsilon=-1.0).fit(x, y)
     with pytest.raises(InvalidParameterError, match="q"):
         LabelwisePartialLabelRanker(tie_layer="interval", q=float("nan")).fit(x, y)
+    # A width the chosen layer does not use is refused, not ignored; the defaults pass with any.
+    with pytest.raises(InvalidParameterError, match="q: applies to the interval tie layer only, not to epsilon"):
+        LabelwisePartialLabelRanker(q=2.0).fit(x, y)
+    with pytest.raises(InvalidParameterError, match="epsilon: applies to the epsilon tie layer only, not to rounding"):
+        LabelwisePartialLabelRanker(tie_layer="rounding", epsilon=0.3).fit(x, y)
+    for layer in ("rounding", "interval", "epsilon"):
+        LabelwisePartialLabelRanker(n_estimators=2, tie_layer=layer, q=1.0, epsilon=0.5).fit(x, y)
 
 
 def test_on_the_published_iris_set():

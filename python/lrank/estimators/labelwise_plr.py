@@ -50,8 +50,10 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
     max_bins : None (default): exact split search; N (2 to 255): histogram search with at most N
         quantile bins per feature, cut once per fit.
     tie_layer : "rounding", "interval" or "epsilon".
-    q : the interval layer's width in standard errors (default 1).
-    epsilon : the epsilon layer's tolerance in positions (default 0.5).
+    q : the interval layer's width in standard errors (default 1; another value needs
+        ``tie_layer="interval"``).
+    epsilon : the epsilon layer's tolerance in positions (default 0.5; another value needs
+        ``tie_layer="epsilon"``).
     oob_score : estimate the fit's tau_x out of bag (``oob_score_``, ``oob_prediction_``: each training
         row's bucket order from the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
@@ -98,6 +100,10 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
         """The core learner's parameters (serde form), e.g. for bagging in the core."""
         layer = _convert.choice("tie_layer", self.tie_layer, {name: name for name in _TIE_LAYERS})
         q, epsilon = _convert.finite("q", self.q), _convert.finite("epsilon", self.epsilon)
+        # A width the chosen layer does not use would be ignored: refused, as an ignored beta is.
+        for param, value, default, uses in (("q", q, 1.0, "interval"), ("epsilon", epsilon, 0.5, "epsilon")):
+            if value != default and layer != uses:
+                raise _convert._bad(param, f"applies to the {uses} tie layer only, not to {layer}")
         core_layer: Any = {"rounding": "Rounding", "interval": {"Interval": {"q": q}}}.get(
             layer, {"Epsilon": {"epsilon": epsilon}}
         )
