@@ -95,7 +95,9 @@ def test_kebi_csv_converts_to_parquet_and_back(kebi_dir, tmp_path):
 def test_foreign_and_damaged_parquet_files_are_refused(tmp_path):
     foreign = tmp_path / "foreign.parquet"
     pl.DataFrame({"a": [1.0]}).write_parquet(foreign)
-    with pytest.raises(DataFormatError, match=r"foreign\.parquet: Parquet file without lrank metadata"):
+    with pytest.raises(
+        DataFormatError, match=r"foreign\.parquet: Parquet file without lrank metadata and without label"
+    ):
         read_dataset(foreign)
     junk = tmp_path / "junk.parquet"
     junk.write_bytes(b"not parquet at all")

@@ -16,7 +16,8 @@ Layout of a file written by :func:`write_parquet`:
   relation name, the label names (in order), the attributes (name, kind, declared values), and
   the names of the ranking and weight columns.
 
-Files without that metadata entry are refused with a message saying so. Files carry a checksum
+A file without that metadata entry (written by pandas, pyarrow, another tool) is read by the KEBI
+column layout: see :mod:`lrank.data.plain_parquet`. Files carry a checksum
 and are read through :mod:`lrank.parquet_io`: a damaged file is refused before Polars decodes it.
 """
 
@@ -38,6 +39,7 @@ from lrank.data.dataset import (
     first_invalid_rank_row,
     rank_row_from_chains,
 )
+from lrank.data.plain_parquet import read_plain_parquet
 from lrank.errors import DataFormatError, InvalidInputError
 from lrank.parquet_io import read_verified, read_verified_rows, write_checksummed
 from lrank.quoting import MalformedTextError
@@ -158,11 +160,8 @@ def read_parquet(
     else:
         frame, raw_meta = read_verified_rows(spath, fail, rows)
     text = raw_meta.get(METADATA_KEY)
-    if text is None:
-        raise fail(
-            f"Parquet file without lrank metadata (key {METADATA_KEY!r}); "
-            "write it with `lrank convert` from XARFF or the KEBI CSV layout"
-        )
+    if text is None:  # another tool's file: read by the KEBI column layout
+        return read_plain_parquet(frame, spath, fail, require_rankings=require_rankings)
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as exc:
