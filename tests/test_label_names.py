@@ -45,6 +45,23 @@ def test_frame_predictions_are_matched_by_name_too(fitted, frame):
     assert tau_x(y, reversed_pred, labels=LABELS) == pytest.approx(as_fitted)
 
 
+@pytest.mark.parametrize("convert", [lambda f: f, lambda f: f.to_pandas(), lambda f: f.to_arrow()])
+def test_predict_frame_is_a_y_pred_the_metrics_take(fitted, convert):
+    x, y, est = fitted
+    reordered = pd.DataFrame({name: y[:, j] for j, name in reversed(list(enumerate(LABELS)))})
+    expected = kendall_tau(y, est.predict(x))
+    assert kendall_tau(reordered, convert(est.predict_frame(x))) == pytest.approx(expected)
+
+
+def test_a_label_called_ranking_keeps_its_column_in_predict_frame():
+    x, y = make_problem(n=60, seed=3, m=3)
+    est = LabelRankingTree(random_state=0).fit(x, y, labels=["ranking", "_ranking", "c"])
+    frame = est.predict_frame(x)
+    assert frame.columns == ["__ranking", "ranking", "_ranking", "c"]
+    np.testing.assert_array_equal(frame.select("ranking", "_ranking", "c").to_numpy(), est.predict(x))
+    assert frame["__ranking"].to_list() == est.predict_strings(x)
+
+
 def test_a_frame_y_with_other_names_is_refused_in_one_line(fitted):
     x, y, est = fitted
     other = pd.DataFrame(y, columns=["a", "b", "c", "z"])
@@ -52,6 +69,21 @@ def test_a_frame_y_with_other_names_is_refused_in_one_line(fitted):
         est.score(x, other)
     with pytest.raises(InvalidInputError, match="are not the labels"):
         kendall_tau(other, est.predict(x), labels=LABELS)
+
+
+@pytest.mark.parametrize("frame", [pd.DataFrame, pl.DataFrame], ids=["pandas", "polars"])
+def test_fit_reads_a_frame_y_by_name_when_labels_are_given(fitted, frame):
+    x, y, est = fitted
+    truth = frame({name: y[:, j] for j, name in enumerate(LABELS)})
+    given = LABELS[::-1]
+    refit = LabelRankingTree(random_state=0).fit(x, truth, labels=given)
+    assert refit.labels_ == given
+    # the same model: its columns follow labels=, its names the frame's
+    np.testing.assert_array_equal(refit.predict(x), est.predict(x)[:, ::-1])
+    assert refit.predict_strings(x[:5]) == est.predict_strings(x[:5])
+    assert refit.score(x, truth) == pytest.approx(est.score(x, truth))
+    with pytest.raises(InvalidInputError, match=r"y's columns \['a', 'b', 'c', 'd'\] are not the labels \['w'"):
+        LabelRankingTree().fit(x, truth, labels=["w", "x", "y", "z"])
 
 
 def test_buckets_group_tied_labels_and_orderings_refuse_ties():

@@ -63,6 +63,18 @@ def test_zero_based_tied_targets_are_warned_about():
         PartialLabelRankingTree(max_depth=2).fit(x, y.tolist())
 
 
+def test_top_k_targets_get_no_zero_based_warning():
+    # Every row ranks its top 3 of 6 labels (the rest 0): incomplete, not 0-based.
+    rng = np.random.default_rng(0)
+    y = np.zeros((50, 6), dtype=np.int64)
+    for row in y:
+        row[rng.permutation(6)[:3]] = [1, 2, 3]
+    x = rng.random((50, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PartialLabelRankingTree(max_depth=2).fit(x, y)
+
+
 def test_predicted_rankings_quote_label_names_that_hold_the_notation():
     x, y = make_tied_problem(n=60, seed=2)
     labels = ["a=1", "b>2", "c d", "plain"][: y.shape[1]]

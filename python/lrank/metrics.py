@@ -53,6 +53,9 @@ def _matrices(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> tuple[N
     from lrank.estimators._inputs import _ranking_texts, frame_names, rank_targets
 
     pred_names = frame_names(y_pred)
+    if pred_names is not None:
+        y_pred = _label_columns(y_pred, pred_names)
+        pred_names = frame_names(y_pred)
     if labels is None:
         labels = pred_names
 
@@ -66,6 +69,21 @@ def _matrices(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> tuple[N
     truth = rank_targets(y_true, labels, by_name=True)[0]
     pred = as_predictions(rank_targets(y_pred, labels, by_name=True)[0] if pred_names is not None else y_pred)
     return truth, pred
+
+
+def _label_columns(frame: Any, names: list[str]) -> Any:
+    """A DataFrame ``y_pred`` without its text columns (``predict_frame``'s ``ranking``): the
+    label columns hold numbers."""
+    import polars as pl
+
+    if type(frame).__module__.startswith("pyarrow"):
+        frame = pl.from_arrow(frame)
+    if isinstance(frame, pl.DataFrame):
+        return frame.select(c for c in frame.columns if frame.schema[c] != pl.String)
+    text = [
+        c for c, dtype in zip(frame.columns, frame.dtypes) if str(dtype) == "object" or str(dtype).startswith("str")
+    ]
+    return frame.drop(columns=text) if text and len(text) < len(names) else frame
 
 
 def _mean(values: NDArray[np.float64], sample_weight: ArrayLike | None) -> float:

@@ -243,15 +243,25 @@ def _warn_if_zero_based(y: NDArray[np.int32]) -> None:
             UserWarning,
             stacklevel=_user_stacklevel(),
         )
-    elif n >= 5 and m >= 2 and np.all(zeros >= 1) and np.any(zeros >= 2):
+    elif n >= 5 and m >= 2 and np.all(zeros >= 1) and np.any(zeros >= 2) and _looks_shifted(y, zeros):
         # With ties, 0-based positions leave out a whole top bucket: every row misses a label,
-        # which labels truly missing at random rarely do to every row.
+        # which labels truly missing at random rarely do to every row. Top-k rankings (1..k, the
+        # rest 0) do too, but neither tie ranked labels nor hold a row that is a whole 0-based
+        # ranking (one 0, the rest 1..m-1).
         warnings.warn(
             "every row of y leaves out at least one label (position 0 means a missing label): if y holds "
             "0-based positions (a tied top bucket at 0), add 1 (positions start at 1)",
             UserWarning,
             stacklevel=_user_stacklevel(),
         )
+
+
+def _looks_shifted(y: NDArray[np.int32], zeros: NDArray[np.intp]) -> bool:
+    """Whether rows that all leave out labels look like 0-based bucket orders rather than top-k
+    rankings: some row ties two ranked labels, or is a whole 0-based ranking."""
+    ranked = np.sort(y, axis=1)
+    ties = np.any((ranked[:, 1:] == ranked[:, :-1]) & (ranked[:, 1:] > 0))
+    return bool(ties or np.any((zeros == 1) & (y.max(axis=1) == y.shape[1] - 1)))
 
 
 def with_known_labels(exc: InvalidInputError, labels: Any) -> InvalidInputError:

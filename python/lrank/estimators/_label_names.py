@@ -61,13 +61,19 @@ class LabelNamePredictions:
         return format_rank_rows(self.predict(X), self._label_names(), quoted=True)  # type: ignore[attr-defined]
 
     def predict_frame(self, X: Any) -> Any:
-        """The predictions as a Polars frame: ``ranking`` (``b>a>c``), then each label's position."""
+        """The predictions as a Polars frame: ``ranking`` (``b>a>c``), then each label's position.
+        The text column is ``_ranking`` when a label is called ``ranking`` (``__ranking`` if
+        that is taken too), so no label's column is lost. ``lrank.metrics`` take the frame as
+        ``y_pred``: they match its label columns by name and leave the text column out."""
         import polars as pl
 
         from lrank.ranking_notation import format_rank_rows
 
         ranks = self.predict(X)  # type: ignore[attr-defined]
         labels = self._label_names()
-        columns: dict[str, Any] = {"ranking": format_rank_rows(ranks, labels, quoted=True)}
+        text = "ranking"
+        while text in labels:
+            text = "_" + text
+        columns: dict[str, Any] = {text: format_rank_rows(ranks, labels, quoted=True)}
         columns.update({name: ranks[:, j] for j, name in enumerate(labels)})
         return pl.DataFrame(columns)

@@ -193,7 +193,7 @@ class LabelRanker(MetadataRequests, LabelNamePredictions):
                 "(y: the rank matrix of the training rows)"
             )
         xa = self._validate_x(X, reset=True)
-        ya, frame_names = _inputs.rank_targets(y, labels)
+        ya, frame_names = _inputs.rank_targets(y, labels, by_name=True)
         if ya.shape[0] != xa.shape[0]:
             raise InvalidInputError(f"X has {xa.shape[0]} rows but y has {ya.shape[0]}")
         w = None
