@@ -259,3 +259,27 @@ def test_a_row_is_named_by_its_file_line_where_the_file_has_lines(tmp_path):
     write_dataset(read_dataset(csv), parquet)
     assert read_dataset(parquet).where(2) == f"{parquet}, instance 3"
     assert dataset_from_arrays([[0.0]], [[1, 2]]).where(0) == "instance 1"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 7).flatmap(lambda m: st.tuples(*[st.lists(st.integers(1, m), min_size=m, max_size=m)] * 2)))
+def test_spearman_rho_on_ties_is_scipys(pair):
+    """With ties, rho is Pearson's correlation of mid-ranks (scipy.stats.spearmanr), where that is
+    defined; 0 against a ranking tying every label, 1 between two such."""
+    scipy_stats = pytest.importorskip("scipy.stats")
+    from lrank.metrics import spearman_rho
+
+    a, b = (as_rank_matrix([_dense(row)]) for row in pair)
+    rho = spearman_rho(a, b)
+    constant = [len(set(row)) == 1 for row in pair]
+    if all(constant):
+        assert rho == 1.0
+    elif any(constant):
+        assert rho == 0.0
+    else:
+        assert rho == pytest.approx(scipy_stats.spearmanr(a[0], b[0]).statistic, abs=1e-12)
+
+
+def _dense(row: list[int]) -> list[int]:
+    levels = sorted(set(row))
+    return [levels.index(v) + 1 for v in row]

@@ -121,7 +121,9 @@ def tau_x(
 def spearman_rho(
     y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
 ) -> float:
-    """Mean Spearman rank correlation, in [-1, 1]."""
+    """Mean Spearman rank correlation, in [-1, 1]. With ties, Pearson's correlation of the
+    mid-ranks (as ``scipy.stats.spearmanr``); a ranking that ties all its labels scores 0
+    against one that does not and 1 against another such, where scipy gives NaN."""
     return _mean(_rows(y_true, y_pred, labels)["spearman_rho"], sample_weight)
 
 

@@ -113,11 +113,32 @@ pub fn tau_x(a: &[i32], b: &[i32]) -> f64 {
 }
 
 /// Spearman's rank correlation rho in [-1, 1]; NaN when fewer than two labels are common.
+///
+/// With ties, the Pearson correlation of the mid-ranks (the 1 - 6 Σd² / (k (k² - 1)) shortcut
+/// holds only without ties: it gave 0.5 for a ranking against all labels tied). A ranking that
+/// ties every common label has no variance: against one that does not, rho is 0 (no
+/// association, as tau_x nets 0 there); against another such, 1 (they agree, as for tau_x).
 pub fn spearman_rho(a: &[i32], b: &[i32]) -> f64 {
     let (ra, rb) = common_ranks(a, b);
     let k = ra.len() as f64;
     if ra.len() < 2 {
         return f64::NAN;
+    }
+    if has_ties(a) || has_ties(b) {
+        // Mid-ranks of k items always average (k + 1) / 2.
+        let mean = (k + 1.0) / 2.0;
+        let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+        for (x, y) in ra.iter().zip(&rb) {
+            let (dx, dy) = (x - mean, y - mean);
+            sab += dx * dy;
+            saa += dx * dx;
+            sbb += dy * dy;
+        }
+        return match (saa > 0.0, sbb > 0.0) {
+            (true, true) => (sab / (saa * sbb).sqrt()).clamp(-1.0, 1.0),
+            (false, false) => 1.0,
+            _ => 0.0,
+        };
     }
     let d2: f64 = ra.iter().zip(&rb).map(|(x, y)| (x - y) * (x - y)).sum();
     1.0 - 6.0 * d2 / (k * (k * k - 1.0))
@@ -203,6 +224,57 @@ mod tests {
         assert_eq!(spearman_footrule(&[1, 1, 2], &[1, 2, 3]), 1.0);
         // labels left out by the other ranking: [1, 2, 2, 3] on labels 1..3 is {1,2} > {3}
         assert_eq!(spearman_footrule(&[1, 2, 2, 3], &[0, 1, 2, 3]), 1.0);
+    }
+
+    /// Pearson's correlation of mid-ranks written out from the definitions (0 and 1 for the
+    /// rankings without variance, as documented).
+    fn spearman_reference(a: &[i32], b: &[i32]) -> f64 {
+        let common: Vec<usize> = (0..a.len()).filter(|&j| a[j] > 0 && b[j] > 0).collect();
+        if common.len() < 2 {
+            return f64::NAN;
+        }
+        let mid = |r: &[i32], j: usize| {
+            let below = common.iter().filter(|&&i| r[i] < r[j]).count() as f64;
+            let level = common.iter().filter(|&&i| r[i] == r[j]).count() as f64;
+            below + (level + 1.0) / 2.0
+        };
+        let xa: Vec<f64> = common.iter().map(|&j| mid(a, j)).collect();
+        let xb: Vec<f64> = common.iter().map(|&j| mid(b, j)).collect();
+        let n = xa.len() as f64;
+        let (ma, mb) = (xa.iter().sum::<f64>() / n, xb.iter().sum::<f64>() / n);
+        let cov: f64 = xa.iter().zip(&xb).map(|(x, y)| (x - ma) * (y - mb)).sum();
+        let va: f64 = xa.iter().map(|x| (x - ma) * (x - ma)).sum();
+        let vb: f64 = xb.iter().map(|y| (y - mb) * (y - mb)).sum();
+        match (va > 1e-12, vb > 1e-12) {
+            (true, true) => cov / (va * vb).sqrt(),
+            (false, false) => 1.0,
+            _ => 0.0,
+        }
+    }
+
+    #[test]
+    fn spearman_with_ties_is_pearson_of_mid_ranks() {
+        let mut rng = crate::rng::Rng::new(11);
+        for _ in 0..3000 {
+            let m = 2 + rng.below(7);
+            let draw = |rng: &mut crate::rng::Rng| {
+                let raw: Vec<i32> = (0..m).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(m) as i32 }).collect();
+                let mut d: Vec<i32> = raw.iter().copied().filter(|&v| v > 0).collect();
+                d.sort_unstable();
+                d.dedup();
+                raw.iter().map(|&v| if v > 0 { d.binary_search(&v).unwrap() as i32 + 1 } else { 0 }).collect::<Vec<i32>>()
+            };
+            let (a, b) = (draw(&mut rng), draw(&mut rng));
+            let (rho, reference) = (spearman_rho(&a, &b), spearman_reference(&a, &b));
+            assert!((rho - reference).abs() < 1e-12 || (rho.is_nan() && reference.is_nan()), "{a:?} {b:?}: {rho} vs {reference}");
+            assert!(rho.is_nan() || (-1.0..=1.0).contains(&rho));
+        }
+        // by hand (scipy.stats.spearmanr agrees where it is defined)
+        assert_eq!(spearman_rho(&[1, 2, 3], &[1, 1, 1]), 0.0);
+        assert_eq!(spearman_rho(&[1, 1, 1], &[1, 1, 1]), 1.0);
+        assert!(spearman_rho(&[1, 1, 2], &[3, 1, 2]).abs() < 1e-15);
+        assert!((spearman_rho(&[1, 1, 1, 2], &[4, 3, 2, 1]) + 0.6_f64.sqrt()).abs() < 1e-12);
+        assert!((spearman_rho(&[1, 1, 2], &[1, 1, 2]) - 1.0).abs() < 1e-15);
     }
 
     #[test]
