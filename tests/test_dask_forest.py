@@ -189,14 +189,24 @@ def _wine_arrays(frame):
 
 
 def _exact_and_single(client, learner, params, ddf, x, y, rows_limit=None):
-    """The exact forest fitted on the cluster and ``node_seeds=True``'s on all rows, asserted equal."""
+    """The exact forest fitted on the cluster and ``node_seeds=True``'s on all rows, asserted equal;
+    the progress reports end with every tree grown, of the trees in all."""
     from lrank.dask.exact import fit_exact
 
+    reports: list[tuple[int, int, int]] = []
     est = fit_exact(
-        learner(**params), ddf, label_columns=None, feature_columns=None, client=client, rows_limit=rows_limit
+        learner(**params),
+        ddf,
+        label_columns=None,
+        feature_columns=None,
+        client=client,
+        rows_limit=rows_limit,
+        progress=lambda *report: reports.append(report),
     )
     single = learner(node_seeds=True, **params).fit(x, y)
     assert est.node_seeds and est.model_ == single.model_
+    n_trees = params["n_estimators"] * (y.shape[1] * (y.shape[1] - 1) // 2 if learner is OneVsOneLabelRanker else 1)
+    assert reports[-1][1:] == (n_trees, n_trees) and all(grown <= n_trees for _, grown, _ in reports)
     return est, single
 
 

@@ -84,9 +84,12 @@ def test_error_gap_in_positions(tmp_path):
 
 def test_error_position_out_of_range(tmp_path):
     p = write(tmp_path, "A1,L1,L2\n1,1,2\n1,1,5\n")
-    expect_error(p, 3, "1,5")
+    expect_error(p, 3, "position 5 of label 'L2' is outside 0..2")
     p = write(tmp_path, "A1,L1,L2\n1,-1,1\n")
-    expect_error(p, 2, "-1,1")
+    expect_error(p, 2, "position -1 of label 'L1' is outside 0..2")
+    # it said "the 2 distinct positions must be 1..2" of 1,2,4: three distinct, and 4 the fault
+    p = write(tmp_path, "A1,L1,L2,L3\n1,1,2,4\n")
+    expect_error(p, 2, "position 4 of label 'L3' is outside 0..3")
 
 
 def test_error_empty_ranking(tmp_path):

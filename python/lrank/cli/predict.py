@@ -45,8 +45,9 @@ from lrank.ranking_notation import format_rank_rows
 @click.option(
     "--confidence",
     is_flag=True,
-    help="Append each row's confidence after a tab (IBLR: the Mallows spread theta, inf when all the "
-    "neighbours rank alike). Text output only.",
+    help="Append each row's confidence after a tab: IBLR and LRT the Mallows spread theta (inf when "
+    "the rankings agree), IBPL the predicted ranking's Plackett-Luce probability; other learners "
+    "have none. Text output only.",
 )
 def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None, confidence: bool) -> None:
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first; label

@@ -112,7 +112,8 @@ def fit_exact(
     rows_limit: int | None = None,
 ) -> Any:
     """:func:`lrank.dask.fit` with ``exact=True`` (see the module docs). ``progress`` is called
-    after every round with the rounds done, the trees fully grown and the trees in all.
+    after every round with the rounds done, the trees fully grown and the trees in all (for the
+    one-vs-one forest, over all label pairs).
     ``rows_limit``: nodes of at most this many samples come as rows (0: never; None: as many as
     cost a node's histograms): the forest is the same either way."""
     import dask
@@ -166,6 +167,10 @@ def fit_exact(
     codes = [client.submit(_codes, f, setup) for f in loaded]
     bins = driver.median_bins(_added(client, [client.submit(_bin_counts, c, setup) for c in codes]))
     driver.set_medians(client.gather([client.submit(_values, f, c, bins) for f, c in zip(loaded, codes, strict=True)]))
+    # The one-vs-one forest grows n_estimators trees for each label pair.
+    n_trees = int(params["n_estimators"])
+    if isinstance(estimator, OneVsOneLabelRanker):
+        n_trees *= n_labels * (n_labels - 1) // 2
     rounds = 0
     while (plan := driver.plan()) is not None:
         plan = bytes(plan)
@@ -176,7 +181,7 @@ def fit_exact(
         driver.absorb(*_added(client, sums, _add_sums_join_rows))
         rounds += 1
         if progress is not None:
-            progress(rounds, driver.trees_grown(), int(params["n_estimators"]))
+            progress(rounds, driver.trees_grown(), n_trees)
     out = type(estimator)(**params)
     out._set_fitted(driver.finish())
     if names:

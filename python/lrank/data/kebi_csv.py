@@ -164,7 +164,14 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     if not ok.all():
         i = int(np.flatnonzero(~ok)[0])
         shown = ",".join(cols[d + t][i] for t in range(m))
-        if present[i] == 0:
+        if not in_range[i].all():
+            t = int(np.flatnonzero(~in_range[i])[0])
+            problem = (
+                f"position {cols[d + t][i]} of label {labels[t]!r} is outside 0..{m} "
+                f"(positions count from 1 = most preferred up to at most {m}, the number of labels; "
+                "0 or empty = missing)"
+            )
+        elif present[i] == 0:
             problem = "empty ranking: no label has a position (a ranking needs at least one label)"
         else:
             distinct = np.unique(ranks[i][ranks[i] > 0])
