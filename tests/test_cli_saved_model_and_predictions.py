@@ -410,3 +410,38 @@ def test_a_loaded_models_own_methods_take_data_sets_not_arrays(tmp_path):
             getattr(loaded, method)(np.zeros((2, 4)))
     assert run("info", str(model), "--tree", "0", "--format", "json").exit_code == 2
     assert run("info", str(model), "--tree", str(2**70)).exit_code == 2
+
+
+def test_unknown_rankings_in_the_training_layout_are_predicted(tmp_path):
+    """Data to predict may keep the training file's layout with the rankings unknown: '?' in the
+    XARFF ranking column (WEKA's unknown class), empty or '?' KEBI CSV label cells."""
+    iris = os.fspath(resources.files("lrank.datasets") / "iris.xarff")
+    model = tmp_path / "m.lrm"
+    assert run("train", "-t", iris, "--no-cv", "-W", "LRT", "-d", str(model)).exit_code == 0
+    with open(iris) as fh:
+        text = fh.read()
+    head, _, rows = text.partition("@data")
+    rows = [r for r in rows.splitlines() if r.strip()][:4]
+    unknown = tmp_path / "unknown.xarff"
+    unknown.write_text(head + "@data\n" + "\n".join(r.rsplit(",", 1)[0] + ",?" for r in rows) + "\n")
+    plain = tmp_path / "plain.xarff"
+    plain.write_text(head.replace("@attribute", "@ATTRIBUTE").rsplit("@ATTRIBUTE", 1)[0] + "@data\n")
+    plain.write_text(plain.read_text() + "\n".join(r.rsplit(",", 1)[0] for r in rows) + "\n")
+    predicted = run("predict", "-l", str(model), "-T", str(unknown))
+    assert predicted.exit_code == 0, predicted.output
+    assert predicted.output == run("predict", "-l", str(model), "-T", str(plain)).output
+    assert len(predicted.output.splitlines()) == 4
+    # where rankings are needed, '?' is still refused by line
+    scored = run("train", "-l", str(model), "-T", str(unknown))
+    assert scored.exit_code == 1 and "unknown.xarff:" in scored.output and "missing ranking '?'" in scored.output
+
+    from lrank.data import read_dataset
+    from lrank.errors import DataFormatError
+
+    csv = tmp_path / "unknown.csv"
+    csv.write_text("A1,L1,L2,L3\n0.5,,,\n0.7,?,?,?\n")
+    data = read_dataset(csv, require_rankings=False)
+    assert data.rankings is None and data.labels == ("L1", "L2", "L3") and data.n_rows == 2
+    csv.write_text("A1,L1,L2,L3\n0.5,,,\n0.7,1,2,3\n")  # some rankings known: all must be
+    with pytest.raises(DataFormatError, match="unknown.csv:2: empty ranking"):
+        read_dataset(csv, require_rankings=False)

@@ -12,7 +12,8 @@ ranking sets): the distinct positions of a row must be exactly ``1..b`` (dense,
 value.  Fields are separated by commas (double quotes allowed, CSV style);
 blank lines are skipped; LF or CRLF line ends.  The relation name is the file
 stem.  Where rankings are optional (``require_rankings=False``: data to predict), a file
-without label columns is a plain feature table.
+without label columns is a plain feature table, and one whose label cells are all empty or
+``?`` a feature table with those labels.
 """
 
 from __future__ import annotations
@@ -124,12 +125,14 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
         missing=("", "?"),
     )
     series = numbers.get_columns()
-    if n_lab == 0:
+    # Data to predict may keep the label columns empty or '?' (WEKA's unknown class) in every row.
+    unknown = not require_rankings and all(cell in ("", "?") for column in cols[d:] for cell in column)
+    if n_lab == 0 or unknown:
         return LabelRankingDataset(
             relation=Path(spath).stem,
             attributes=[Attribute(name, "numeric") for name in feat_names],
             features=pl.DataFrame({s.name: s for s in series}),
-            labels=(),
+            labels=labels if unknown else (),
             rankings=None,
             weights=np.ones(n, dtype=np.float64),
             source=spath,

@@ -19,7 +19,8 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
     """Read an ARFF or XARFF file (syntax in :mod:`lrank.data.arff`).
 
     With ``require_rankings=False`` a file without a RANKING attribute loads
-    as a plain feature table (``rankings=None``, ``labels=()``).
+    as a plain feature table (``rankings=None``, ``labels=()``), and one whose rankings are all
+    ``?`` (WEKA's unknown class) as a feature table with its declared labels.
     """
     spath, lines = read_text_lines(path)
     header = read_header(spath, lines)
@@ -30,7 +31,7 @@ def read_arff(path: str | os.PathLike[str], *, require_rankings: bool = True) ->
             "no RANKING attribute declared (a label-ranking file needs '@attribute NAME RANKING {l1,l2,...}')",
         )
     data = read_rows(spath, lines, header)
-    features, rankings, partial_orders = build_columns(spath, header, data)
+    features, rankings, partial_orders = build_columns(spath, header, data, rankings_optional=not require_rankings)
     return LabelRankingDataset(
         relation=header.relation,
         attributes=header.attributes,

@@ -102,11 +102,12 @@ def _lexed_row(s: str, ncol: int, rank_col: int | None) -> tuple[list[str | None
 
 
 def build_columns(
-    path: str, header: Header, data: DataRows
+    path: str, header: Header, data: DataRows, *, rankings_optional: bool = False
 ) -> tuple[pl.DataFrame, np.ndarray | None, dict[int, Chains]]:
     """The feature table, the rank matrix (None without a RANKING attribute) and the partial
     orders of the rows.  Columns are checked in declaration order, so the first bad column of
-    the file is the one reported."""
+    the file is the one reported. ``rankings_optional`` (data to predict): a ranking column that
+    is ``?`` in every row, WEKA's unknown class, gives no rank matrix instead of an error."""
     series: list[pl.Series] = []
     attrs = iter(header.attributes)
     rankings: np.ndarray | None = None
@@ -119,6 +120,8 @@ def build_columns(
             next(attrs)
             continue  # a numeric column before the first bad one is good
         if kind == "ranking":
+            if rankings_optional and all(raw is None or raw == "?" for raw in col):
+                continue
             rankings, partial = _rank_column(path, col, header.labels, data.lines)
             continue
         attr = next(attrs)
