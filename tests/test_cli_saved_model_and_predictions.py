@@ -209,10 +209,13 @@ def test_predict_writes_the_data_with_the_predicted_rankings_in_the_named_format
     np.testing.assert_array_equal(written.feature_matrix(), iris.feature_matrix())
     assert written.labels == iris.labels and written.feature_names() == iris.feature_names()
     assert run("info", str(tmp_path / name)).exit_code == 0
-    # KEBI CSV names its labels L1, L2, ...: iris's are refused in one line, and no file is left.
+    # KEBI CSV names its labels L1, L2, ...: iris's are renamed, with a note, as convert does.
     result = run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / "out.csv"))
-    assert result.exit_code == 1 and "are not named L<number>; write XARFF instead" in result.output
-    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out.csv").exists()
+    assert result.exit_code == 0, result.output
+    assert "Note: the KEBI CSV layout names labels L1, L2, ...: setosa = L1, versicolor = L2" in result.output
+    as_csv = read_dataset(tmp_path / "out.csv")
+    assert as_csv.labels == ("L1", "L2", "L3")
+    np.testing.assert_array_equal(as_csv.rankings, written.rankings)
 
 
 def test_predicted_data_of_a_file_without_rankings_and_of_parquet_slices(tmp_path, monkeypatch):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import re
 from collections.abc import Iterator
+from typing import Any
 
 import click
 
@@ -28,3 +31,13 @@ def check_jobs(ctx: click.Context, param: click.Parameter, value: int | None) ->
     if value != 0:
         return value
     raise click.BadParameter("0 threads: give a positive number of threads, or -1 for all cores")
+
+
+def kebi_label_names(data: Any, target: str) -> tuple[Any, str | None]:
+    """``data`` ready to write to ``target``: for a ``.csv`` target (the KEBI layout names labels
+    L1, L2, ...) other label names are replaced, with the note that says how; else as it is."""
+    if not target.lower().endswith(".csv") or all(re.fullmatch(r"L\d+", name) for name in data.labels):
+        return data, None
+    kebi_names = tuple(f"L{j + 1}" for j in range(len(data.labels)))
+    pairs = ", ".join(f"{old} = {new}" for old, new in zip(data.labels, kebi_names))
+    return dataclasses.replace(data, labels=kebi_names), f"Note: the KEBI CSV layout names labels L1, L2, ...: {pairs}"

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import re
 from pathlib import Path
 
 import click
 
-from lrank.cli.common import user_errors
+from lrank.cli.common import kebi_label_names, user_errors
 from lrank.data import read_dataset, write_dataset
 from lrank.data.summary import summarize
 from lrank.datasets import resolve
@@ -123,13 +121,8 @@ def convert_command(source: str, target: str) -> None:
     attributes, weights, incomplete rankings, partial orders), so it converts back exactly.
     The KEBI CSV layout names labels L1, L2, ...: other names are replaced, and a note says how."""
     with user_errors():
-        data = read_dataset(resolve(source))
-        kebi_names = [f"L{j + 1}" for j in range(data.n_labels)]
-        renamed = target.lower().endswith(".csv") and not all(re.fullmatch(r"L\d+", name) for name in data.labels)
-        if renamed:
-            pairs = ", ".join(f"{old} = {new}" for old, new in zip(data.labels, kebi_names))
-            data = dataclasses.replace(data, labels=tuple(kebi_names))
+        data, note = kebi_label_names(read_dataset(resolve(source)), target)
         write_dataset(data, target)
-    if renamed:
-        click.echo(f"Note: the KEBI CSV layout names labels L1, L2, ...: {pairs}", err=True)
+    if note is not None:
+        click.echo(note, err=True)
     click.echo(f"wrote {data.n_rows} rows to {target}", err=True)

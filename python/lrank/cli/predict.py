@@ -12,7 +12,7 @@ import click
 import numpy as np
 import polars as pl
 
-from lrank.cli.common import check_jobs, user_errors
+from lrank.cli.common import check_jobs, kebi_label_names, user_errors
 from lrank.data import DATA_SUFFIXES, LabelRankingDataset, read_dataset, write_dataset
 from lrank.data.alignment import aligned_features
 from lrank.data.parquet import read_parquet
@@ -70,8 +70,11 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
                 with_rankings(data, loaded.labels, loaded.estimator.predict(aligned_features(loaded.attributes, data)))
                 for data in _batches(path)
             ]
+            written, note = kebi_label_names(concatenated(parts), out)
             with _naming(out):
-                write_dataset(concatenated(parts), out)
+                write_dataset(written, out)
+            if note is not None:
+                click.echo(note, err=True)
             return
         batches = _batches(path)
         # The first slice (the whole file, unless Parquet) is read before OUT is opened: a bad
