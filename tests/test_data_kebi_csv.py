@@ -187,3 +187,23 @@ def test_the_first_bad_feature_column_is_reported_at_its_first_bad_row(tmp_path)
     data = read_kebi_csv(path)
     assert data.features["A1"].null_count() == 1 and data.features["A2"].null_count() == 2
     np.testing.assert_array_equal(data.feature_matrix(), [[1, 5], [2, np.nan], [np.nan, np.nan]])
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("A1;A2;L1;L2\n1;2;1;2\n", "the header is one column holding semicolons; fields must be separated by commas"),
+        ("A1\tA2\tL1\tL2\n1\t2\t1\t2\n", "the header is one column holding tabs"),
+        ("a,b,ranking\n1,2,x>y>z\n", "column 'ranking' looks like rankings as text (a>b>c)"),
+        ("a,b,x,y\n1,2,1,2\n", "each label's position goes in a column of its own, named L1, L2, ... and placed last"),
+    ],
+)
+def test_files_in_another_layout_say_what_the_layout_needs(tmp_path, text, hint):
+    expect_error(write(tmp_path, text), 1, hint)
+
+
+def test_common_missing_value_spellings_are_missing(tmp_path):
+    p = write(tmp_path, "A1,A2,L1,L2,L3\nNA,1,1,2,3\nnan,N/A,NA,1,2\nNULL,None,2,,1\n")
+    ds = read_kebi_csv(p)
+    assert np.isnan(ds.feature_matrix()[:, 0]).all() and np.isnan(ds.feature_matrix()[1:, 1]).all()
+    assert ds.rankings.tolist() == [[1, 2, 3], [0, 1, 2], [2, 0, 1]]

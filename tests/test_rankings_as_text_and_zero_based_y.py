@@ -196,3 +196,18 @@ def test_nullable_integer_frames_and_nan_mark_missing_labels_without_a_zero_base
     words = pd.DataFrame({"a": ["x", "y"], "b": [1, 2]}).astype({"a": "string", "b": "Int64"})
     with pytest.raises(InvalidInputError, match="y must hold integer positions"):
         rank_targets(words)
+
+
+@pytest.mark.parametrize(
+    ("y", "hint"),
+    [
+        (pd.DataFrame({"ranking": ["a>b>c", "b>a>c"] * 10}), r"df\['ranking'\], not df\[\['ranking'\]\]"),
+        ([["a", "b", "c"], ["b", "a", "c"]] * 10, "rows of label names, most preferred first"),
+        ([[1.5, 1.5, 3.0], [1.0, 2.0, 3.0]] * 10, r"got 1.5: halves look like average ranks of ties"),
+        ([[1.3, 2.0, 3.0], [1.0, 2.0, 3.0]] * 10, r"got 1.3$"),
+    ],
+)
+def test_common_wrong_shapes_of_y_say_what_to_pass(y, hint):
+    x = np.arange(60, dtype=float).reshape(20, 3)
+    with pytest.raises(InvalidInputError, match=hint):
+        LabelRankingTree().fit(x, y)

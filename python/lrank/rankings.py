@@ -20,6 +20,16 @@ from lrank.quoting import MalformedTextError
 from lrank.ranking_notation import format_rank_row, parse_rank_row, split_bucket_chains
 
 
+def _text_hint(arr: np.ndarray) -> str:
+    """How to pass text ``y`` that arrived as a 2-D array: one column of rankings, or label names
+    listed in order."""
+    if arr.dtype.kind not in "OUS" or not arr.size:
+        return ""
+    if arr.shape[1] == 1:
+        return ": a single column of rankings as text goes in as a 1-D sequence (df['ranking'], not df[['ranking']])"
+    return ": rows of label names, most preferred first? write each as text, 'a>b>c' (ties 'a>b=c')"
+
+
 def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
     """``y`` as a C-contiguous int32 rank matrix, validated (raises InvalidInputError); ties
     (labels sharing a position, positions dense) are allowed."""
@@ -32,9 +42,16 @@ def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
         # scikit-lr marks missing labels with NaN; accept that spelling too.
         arr = np.where(np.isnan(arr), 0, arr)
         if np.any(arr != np.round(arr)):
-            raise InvalidInputError(f"{name} must hold integer positions")
+            fraction = arr[arr != np.round(arr)].flat[0]
+            hint = (
+                ": halves look like average ranks of ties (pandas' rank()): give tied labels one position, "
+                "dense (rank(method='dense'))"
+                if fraction * 2 == np.round(fraction * 2)
+                else ""
+            )
+            raise InvalidInputError(f"{name} must hold integer positions, got {fraction:g}{hint}")
     elif arr.dtype.kind not in "iu":
-        raise InvalidInputError(f"{name} must hold integer positions, got dtype {arr.dtype}")
+        raise InvalidInputError(f"{name} must hold integer positions, got dtype {arr.dtype}{_text_hint(arr)}")
     if arr.size and arr.dtype != np.int32:
         # Positions beyond int32 would wrap around to valid ones in the conversion below.
         info = np.iinfo(np.int32)

@@ -4,16 +4,17 @@ Layout: a header ``A1,...,Ad,L1,...,Lk``; the label columns are the trailing
 columns whose names match ``L<number>`` (the label names are those column
 names, in column order); every other column is a numeric feature.  A label
 column holds that label's position in the row's ranking (1 = most
-preferred); 0 or an empty cell means the label is missing from the ranking.
+preferred); 0 or a missing value (below) means the label is missing from the ranking.
 Labels with equal positions are tied (a bucket order, as in the partial label
 ranking sets): the distinct positions of a row must be exactly ``1..b`` (dense,
 ``b`` >= 1 buckets), e.g. ``1,2,2,3``; without ties that is ``1..m'`` for the
-``m'`` labels present.  An empty cell or ``?`` in a feature column is a missing
-value.  Fields are separated by commas (double quotes allowed, CSV style);
-blank lines are skipped; LF or CRLF line ends.  The relation name is the file
-stem.  Where rankings are optional (``require_rankings=False``: data to predict), a file
-without label columns is a plain feature table, and one whose label cells are all empty or
-``?`` a feature table with those labels.
+``m'`` labels present.  An empty cell, ``?`` or a common writer's spelling (``NA``,
+``N/A``, ``NULL``, ``None``, ``nan``, ...: :data:`MISSING`) is a missing value.
+Fields are separated by commas (double quotes allowed, CSV style); blank lines are
+skipped; LF or CRLF line ends.  The relation name is the file stem.  Where rankings are
+optional (``require_rankings=False``: data to predict), a file without label columns is
+a plain feature table, and one whose label cells are all empty or ``?`` a feature table
+with those labels.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ from lrank.errors import DataFormatError
 __all__ = ["read_kebi_csv"]
 
 _LABEL_COL = re.compile(r"L\d+")
+# Missing-value spellings of common writers (pandas' to_csv, R's write.csv, spreadsheets): a
+# missing feature value, or in a label column a missing label.
+MISSING = ("", "?", "NA", "N/A", "n/a", "<NA>", "NULL", "null", "None", "nan", "NaN")
 
 
 def _split(line: str) -> list[str]:
@@ -90,11 +94,16 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     dup = _first_repeated(header)
     if dup is not None:
         raise fail(header_line, f"column {dup!r} appears twice in the header")
+    if len(header) == 1 and any(sep in header[0] for sep in (";", "\t", "|")):
+        raise fail(header_line, _layout_hint(header, lines, k).removeprefix(": "))
     n_lab = 0
     while n_lab < len(header) and _LABEL_COL.fullmatch(header[len(header) - 1 - n_lab]):
         n_lab += 1
     if n_lab == 0 and require_rankings:
-        raise fail(header_line, "no label columns (trailing columns named L<number>) in the header")
+        raise fail(
+            header_line,
+            "no label columns (trailing columns named L<number>) in the header" + _layout_hint(header, lines, k),
+        )
     ncol = len(header)
     d = ncol - n_lab
     feat_names = header[:d]
@@ -122,7 +131,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
         cols[:d],
         n,
         lambda i, j, problem: fail(row_lines[i], f"{problem} {cols[j][i]!r} in feature column {feat_names[j]!r}"),
-        missing=("", "?"),
+        missing=MISSING,
     )
     series = numbers.get_columns()
     # Data to predict may keep the label columns empty or '?' (WEKA's unknown class) in every row.
@@ -144,7 +153,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     pos = np.empty((n, m), dtype=np.float64)
     for t in range(m):
         j = d + t
-        s_str = pl.Series(cols[j], dtype=pl.Utf8).replace("", "0")
+        s_str = pl.Series(cols[j], dtype=pl.Utf8).replace(list(MISSING), ["0"] * len(MISSING))
         s_num = s_str.cast(pl.Float64, strict=False)
         bad = s_num.is_null()
         if bad.any():
@@ -198,6 +207,21 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
         # "L" unless a feature column is called so.
         ranking_name=_free_name("L", set(feat_names)),
     )
+
+
+def _layout_hint(header: list[str], lines: list[str], first_row: int) -> str:
+    """What a file without label columns most likely holds instead: another separator, or the
+    rankings as text."""
+    for separator, name in ((";", "semicolons"), ("\t", "tabs"), ("|", "bars")):
+        if len(header) == 1 and separator in header[0]:
+            return f": the header is one column holding {name}; fields must be separated by commas"
+    row = next((line for line in lines[first_row:] if line.strip()), "")
+    if ">" in row.split(",")[-1]:
+        return (
+            f": column {header[-1]!r} looks like rankings as text (a>b>c), which the CSV layout does not hold; "
+            "write XARFF (a RANKING attribute), or pass them as y in Python"
+        )
+    return ": each label's position goes in a column of its own, named L1, L2, ... and placed last (1 = most preferred)"
 
 
 def _free_name(base: str, taken: set[str]) -> str:
