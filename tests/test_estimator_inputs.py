@@ -4,6 +4,8 @@ errors for sparse and complex input."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import polars as pl
 import pytest
@@ -69,6 +71,16 @@ def test_a_data_set_with_nominal_attributes_fits_as_it_is(tmp_path):
     data = read_dataset(path)
     est = LabelRankingTree(random_state=0).fit(data)
     assert est.labels_ == ["a", "b"] and est.score(data, data.rankings) == 1.0
+    assert est.score(data) == 1.0  # a data set alone scores on its own rankings, as fit takes it
+    # its rankings are matched by label name, and its weights used
+    swapped_text = path.read_text().replace("{a,b}", "{b,a}")
+    (tmp_path / "swapped.xarff").write_text(swapped_text)
+    swapped = read_dataset(tmp_path / "swapped.xarff")
+    assert swapped.labels == ("b", "a") and est.score(swapped) == 1.0
+    weighted = dataclasses.replace(data, weights=np.where(data.features["v"].to_numpy() == "x", 1.0, 0.0))
+    assert est.score(weighted) == est.score(data.features, data.rankings, sample_weight=weighted.weights)
+    with pytest.raises(InvalidInputError, match=r"LabelRankingTree.score needs y"):
+        est.score(data.features)
     # fit(X=dataset.features, y) too: the Enum column is a nominal feature.
     assert LabelRankingTree(random_state=0).fit(data.features, data.rankings).score(data.features, data.rankings) == 1.0
 

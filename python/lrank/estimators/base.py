@@ -221,11 +221,24 @@ class LabelRanker(MetadataRequests, LabelNamePredictions):
     def predict(self, X: Any) -> NDArray[np.int32]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def score(self, X: Any, y: Any, sample_weight: ArrayLike | None = None) -> float:
+    def score(self, X: Any, y: Any = None, sample_weight: ArrayLike | None = None) -> float:
         """Mean Kendall tau between ``predict(X)`` and ``y`` (on the labels each row of y contains);
-        when ``y`` ties labels, the mean tau_x (Emond & Mason), the measure for ties."""
+        when ``y`` ties labels, the mean tau_x (Emond & Mason), the measure for ties. ``X`` may be
+        a data set alone, as for ``fit``: its rankings (by label name) and weights are used."""
         from lrank.metrics import kendall_tau, tau_x
 
+        if type(X).__name__ == "LabelRankingDataset" and y is None:
+            if X.rankings is None:
+                raise InvalidInputError("the data set has no rankings to score against")
+            import polars as pl
+
+            y = pl.DataFrame({label: X.rankings[:, j] for j, label in enumerate(X.labels)})
+            if sample_weight is None and X.weights is not None and np.any(X.weights != 1.0):
+                sample_weight = X.weights
+        if y is None:
+            raise InvalidInputError(
+                f"{type(self).__name__}.score needs y, the rank matrix of X's rows (or X a data set with rankings)"
+            )
         truth = self._score_targets(y)
         measure = tau_x if has_ties(truth) else kendall_tau
         return measure(truth, self.predict(X), sample_weight=sample_weight)
