@@ -1,6 +1,7 @@
 """Model files and pickles written by older lrank versions keep loading and predicting the same
-(tests/fixtures/v2, v3 and v4: written by lrank with model format versions 2, 3 and 4, see
-make.py there)."""
+(tests/fixtures/v2, v3, v4 and v10: written by lrank with model format versions 2, 3, 4 and 10,
+see make.py there; v10's ``*_ties`` models use the consensus with ties where the rounding
+tolerance of format 11 would move their predictions)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ X = read_dataset(ROOT / "datasets" / "iris.xarff").feature_matrix()
 def _cases() -> list[tuple[str, str, str, list]]:
     """(format directory, fixture, learner name, expected predictions) of every fixture."""
     cases = []
-    for version in ("v2", "v3", "v4"):
+    for version in ("v2", "v3", "v4", "v10"):
         for fixture, entry in json.loads((FIXTURES / version / "expected.json").read_text()).items():
             # v2 stores the predictions under the learner's name; v3 names the learner.
             learner, predict = (fixture, entry) if isinstance(entry, list) else (entry["learner"], entry["predict"])
@@ -33,8 +34,8 @@ CASES = _cases()
 IDS = [f"{v}-{f}" for v, f, _, _ in CASES]
 
 
-@pytest.mark.parametrize("version", ["v3", "v4"])
-def test_every_learner_has_a_fixture_of_formats_3_and_4(version) -> None:
+@pytest.mark.parametrize("version", ["v3", "v4", "v10"])
+def test_every_learner_has_a_fixture_of_formats_3_4_and_10(version) -> None:
     from lrank.registry import available_learners
 
     assert {learner for v, _, learner, _ in CASES if v == version} == set(available_learners())
@@ -62,3 +63,17 @@ def test_old_pickles_have_every_parameter_of_today(version, fixture, learner, ex
     assert set(est.get_params(deep=False)) == set(fresh)
     clone = type(est)(**est.get_params(deep=False))
     assert clone.get_params(deep=False) == est.get_params(deep=False)
+
+
+@pytest.mark.parametrize("fixture", ["Dummy_bpa", "PLRT_bpa", "Bagging_PLRT_bpa", "IBPLR", "PLRRF_ties"])
+def test_format_10_bpa_says_bpa_local_whether_loaded_or_unpickled(fixture) -> None:
+    """Format 10's "bpa" recomputed the DANI in each call, today's "bpa-local": a model file and a
+    pickle both give the estimator that name, so that a clone refits what was fitted."""
+    from sklearn.base import clone
+
+    loaded = load_model(FIXTURES / "v10" / f"{fixture}.lrm").estimator
+    unpickled = pickle.loads((FIXTURES / "v10" / f"{fixture}.pickle").read_bytes())
+    for est in (loaded, unpickled):
+        values = set(est.get_params(deep=True).values())
+        assert "bpa-local" in values and "bpa" not in values, fixture
+        assert json.loads(clone(est)._params_json(0)) == json.loads(clone(loaded)._params_json(0))

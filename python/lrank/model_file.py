@@ -24,6 +24,7 @@ from typing import Any
 from lrank import __version__, _core
 from lrank.data import Attribute
 from lrank.errors import LrankError, ModelFormatError
+from lrank.estimators._fitted_params import matches_fitted
 from lrank.file_bytes import read_file_bytes
 from lrank.registry import available_learners, get_learner
 
@@ -273,22 +274,12 @@ def _core_kind_of(estimator: Any) -> str | None:
 def _check_same_params(estimator: Any, model: Any, learner: str) -> None:
     """The estimator rebuilt from the metadata must ask the core for the parameters the model was
     fitted with (its seed aside, which a ``random_state`` of None leaves to chance)."""
-    fitted = json.loads(model.params_json())
-    seed = fitted.get(model.kind, {}).get("seed", 0)
     try:
-        described = estimator._core_params(int(seed))
+        same = matches_fitted(estimator, model)
     except (LrankError, TypeError, ValueError) as exc:
         raise _BadMetadataError(f"the parameters of {learner} are invalid ({exc})") from None
-    if json.loads(json.dumps(described)) == fitted:
-        return
-    # Files before format 11 said "bpa" for the BPA with the DANI of each call, which is now
-    # "bpa-local": the estimator takes that name where the model holds that method.
-    local = {k: "bpa-local" for k, v in estimator.get_params(deep=True).items() if v == "bpa"}
-    if local and '"Bpa"' in model.params_json():
-        estimator.set_params(**local)
-        if json.loads(json.dumps(estimator._core_params(int(seed)))) == fitted:
-            return
-    raise _BadMetadataError(f"the parameters of {learner} are not those the model was fitted with")
+    if not same:
+        raise _BadMetadataError(f"the parameters of {learner} are not those the model was fitted with")
 
 
 def load_model(path: str | os.PathLike[str]) -> LoadedModel:

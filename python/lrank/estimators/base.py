@@ -144,6 +144,10 @@ class LabelRanker(MetadataRequests, LabelNamePredictions):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update({**self._added_params, **state})
+        if "model_" in state:
+            from lrank.estimators._fitted_params import rename_legacy_bpa
+
+            rename_legacy_bpa(self)
 
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "model_")

@@ -115,7 +115,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         # Pickles made before the parameter was renamed hold base_estimator only.
         if "estimator" not in state:
             state = {**state, "estimator": state.get("base_estimator"), "base_estimator": "deprecated"}
-        self.__dict__.update(state)
+        super().__setstate__(state)
 
     def _own_params(self) -> dict[str, Any]:
         return {

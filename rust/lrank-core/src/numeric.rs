@@ -237,6 +237,21 @@ pub mod file_version {
     pub fn added_in_10<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
         added_in(10, d)
     }
+
+    /// Whether a consensus with ties compares its thresholds with a tolerance: stored from
+    /// format 12 on; files of format 11 did (it came with that format), older ones did not.
+    pub fn tolerant_ties<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        match DECODING.with(Cell::get) {
+            version if version < 12 => Ok(version >= 11),
+            _ => bool::deserialize(d),
+        }
+    }
+
+    /// [`tolerant_ties`] where a JSON document lacks the field: a file's version decides; outside
+    /// a model file (parameters from Python), the tolerance.
+    pub fn tolerant_ties_default() -> bool {
+        DECODING.with(Cell::get) >= 11
+    }
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ fn bucket_consensus_of(method: &str, beta: f64) -> Result<BucketConsensus, CoreE
             )))
         }
     };
-    let consensus = BucketConsensus { method, beta };
+    let consensus = BucketConsensus::new(method, beta);
     consensus.validate()?;
     Ok(consensus)
 }

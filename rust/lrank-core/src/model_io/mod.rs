@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 /// LR-RF's `node_seeds`; 7, LWRF's `node_seeds`; 8, GBLR's `per_label_trees`; 9, RPC's `tune`;
 /// 10, IBLR's and IB-PL's feature scaling; 11, BPA with the global DANI (a consensus method of
 /// its own, the default; files before keep their BPA with the DANI of each call).
-pub const FORMAT_VERSION: u32 = 11;
+pub const FORMAT_VERSION: u32 = 12;
 /// The oldest version the current types read directly: from it on, a layout only gains fields,
 /// which older files lack and which take their defaults
 /// ([`crate::numeric::file_version`]).

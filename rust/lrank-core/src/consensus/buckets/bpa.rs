@@ -29,31 +29,46 @@ use super::{PairOrderMatrix, TIE_TOLERANCE};
 /// The bucket order BPA-LIA-MP2 finds for C with threshold `beta` (dense rank vector), its
 /// pivots chosen by the global DANI (`global`) or by the DANI within each call.
 pub fn bpa(c: &PairOrderMatrix, beta: f64, global: bool) -> Vec<i32> {
+    bpa_within(c, beta, global, TIE_TOLERANCE)
+}
+
+/// [`bpa`] with its comparisons made within `tolerance` (0: exactly, as before model format 11).
+pub(super) fn bpa_within(c: &PairOrderMatrix, beta: f64, global: bool, tolerance: f64) -> Vec<i32> {
     let m = c.n_labels();
     let mut items: Vec<usize> = (0..m).collect();
     let mut ranks = vec![0; m];
     let mut scratch = Vec::with_capacity(5 * m);
     let mut next_bucket = 1;
-    let dani = global.then(|| (0..m).map(|i| dani_among(c, &items, i)).collect::<Vec<f64>>());
-    buckets_into(c, beta, dani.as_deref(), &mut items, &mut scratch, &mut ranks, &mut next_bucket);
+    let dani = global.then(|| (0..m).map(|i| dani_among(c, &items, i, tolerance)).collect::<Vec<f64>>());
+    let step = Step { c, beta, tolerance, global_dani: dani.as_deref() };
+    buckets_into(&step, &mut items, &mut scratch, &mut ranks, &mut next_bucket);
     ranks
 }
 
+/// What every recursive call shares.
+struct Step<'a> {
+    c: &'a PairOrderMatrix,
+    beta: f64,
+    tolerance: f64,
+    global_dani: Option<&'a [f64]>,
+}
+
 /// Item `i`'s DANI among `items`: its mean distance from the utopian matrix.
-fn dani_among(c: &PairOrderMatrix, items: &[usize], i: usize) -> f64 {
+fn dani_among(c: &PairOrderMatrix, items: &[usize], i: usize, tolerance: f64) -> f64 {
     let k = items.len();
     if k < 2 {
         return 0.0;
     }
-    items.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j))).abs()).sum::<f64>() / (k - 1) as f64
+    let distance = |j: usize| (c.get(i, j) - utopian(c.get(i, j), tolerance)).abs();
+    items.iter().filter(|&&j| j != i).map(|&j| distance(j)).sum::<f64>() / (k - 1) as f64
 }
 
 /// The utopian value of an entry.
 #[inline]
-fn utopian(v: f64) -> f64 {
-    if v > 0.75 + TIE_TOLERANCE {
+fn utopian(v: f64, tolerance: f64) -> f64 {
+    if v > 0.75 + tolerance {
         1.0
-    } else if v >= 0.25 - TIE_TOLERANCE {
+    } else if v >= 0.25 - tolerance {
         0.5
     } else {
         0.0
@@ -68,11 +83,11 @@ enum Side {
     Right,
 }
 
-fn side(c: &PairOrderMatrix, centre: &[usize], x: usize, beta: f64) -> Side {
+fn side(c: &PairOrderMatrix, centre: &[usize], x: usize, beta: f64, tolerance: f64) -> Side {
     let mean = centre.iter().map(|&p| c.get(p, x)).sum::<f64>() / centre.len() as f64;
-    if mean < 0.5 - beta - TIE_TOLERANCE {
+    if mean < 0.5 - beta - tolerance {
         Side::Left
-    } else if mean > 0.5 + beta + TIE_TOLERANCE {
+    } else if mean > 0.5 + beta + tolerance {
         Side::Right
     } else {
         Side::Centre
@@ -83,15 +98,7 @@ fn side(c: &PairOrderMatrix, centre: &[usize], x: usize, beta: f64) -> Side {
 /// `next_bucket` into `ranks`. Allocation-free: the call's lists live in `scratch` (five regions
 /// of `items.len()`: centre, left and right of stage 1, left and right of stage 2) and are laid
 /// out in `items` (left, centre, right) before the recursion reuses `scratch`.
-fn buckets_into(
-    c: &PairOrderMatrix,
-    beta: f64,
-    global_dani: Option<&[f64]>,
-    items: &mut [usize],
-    scratch: &mut Vec<usize>,
-    ranks: &mut [i32],
-    next_bucket: &mut i32,
-) {
+fn buckets_into(step: &Step<'_>, items: &mut [usize], scratch: &mut Vec<usize>, ranks: &mut [i32], next_bucket: &mut i32) {
     let k = items.len();
     match k {
         0 => return,
@@ -102,15 +109,16 @@ fn buckets_into(
         }
         _ => {}
     }
+    let Step { c, beta, tolerance, global_dani } = *step;
     let dani = |i: usize| match global_dani {
         Some(all) => all[i],
-        None => dani_among(c, items, i),
+        None => dani_among(c, items, i, tolerance),
     };
     let mut pivot = items[0];
     let mut best = dani(pivot);
     for &i in &items[1..] {
         let d = dani(i);
-        if d < best - TIE_TOLERANCE {
+        if d < best - tolerance {
             (pivot, best) = (i, d);
         }
     }
@@ -124,7 +132,7 @@ fn buckets_into(
     centre[0] = pivot;
     let (mut nc, mut nl, mut nr) = (1, 0, 0);
     for &x in items.iter().filter(|&&x| x != pivot) {
-        match side(c, &centre[..nc], x, beta) {
+        match side(c, &centre[..nc], x, beta, tolerance) {
             Side::Left => (left[nl], nl) = (x, nl + 1),
             Side::Centre => (centre[nc], nc) = (x, nc + 1),
             Side::Right => (right[nr], nr) = (x, nr + 1),
@@ -134,7 +142,7 @@ fn buckets_into(
     let fixed = nc;
     let (mut nl2, mut nr2) = (0, 0);
     for &x in left[..nl].iter().chain(&right[..nr]) {
-        match side(c, &centre[..fixed], x, beta) {
+        match side(c, &centre[..fixed], x, beta, tolerance) {
             Side::Left => (left2[nl2], nl2) = (x, nl2 + 1),
             Side::Centre => (centre[nc], nc) = (x, nc + 1),
             Side::Right => (right2[nr2], nr2) = (x, nr2 + 1),
@@ -145,27 +153,33 @@ fn buckets_into(
     items[nl2 + nc..].copy_from_slice(&right2[..nr2]);
     let (left_part, rest) = items.split_at_mut(nl2);
     let (central, right_part) = rest.split_at_mut(nc);
-    buckets_into(c, beta, global_dani, left_part, scratch, ranks, next_bucket);
+    buckets_into(step, left_part, scratch, ranks, next_bucket);
     for &x in central.iter() {
         ranks[x] = *next_bucket;
     }
     *next_bucket += 1;
-    buckets_into(c, beta, global_dani, right_part, scratch, ranks, next_bucket);
+    buckets_into(step, right_part, scratch, ranks, next_bucket);
 }
 
 /// The algorithm as first written, with a list per part (the reference of the tests); the
 /// global DANI as the step's formula over all m items.
 #[cfg(test)]
-pub(super) fn bpa_reference(c: &PairOrderMatrix, beta: f64, global: bool) -> Vec<i32> {
+pub(super) fn bpa_reference(c: &PairOrderMatrix, beta: f64, global: bool, tolerance: f64) -> Vec<i32> {
     let m = c.n_labels();
     let items: Vec<usize> = (0..m).collect();
     let mut buckets = Vec::new();
-    buckets_of(c, beta, &items, global.then_some(&items[..]), &mut buckets);
+    buckets_of(c, (beta, tolerance), &items, global.then_some(&items[..]), &mut buckets);
     ranks_of_buckets(&buckets, m)
 }
 
 #[cfg(test)]
-fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], all: Option<&[usize]>, out: &mut Vec<Vec<usize>>) {
+fn buckets_of(
+    c: &PairOrderMatrix,
+    (beta, tolerance): (f64, f64),
+    items: &[usize],
+    all: Option<&[usize]>,
+    out: &mut Vec<Vec<usize>>,
+) {
     match items.len() {
         0 => return,
         1 => {
@@ -177,20 +191,20 @@ fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], all: Option<&[usi
     let among = all.unwrap_or(items);
     let k = among.len() as f64;
     let dani = |i: usize| {
-        among.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j))).abs()).sum::<f64>() / (k - 1.0)
+        among.iter().filter(|&&j| j != i).map(|&j| (c.get(i, j) - utopian(c.get(i, j), tolerance)).abs()).sum::<f64>() / (k - 1.0)
     };
     let mut pivot = items[0];
     let mut best = dani(pivot);
     for &i in &items[1..] {
         let d = dani(i);
-        if d < best - TIE_TOLERANCE {
+        if d < best - tolerance {
             (pivot, best) = (i, d);
         }
     }
     let mut centre = vec![pivot];
     let (mut left, mut right) = (Vec::new(), Vec::new());
     for &x in items.iter().filter(|&&x| x != pivot) {
-        match side(c, &centre, x, beta) {
+        match side(c, &centre, x, beta, tolerance) {
             Side::Left => left.push(x),
             Side::Centre => centre.push(x),
             Side::Right => right.push(x),
@@ -199,15 +213,15 @@ fn buckets_of(c: &PairOrderMatrix, beta: f64, items: &[usize], all: Option<&[usi
     let moved: Vec<usize> = left.drain(..).chain(right.drain(..)).collect();
     let mut joined = Vec::new();
     for x in moved {
-        match side(c, &centre, x, beta) {
+        match side(c, &centre, x, beta, tolerance) {
             Side::Left => left.push(x),
             Side::Centre => joined.push(x),
             Side::Right => right.push(x),
         }
     }
     centre.extend(joined);
-    buckets_of(c, beta, &left, all, out);
+    buckets_of(c, (beta, tolerance), &left, all, out);
     centre.sort_unstable();
     out.push(centre);
-    buckets_of(c, beta, &right, all, out);
+    buckets_of(c, (beta, tolerance), &right, all, out);
 }

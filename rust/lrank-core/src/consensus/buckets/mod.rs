@@ -177,11 +177,23 @@ pub enum BucketMethod {
 pub struct BucketConsensus {
     pub method: BucketMethod,
     pub beta: f64,
+    /// Thresholds compared with [`TIE_TOLERANCE`] (from model format 11 on); models of older
+    /// files compare them exactly, as they were fitted, so that they predict as they did.
+    #[serde(
+        default = "crate::numeric::file_version::tolerant_ties_default",
+        deserialize_with = "crate::numeric::file_version::tolerant_ties"
+    )]
+    pub tolerant: bool,
 }
 
 impl BucketConsensus {
     /// BPA-LIA-MP2 (global DANI) with beta = 0.25, the published default.
-    pub const BPA: BucketConsensus = BucketConsensus { method: BucketMethod::BpaGlobal, beta: 0.25 };
+    pub const BPA: BucketConsensus = BucketConsensus { method: BucketMethod::BpaGlobal, beta: 0.25, tolerant: true };
+
+    /// A consensus of `method` with threshold `beta`, comparing with the tolerance.
+    pub fn new(method: BucketMethod, beta: f64) -> BucketConsensus {
+        BucketConsensus { method, beta, tolerant: true }
+    }
 
     /// Refuses a beta outside [0, 0.5] (BPA, Copeland: a distance from 1/2) or below 0 or not
     /// finite (Borda: a difference of scores).
@@ -200,11 +212,12 @@ impl BucketConsensus {
 
     /// The bucket order of a pair-order matrix.
     pub fn of_matrix(&self, c: &PairOrderMatrix) -> Vec<i32> {
+        let tolerance = if self.tolerant { TIE_TOLERANCE } else { 0.0 };
         match self.method {
-            BucketMethod::Bpa => bpa(c, self.beta, false),
-            BucketMethod::BpaGlobal => bpa(c, self.beta, true),
-            BucketMethod::Borda => borda_with_ties(c, self.beta),
-            BucketMethod::Copeland => copeland_with_ties(c, self.beta),
+            BucketMethod::Bpa => bpa::bpa_within(c, self.beta, false, tolerance),
+            BucketMethod::BpaGlobal => bpa::bpa_within(c, self.beta, true, tolerance),
+            BucketMethod::Borda => scores::borda_within(c, self.beta, tolerance),
+            BucketMethod::Copeland => scores::copeland_within(c, self.beta, tolerance),
         }
     }
 

@@ -238,10 +238,10 @@ fn consensus_checks_beta_and_weights() {
     let v = RankMatrixView::new(&y, 2, 3).unwrap();
     assert_eq!(BucketConsensus::BPA.aggregate(&v, None).unwrap().len(), 3);
     assert!(BucketConsensus::BPA.aggregate(&v, Some(&[1.0])).is_err());
-    assert!(BucketConsensus { method: BucketMethod::Bpa, beta: 0.6 }.validate().is_err());
-    assert!(BucketConsensus { method: BucketMethod::Copeland, beta: -0.1 }.validate().is_err());
-    assert!(BucketConsensus { method: BucketMethod::Borda, beta: 2.0 }.validate().is_ok());
-    assert!(BucketConsensus { method: BucketMethod::Borda, beta: f64::NAN }.validate().is_err());
+    assert!(BucketConsensus { method: BucketMethod::Bpa, beta: 0.6, tolerant: true }.validate().is_err());
+    assert!(BucketConsensus { method: BucketMethod::Copeland, beta: -0.1, tolerant: true }.validate().is_err());
+    assert!(BucketConsensus { method: BucketMethod::Borda, beta: 2.0, tolerant: true }.validate().is_ok());
+    assert!(BucketConsensus { method: BucketMethod::Borda, beta: f64::NAN, tolerant: true }.validate().is_err());
     // Weighted: the first ranking three times as heavy wins every pair.
     assert_eq!(BucketConsensus::BPA.aggregate(&v, Some(&[3.0, 1.0])).unwrap(), vec![1, 1, 1], "C = 3/4 is within beta of 1/2");
     assert_eq!(BucketConsensus::BPA.aggregate(&v, Some(&[4.0, 1.0])).unwrap(), vec![1, 2, 2]);
@@ -268,8 +268,11 @@ fn bpa_without_allocations_equals_the_reference() {
         let c = counts.matrix();
         for beta in [0.0, 0.1, 0.25, 0.4] {
             for global in [true, false] {
-                let (fast, slow) = (bpa::bpa(&c, beta, global), bpa::bpa_reference(&c, beta, global));
-                assert_eq!(fast, slow, "case {case}, m {m}, beta {beta}, global {global}");
+                for tolerance in [TIE_TOLERANCE, 0.0] {
+                    let fast = bpa::bpa_within(&c, beta, global, tolerance);
+                    let slow = bpa::bpa_reference(&c, beta, global, tolerance);
+                    assert_eq!(fast, slow, "case {case}, m {m}, beta {beta}, global {global}, tolerance {tolerance}");
+                }
             }
         }
     }
@@ -307,5 +310,37 @@ fn scaling_every_weight_changes_no_bucket_order() {
                 assert_eq!(borda_with_ties(&c, beta), borda_with_ties(&unit, beta), "borda, case {case}");
             }
         }
+    }
+}
+
+#[test]
+fn models_of_files_before_format_11_compare_thresholds_exactly() {
+    // Weights of 0.1: C's 3/4 is 0.30000000000000004 / 0.4 = 0.7500000000000001, above 3/4 only
+    // by rounding. Format 11 compares within the tolerance (a tie, as with unit weights); a
+    // model of an older file keeps the exact comparison it was fitted with, and its prediction.
+    let rows = [vec![1, 2], vec![1, 2], vec![1, 2], vec![2, 1]];
+    let tenth = counts_of(&rows, &[0.1; 4]).matrix();
+    let unit = counts_of(&rows, &[1.0; 4]).matrix();
+    for method in [BucketMethod::Bpa, BucketMethod::BpaGlobal] {
+        let tolerant = BucketConsensus::new(method, 0.25);
+        let exact = BucketConsensus { tolerant: false, ..tolerant };
+        assert_eq!(tolerant.of_matrix(&tenth), tolerant.of_matrix(&unit));
+        assert_eq!(exact.of_matrix(&unit), tolerant.of_matrix(&unit));
+        assert_ne!(exact.of_matrix(&tenth), tolerant.of_matrix(&tenth), "{method:?}");
+    }
+    // the flag is read from the file's version: absent before 12, stored from 12 on
+    let json = r#"{"method": "Bpa", "beta": 0.25}"#;
+    for (version, tolerant) in [(10, false), (11, true), (u32::MAX, true)] {
+        let read: BucketConsensus = crate::numeric::file_version::with_version(version, || serde_json::from_str(json).unwrap());
+        assert_eq!(read.tolerant, tolerant, "version {version}");
+    }
+    for tolerant in [false, true] {
+        let c = BucketConsensus { tolerant, ..BucketConsensus::BPA };
+        let bytes = postcard::to_allocvec(&c).unwrap();
+        let back: BucketConsensus = crate::numeric::file_version::with_version(12, || postcard::from_bytes(&bytes).unwrap());
+        assert_eq!(back, c);
+        let old = postcard::to_allocvec(&(c.method, c.beta)).unwrap();
+        let read: BucketConsensus = crate::numeric::file_version::with_version(10, || postcard::from_bytes(&old).unwrap());
+        assert!(!read.tolerant && read.method == c.method);
     }
 }
