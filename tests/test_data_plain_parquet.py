@@ -57,7 +57,7 @@ def test_pandas_and_pyarrow_files_read_like_the_csv_they_came_from(tmp_path):
     csv = tmp_path / "small.csv"
     csv.write_text("A1,A2,L1,L2,L3\n0.5,1,1,2,3\n0.25,2,3,1,2\n0.75,3,2,2,1\n")
     frame = pd.read_csv(csv)
-    frame.index = frame.index + 10  # a non-default index: pandas writes it as a column
+    frame.index = [f"row{i}" for i in range(len(frame))]  # not a range: pandas writes it as a column
     frame.to_parquet(tmp_path / "pandas.parquet")
     assert "__index_level_0__" in pl.read_parquet(tmp_path / "pandas.parquet").columns
     import pyarrow as pa

@@ -115,3 +115,24 @@ def test_sparse_and_complex_inputs_get_clear_errors(problem_frame):
         DummyLabelRanker().fit(x + 1j, y)
     with pytest.raises(InvalidInputError, match="column 's' has dtype String"):
         DummyLabelRanker().fit(pl.DataFrame({"s": ["a"] * 90}), y)
+
+
+def test_pandas_pyarrow_backed_categories_are_nominal_as_a_pandas_categorical(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame(
+        {
+            "colour": pd.Categorical(["red", "green", "blue"] * 20, categories=["red", "green", "blue"]),
+            "x": np.arange(60.0),
+        }
+    )
+    frame.loc[3, "colour"] = None
+    frame.to_parquet(tmp_path / "c.parquet")
+    arrow_backed = pd.read_parquet(tmp_path / "c.parquet", dtype_backend="pyarrow")
+    assert "dictionary" in str(arrow_backed.dtypes.iloc[0])
+    y = np.array([[1, 2], [2, 1], [1, 2]] * 20)
+    from_arrow = LabelRankingTree(random_state=0).fit(arrow_backed, y)
+    from_pandas = LabelRankingTree(random_state=0).fit(frame, y)
+    assert from_arrow.categories_ == from_pandas.categories_ == [["red", "green", "blue"], None]
+    np.testing.assert_array_equal(from_arrow.predict(frame), from_pandas.predict(arrow_backed))
+    assert from_arrow.model_ == from_pandas.model_

@@ -126,6 +126,12 @@ def _pandas_codes(col: Any, categories: list[Any], name: str) -> NDArray[np.floa
     return np.array([index.get(v, np.nan) for v in values], dtype=np.float64)
 
 
+def _arrow_dictionary(dtype: Any) -> bool:
+    """Whether a pandas dtype is a pyarrow dictionary type (pandas' ArrowDtype of categories)."""
+    pyarrow_dtype = getattr(dtype, "pyarrow_dtype", None)
+    return pyarrow_dtype is not None and type(pyarrow_dtype).__name__ == "DictionaryType"
+
+
 def _pandas_frame(frame: Any, known: list[list[Any] | None] | None) -> Features:
     import pandas as pd  # only reached with a pandas object, so pandas is installed
 
@@ -133,6 +139,11 @@ def _pandas_frame(frame: Any, known: list[list[Any] | None] | None) -> Features:
     categories: list[list[Any] | None] = []
     for j, name in enumerate(frame.columns):
         col = frame.iloc[:, j]
+        if _arrow_dictionary(col.dtype):
+            # pandas' pyarrow-backed categories (read_parquet(dtype_backend="pyarrow")).
+            chunks = col.array.__arrow_array__().unify_dictionaries().chunks
+            order = chunks[0].dictionary.to_pylist() if chunks else []
+            col = col.astype(object).astype(pd.CategoricalDtype(order))
         seen = known[j] if known is not None and j < len(known) else None
         if isinstance(col.dtype, pd.CategoricalDtype) or seen is not None:
             cats = seen if seen is not None else list(col.cat.categories)

@@ -176,7 +176,12 @@ class _Declarations:
             if self.rank_col is not None:
                 raise MalformedTextError(f"more than one RANKING attribute ({self.ranking_name!r} and {name!r})")
             return "ranking", tuple(values), i
-        if t in ("date", "relational"):
+        if t == "date":
+            raise MalformedTextError(
+                f"attribute {name!r}: type {tname!r} is not supported: write the dates as numbers (say, days "
+                "since a start date) in a NUMERIC attribute, or declare it STRING to leave it out"
+            )
+        if t == "relational":
             raise MalformedTextError(f"attribute {name!r}: type {tname!r} is not supported")
         raise MalformedTextError(f"attribute {name!r}: unknown attribute type {tname!r}")
 

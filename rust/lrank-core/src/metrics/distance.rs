@@ -188,19 +188,21 @@ mod tests {
         dot as f64 / (k * (k - 1.0))
     }
 
+    /// A random bucket order of m labels, about one in five missing (dense positions).
+    fn random_bucket_order(rng: &mut crate::rng::Rng, m: usize) -> Vec<i32> {
+        let raw: Vec<i32> = (0..m).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(m) as i32 }).collect();
+        let mut levels: Vec<i32> = raw.iter().copied().filter(|&v| v > 0).collect();
+        levels.sort_unstable();
+        levels.dedup();
+        raw.iter().map(|&v| if v > 0 { levels.binary_search(&v).unwrap() as i32 + 1 } else { 0 }).collect()
+    }
+
     #[test]
     fn tau_x_matches_its_definition_and_kendall_without_ties() {
         let mut rng = crate::rng::Rng::new(3);
         for _ in 0..2000 {
             let m = 2 + rng.below(7);
-            let draw = |rng: &mut crate::rng::Rng| {
-                let raw: Vec<i32> = (0..m).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(m) as i32 }).collect();
-                let mut d: Vec<i32> = raw.iter().copied().filter(|&v| v > 0).collect();
-                d.sort_unstable();
-                d.dedup();
-                raw.iter().map(|&v| if v > 0 { d.binary_search(&v).unwrap() as i32 + 1 } else { 0 }).collect::<Vec<i32>>()
-            };
-            let (a, b) = (draw(&mut rng), draw(&mut rng));
+            let (a, b) = (random_bucket_order(&mut rng, m), random_bucket_order(&mut rng, m));
             let (x, r) = (tau_x(&a, &b), tau_x_reference(&a, &b));
             assert!(x == r || (x.is_nan() && r.is_nan()), "{a:?} {b:?}: {x} vs {r}");
             assert_eq!(tau_x(&a, &b).to_bits(), tau_x(&b, &a).to_bits(), "symmetric");
@@ -257,14 +259,7 @@ mod tests {
         let mut rng = crate::rng::Rng::new(11);
         for _ in 0..3000 {
             let m = 2 + rng.below(7);
-            let draw = |rng: &mut crate::rng::Rng| {
-                let raw: Vec<i32> = (0..m).map(|_| if rng.below(5) == 0 { 0 } else { 1 + rng.below(m) as i32 }).collect();
-                let mut d: Vec<i32> = raw.iter().copied().filter(|&v| v > 0).collect();
-                d.sort_unstable();
-                d.dedup();
-                raw.iter().map(|&v| if v > 0 { d.binary_search(&v).unwrap() as i32 + 1 } else { 0 }).collect::<Vec<i32>>()
-            };
-            let (a, b) = (draw(&mut rng), draw(&mut rng));
+            let (a, b) = (random_bucket_order(&mut rng, m), random_bucket_order(&mut rng, m));
             let (rho, reference) = (spearman_rho(&a, &b), spearman_reference(&a, &b));
             assert!((rho - reference).abs() < 1e-12 || (rho.is_nan() && reference.is_nan()), "{a:?} {b:?}: {rho} vs {reference}");
             assert!(rho.is_nan() || (-1.0..=1.0).contains(&rho));
