@@ -6,7 +6,7 @@ columns named ``L<number>`` are the labels, holding each label's position in the
 a feature. A feature column is numeric when its type is (integers, floats, booleans as 0/1; NaN
 and null missing) and nominal when it holds text or categories (the values of an ``Enum`` in
 their order, else the distinct values sorted). Columns of another type (dates, lists, binary) are
-refused by name, as are pandas' saved index columns (``__index_level_0__``) kept silently out.
+refused by name; pandas' saved index columns (``__index_level_0__``) are left out.
 """
 
 from __future__ import annotations

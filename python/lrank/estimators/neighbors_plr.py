@@ -38,7 +38,7 @@ class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
     Parameters
     ----------
     n_neighbors : k, or None to choose it (default). A k above the training rows uses them all
-        (``n_neighbors_`` says so), as WEKA's IBk does.
+        (``n_neighbors_`` says so).
     weights : "distance" (default) or "uniform".
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: the method's default, 0.25 for BPA).
