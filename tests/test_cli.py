@@ -116,6 +116,13 @@ def test_learners_lists_lrrf_and_its_options():
     result = run("learners")
     assert result.exit_code == 0
     assert "LRRF" in result.stdout and "-I N" in result.stdout and "-depth" in result.stdout
+    # named learners only, in any case, in the order given
+    some = run("learners", "ibplr", "LRRF")
+    assert some.exit_code == 0
+    heads = [line.split(":")[0] for line in some.stdout.splitlines() if line and not line.startswith(" ")]
+    assert heads == ["IBPLR", "LRRF"]
+    unknown = run("learners", "NOPE")
+    assert unknown.exit_code == 1 and "unknown learner 'NOPE'; available: Bagging" in unknown.output
 
 
 @pytest.mark.parametrize(

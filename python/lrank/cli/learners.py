@@ -5,15 +5,17 @@ from __future__ import annotations
 import click
 
 from lrank.cli.common import user_errors
-from lrank.registry import available_learners
+from lrank.registry import available_learners, get_learner
 
 
 @click.command("learners")
-def learners_command() -> None:
-    """List the available learners (-W NAME) and their options (after --)."""
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+def learners_command(names: tuple[str, ...]) -> None:
+    """List the available learners (-W NAME) and their options (after --); with NAMEs, only
+    those learners (any case: lrank learners lrrf ibplr)."""
     with user_errors():
-        specs = available_learners()
-    for spec in specs.values():
+        specs = [get_learner(name) for name in names] if names else list(available_learners().values())
+    for spec in specs:
         click.echo(f"{spec.name}: {spec.summary}")
         if spec.reference:
             click.echo(f"    {spec.reference}")
