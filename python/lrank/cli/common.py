@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import re
 from collections.abc import Iterator
 from typing import Any
 
 import click
 
+from lrank.data.kebi_csv import LABEL_COLUMN
 from lrank.errors import LrankError
 
 
@@ -36,7 +36,7 @@ def check_jobs(ctx: click.Context, param: click.Parameter, value: int | None) ->
 def kebi_label_names(data: Any, target: str) -> tuple[Any, str | None]:
     """``data`` ready to write to ``target``: for a ``.csv`` target (the KEBI layout names labels
     L1, L2, ...) other label names are replaced, with the note that says how; else as it is."""
-    if not target.lower().endswith(".csv") or all(re.fullmatch(r"L\d+", name) for name in data.labels):
+    if not target.lower().endswith(".csv") or all(LABEL_COLUMN.fullmatch(name) for name in data.labels):
         return data, None
     kebi_names = tuple(f"L{j + 1}" for j in range(len(data.labels)))
     pairs = ", ".join(f"{old} = {new}" for old, new in zip(data.labels, kebi_names))

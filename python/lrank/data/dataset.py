@@ -107,6 +107,15 @@ class Attribute:
         return pl.Utf8()
 
 
+def free_name(base: str, taken: set[str]) -> str:
+    """``base``, or with underscores in front until no name in ``taken`` is the same (the name
+    of a ranking or weight column beside the features)."""
+    name = base
+    while name in taken:
+        name = "_" + name
+    return name
+
+
 def check_writable(dataset: LabelRankingDataset) -> None:
     """Refuses what no reader would read back: no rows, weights that are not finite and
     non-negative, infinite feature values, a ranking named like a feature (InvalidInputError)."""

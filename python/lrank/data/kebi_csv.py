@@ -33,6 +33,7 @@ from lrank.data.dataset import (
     LabelRankingDataset,
     check_rank_matrix_size,
     check_writable,
+    free_name,
     numeric_columns,
 )
 from lrank.data.textfile import read_text_lines
@@ -40,7 +41,7 @@ from lrank.errors import DataFormatError
 
 __all__ = ["read_kebi_csv"]
 
-_LABEL_COL = re.compile(r"L\d+")
+LABEL_COLUMN = re.compile(r"L\d+")  # a label column's name
 # Missing-value spellings of common writers (pandas' to_csv, R's write.csv, spreadsheets): a
 # missing feature value, or in a label column a missing label.
 MISSING = ("", "?", "NA", "N/A", "n/a", "<NA>", "NULL", "null", "None", "nan", "NaN")
@@ -97,7 +98,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     if len(header) == 1 and any(sep in header[0] for sep in (";", "\t", "|")):
         raise fail(header_line, _layout_hint(header, lines, k).removeprefix(": "))
     n_lab = 0
-    while n_lab < len(header) and _LABEL_COL.fullmatch(header[len(header) - 1 - n_lab]):
+    while n_lab < len(header) and LABEL_COLUMN.fullmatch(header[len(header) - 1 - n_lab]):
         n_lab += 1
     if n_lab == 0 and require_rankings:
         raise fail(
@@ -205,7 +206,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
         lines=np.asarray(row_lines, dtype=np.int64),
         # The ranking needs a name of its own when a file is converted to XARFF or Parquet:
         # "L" unless a feature column is called so.
-        ranking_name=_free_name("L", set(feat_names)),
+        ranking_name=free_name("L", set(feat_names)),
     )
 
 
@@ -222,16 +223,6 @@ def _layout_hint(header: list[str], lines: list[str], first_row: int) -> str:
             "write XARFF (a RANKING attribute), or pass them as y in Python"
         )
     return ": each label's position goes in a column of its own, named L1, L2, ... and placed last (1 = most preferred)"
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    name = base
-    while name in taken:
-        name = "_" + name
-    return name
-
-
-_LABEL_NAME = re.compile(r"^L\d+$")
 
 
 def write_kebi_csv(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> None:
@@ -251,7 +242,7 @@ def write_kebi_csv(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -
     if any(a.kind != "numeric" for a in dataset.attributes):
         names = [a.name for a in dataset.attributes if a.kind != "numeric"]
         raise refuse(f"attributes {names} are not numeric")
-    bad = [lab for lab in dataset.labels if not _LABEL_NAME.match(lab)]
+    bad = [lab for lab in dataset.labels if not LABEL_COLUMN.fullmatch(lab)]
     if bad:
         raise refuse(f"labels {bad} are not named L<number>")
     if dataset.partial_orders:

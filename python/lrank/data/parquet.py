@@ -37,6 +37,7 @@ from lrank.data.dataset import (
     LabelRankingDataset,
     check_writable,
     first_invalid_rank_row,
+    free_name,
     rank_row_from_chains,
 )
 from lrank.data.plain_parquet import read_plain_parquet
@@ -83,13 +84,6 @@ def _chains_of(dataset: LabelRankingDataset) -> list[list[list[str]]]:
     ]
 
 
-def _free_name(base: str, taken: set[str]) -> str:
-    name = base
-    while name in taken:
-        name = "_" + name
-    return name
-
-
 def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> None:
     """Write ``dataset`` as Parquet (layout in the module docstring); :func:`read_parquet` reads
     it back to an equal data set."""
@@ -118,7 +112,7 @@ def write_parquet(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
             columns[ranking_column] = pl.Series(ranking_column, _chains_of(ds), dtype=pl.List(pl.List(pl.String)))
     weight_column: str | None = None
     if np.any(ds.weights != 1.0):
-        weight_column = _free_name("weight", taken)
+        weight_column = free_name("weight", taken)
         columns[weight_column] = pl.Series(weight_column, ds.weights, dtype=pl.Float64)
     meta: dict[str, Any] = {
         "format": FORMAT_NAME,

@@ -18,12 +18,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row
+from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, free_name
+from lrank.data.kebi_csv import LABEL_COLUMN
 from lrank.errors import DataFormatError, InvalidInputError
 
 __all__ = ["read_plain_parquet"]
 
-_LABEL_COLUMN = re.compile(r"L\d+")
 # pandas writes a non-default index as columns of these names.
 _PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 
@@ -37,7 +37,7 @@ def read_plain_parquet(
     frame = frame.select(c for c in frame.columns if not _PANDAS_INDEX.fullmatch(c))
     names = frame.columns
     n_labels = 0
-    while n_labels < len(names) and _LABEL_COLUMN.fullmatch(names[len(names) - 1 - n_labels]):
+    while n_labels < len(names) and LABEL_COLUMN.fullmatch(names[len(names) - 1 - n_labels]):
         n_labels += 1
     if n_labels == 0 and require_rankings:
         raise fail(
@@ -65,7 +65,7 @@ def read_plain_parquet(
             weights=np.ones(frame.height, dtype=np.float64),
             partial_orders={},
             source=path,
-            ranking_name=_free_name("L", set(feature_names)),
+            ranking_name=free_name("L", set(feature_names)),
         )
     except InvalidInputError as exc:
         raise fail(str(exc)) from None
@@ -117,10 +117,3 @@ def _rank_matrix(labels: pl.DataFrame, fail: Fail) -> np.ndarray:
         )
         raise fail(f"row {bad + 1}: {problem}")
     return np.ascontiguousarray(ranks)
-
-
-def _free_name(base: str, taken: set[str]) -> str:
-    name = base
-    while name in taken:
-        name = "_" + name
-    return name
