@@ -378,9 +378,9 @@ def test_error_unknown_attribute_type(tmp_path):
     expect_error(p, 3, "unknown attribute type 'floaty'")
 
 
-def test_error_unsupported_date_type(tmp_path):
+def test_error_date_value_against_its_format(tmp_path):
     p = write(tmp_path, "@relation r\n@attribute d date\n@attribute L RANKING {a}\n@data\n1,a\n")
-    expect_error(p, 2, "type 'date' is not supported")
+    expect_error(p, 5, "attribute 'd'", "date '1' does not match", "yyyy-MM-dd'T'HH:mm:ss")
 
 
 def test_error_non_numeric_value(tmp_path):

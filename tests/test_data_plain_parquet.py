@@ -122,3 +122,26 @@ def test_data_to_predict_needs_no_label_columns(tmp_path):
     pl.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}).write_parquet(path)
     ds = read_dataset(path, require_rankings=False)
     assert ds.rankings is None and ds.feature_names() == ["a", "b"]
+
+
+def test_dates_and_times_are_milliseconds_since_1970_as_arff_dates(tmp_path):
+    from datetime import date, datetime, timedelta, timezone
+
+    frame = pl.DataFrame(
+        {
+            "day": [date(1970, 1, 2), None],
+            "naive": [datetime(1970, 1, 1, 0, 0, 1, 500_000), datetime(1969, 12, 31, 23)],
+            "aware": pl.Series([datetime(1970, 1, 1, 1), datetime(2020, 1, 15, 10, 30)]).dt.replace_time_zone(
+                "Europe/Paris"
+            ),
+            "L1": [1, 2],
+            "L2": [2, 1],
+        }
+    )
+    path = tmp_path / "dates.parquet"
+    frame.write_parquet(path)
+    ds = read_dataset(path)
+    assert [a.kind for a in ds.attributes] == ["numeric"] * 3
+    noon = datetime(2020, 1, 15, 9, 30, tzinfo=timezone.utc)  # 10:30 in Paris
+    millis = (noon - datetime(1970, 1, 1, tzinfo=timezone.utc)) // timedelta(milliseconds=1)
+    np.testing.assert_array_equal(ds.feature_matrix(), [[86_400_000, 1500, 0], [np.nan, -3_600_000, millis]])

@@ -5,8 +5,9 @@ columns named ``L<number>`` are the labels, holding each label's position in the
 (1 = most preferred, tied labels sharing one; 0 or null = label missing); every other column is
 a feature. A feature column is numeric when its type is (integers, floats, booleans as 0/1; NaN
 and null missing) and nominal when it holds text or categories (the values of an ``Enum`` in
-their order, else the distinct values sorted). Columns of another type (dates, lists, binary) are
-refused by name; pandas' saved index columns (``__index_level_0__``) are left out.
+their order, else the distinct values sorted). Dates and times are numeric, milliseconds since
+1970-01-01 UTC (a time without a zone read as UTC), as lrank reads an ARFF ``DATE``. Columns of
+another type (lists, binary, durations) are refused by name; pandas' saved index columns (``__index_level_0__``) are left out.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ def _feature(column: pl.Series, fail: Fail) -> tuple[Attribute, pl.Series]:
         if infinite.any():
             raise fail(f"row {int(infinite.arg_true()[0]) + 1}: infinite value in column {name!r}")
         return Attribute(name, "numeric"), values.fill_nan(None)
+    if dtype == pl.Date or isinstance(dtype, pl.Datetime):
+        return Attribute(name, "numeric"), column.dt.epoch("ms").cast(pl.Float64)
     if isinstance(dtype, pl.Enum):
         categories = tuple(str(v) for v in dtype.categories.to_list())
         return Attribute(name, "nominal", categories), column

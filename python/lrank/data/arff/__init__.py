@@ -7,7 +7,8 @@ The accepted syntax is WEKA's ARFF as extended by WEKA-LR (XARFF):
   ``'`` or ``"`` (backslash escapes ``\\\\ \\' \\" \\n \\r \\t`` inside quotes).
 * TYPE is ``numeric``/``real``/``integer`` (all read as float64), ``string``,
   a nominal list ``{v1,v2,...}`` or ``RANKING {l1,l2,...}`` (the labels).
-  ``date`` and ``relational`` are not supported.
+  ``date [pattern]`` (a Java date pattern, read as milliseconds since 1970-01-01 UTC by
+  :mod:`.dates`) is a numeric attribute; ``relational`` is not supported.
 * ``%`` starts a comment (a whole line, or the rest of a line outside
   quotes); blank lines are ignored anywhere; LF or CRLF line ends; a UTF-8
   byte-order mark is ignored.
@@ -30,8 +31,9 @@ file and the 1-based line.
 
 Modules, each importing only those listed after it: :mod:`.reader` (:func:`read_arff`),
 :mod:`.writer` (:func:`write_xarff`), :mod:`.rows` (the data section), :mod:`.header`
-(``@relation``, ``@attribute``, ``@data``), :mod:`.lexer` (blanks, words, value lists, row
-tokens).  Quoting is :mod:`lrank.quoting`, file access :mod:`lrank.data.textfile`.
+(``@relation``, ``@attribute``, ``@data``), :mod:`.dates` (``DATE`` patterns and values),
+:mod:`.lexer` (blanks, words, value lists, row tokens).  Quoting is :mod:`lrank.quoting`, file
+access :mod:`lrank.data.textfile`.
 """
 
 from __future__ import annotations

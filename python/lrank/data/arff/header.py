@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from lrank.data.arff.dates import DEFAULT_DATE_FORMAT, DatePattern
 from lrank.data.arff.lexer import BLANKS, read_word, rest_is_empty, skip_blanks, split_brace_list
 from lrank.data.dataset import Attribute
 from lrank.errors import DataFormatError
@@ -17,7 +18,7 @@ from lrank.quoting import MalformedTextError
 
 __all__ = ["ColumnKind", "Header", "read_header"]
 
-ColumnKind = Literal["numeric", "nominal", "string", "ranking"]
+ColumnKind = Literal["numeric", "nominal", "string", "ranking", "date"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ class Header:
     ranking_name: str
     data_line: int
     """1-based line of ``@data``; the data rows are the lines after it."""
+    date_patterns: dict[int, DatePattern]
+    """The pattern of each ``DATE`` column, by its position among the data columns (a date
+    attribute is numeric: milliseconds since 1970-01-01 UTC)."""
 
 
 def read_header(path: str, lines: list[str]) -> Header:
@@ -84,6 +88,7 @@ class _Declarations:
         self.labels: tuple[str, ...] = ()
         self.ranking_name = "L"
         self.names_seen: dict[str, int] = {}  # attribute name -> line of its declaration
+        self.date_patterns: dict[int, DatePattern] = {}
 
     def add(self, s: str, lineno: int) -> bool:
         """Take the header line ``s`` (stripped, starting with ``@``); True when it is ``@data``."""
@@ -112,6 +117,7 @@ class _Declarations:
             labels=self.labels,
             ranking_name=self.ranking_name,
             data_line=data_line,
+            date_patterns=self.date_patterns,
         )
 
     def _relation(self, s: str, i: int) -> None:
@@ -151,6 +157,9 @@ class _Declarations:
             self.rank_col = len(self.column_kinds)
             self.labels = decl or ()
             self.ranking_name = name
+        elif kind == "date":
+            self.date_patterns[len(self.column_kinds)] = DatePattern(decl[0] if decl else DEFAULT_DATE_FORMAT)
+            self.attributes.append(Attribute(name, "numeric"))
         else:
             self.attributes.append(Attribute(name, kind, decl))
         self.column_kinds.append(kind)
@@ -177,10 +186,11 @@ class _Declarations:
                 raise MalformedTextError(f"more than one RANKING attribute ({self.ranking_name!r} and {name!r})")
             return "ranking", tuple(values), i
         if t == "date":
-            raise MalformedTextError(
-                f"attribute {name!r}: type {tname!r} is not supported: write the dates as numbers (say, days "
-                "since a start date) in a NUMERIC attribute, or declare it STRING to leave it out"
-            )
+            i = skip_blanks(s, i)
+            if rest_is_empty(s, i):
+                return "date", None, i
+            pattern, i, _ = read_word(s, i)
+            return "date", (pattern,), i
         if t == "relational":
             raise MalformedTextError(f"attribute {name!r}: type {tname!r} is not supported")
         raise MalformedTextError(f"attribute {name!r}: unknown attribute type {tname!r}")

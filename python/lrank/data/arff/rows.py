@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from lrank.data.arff.dates import DatePattern
 from lrank.data.arff.header import Header
 from lrank.data.arff.lexer import NEEDS_LEXER, PLAIN_SEPARATORS, tokenize_row, value_of
 from lrank.data.dataset import Attribute, check_rank_matrix_size, numeric_columns
@@ -127,6 +128,8 @@ def build_columns(
         attr = next(attrs)
         if kind == "numeric":
             series.append(numbers[attr.name])
+        elif kind == "date":
+            series.append(_date_series(path, attr, header.date_patterns[k], col, data.lines))
         elif kind == "nominal":
             series.append(_nominal_series(path, attr, col, data.lines))
         else:
@@ -141,7 +144,8 @@ def _numeric_columns(
     slow); or the column (in file order) and error of the first bad value, raised by the caller
     when it reaches that column, so that an earlier bad nominal or ranking column comes first."""
     at = [k for k, kind in enumerate(header.column_kinds) if kind == "numeric"]
-    named = [a for a in header.attributes if a.kind == "numeric"]
+    feature_kinds = [kind for kind in header.column_kinds if kind != "ranking"]
+    named = [a for a, kind in zip(header.attributes, feature_kinds) if kind == "numeric"]  # not DATE ones
 
     failed: list[int] = []
 
@@ -154,6 +158,26 @@ def _numeric_columns(
         return numeric_columns([a.name for a in named], [data.columns[k] for k in at], len(data.lines), fail), None
     except DataFormatError as err:
         return pl.DataFrame(), (failed[0], err)
+
+
+def _date_series(
+    path: str, attr: Attribute, pattern: DatePattern, col: tuple[str | None, ...], row_lines: list[int]
+) -> pl.Series:
+    """A ``DATE`` column as milliseconds since the epoch (UTC); each distinct text parsed once."""
+    parsed: dict[str, float] = {}
+    values: list[float | None] = []
+    for i, v in enumerate(col):
+        if v is None:
+            values.append(None)
+            continue
+        ms = parsed.get(v)
+        if ms is None:
+            try:
+                ms = parsed[v] = pattern.millis(v)
+            except MalformedTextError as exc:
+                raise DataFormatError(path, row_lines[i], f"attribute {attr.name!r}: {exc}") from None
+        values.append(ms)
+    return pl.Series(attr.name, values, dtype=pl.Float64)
 
 
 def _nominal_series(path: str, attr: Attribute, col: tuple[str | None, ...], row_lines: list[int]) -> pl.Series:
