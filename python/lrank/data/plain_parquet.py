@@ -7,7 +7,8 @@ a feature. A feature column is numeric when its type is (integers, floats, boole
 and null missing) and nominal when it holds text or categories (the values of an ``Enum`` in
 their order, else the distinct values sorted). Dates and times are numeric, milliseconds since
 1970-01-01 UTC (a time without a zone read as UTC), as lrank reads an ARFF ``DATE``. Columns of
-another type (lists, binary, durations) are refused by name; pandas' saved index columns (``__index_level_0__``) are left out.
+another type (lists, binary, durations) are refused by name; pandas' saved index columns
+(``__index_level_0__``) are left out.
 """
 
 from __future__ import annotations
