@@ -48,6 +48,7 @@ def test_every_built_in_learner_is_covered():
         "Dummy",
         "BoostLR",
         "GBLR",
+        "Linear",
     } <= set(LEARNERS)
 
 
@@ -126,7 +127,7 @@ def _attrs(d):
     return [Attribute(f"A{j + 1}", "numeric") for j in range(d)]
 
 
-@pytest.mark.parametrize("name", ["RPC", "PLRPW"])
+@pytest.mark.parametrize("name", ["RPC", "PLRPW", "Linear"])
 def test_logistic_models_do_not_depend_on_the_features_magnitude(name):
     """Standardised inputs: features multiplied by 1e200 or 1e-200 (whose squares overflow or
     underflow) give the predictions of the features as they are."""

@@ -30,6 +30,7 @@ REFUSE = {
     "OVO": "one-versus-one",
     "RPC": "RPC",
     "GBLR": "Plackett-Luce loss",
+    "Linear": "Plackett-Luce loss",
     "Bagging": "label ranking tree",  # its default base is LRT
     "BoostLR": "label ranking tree",
 }

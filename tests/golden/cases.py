@@ -190,6 +190,9 @@ def estimators() -> dict[str, Callable[[], Any]]:
         ),
         # Added with RPC's tuned mode (issue 25).
         "RPC_tune": lambda: L.RankingByPairwiseComparison(tune=True),
+        # Added with the linear learner.
+        "Linear": lambda: L.LinearLabelRanker(),
+        "Linear_pairwise_C10": lambda: L.LinearLabelRanker(loss="pairwise", C=10.0),
     }
 
 
@@ -215,6 +218,7 @@ TIE_LEARNERS = {
     "LWRF",
     "Dummy_kemeny",
     "GBLR_pairwise_subsample_exact",
+    "Linear_pairwise_C10",
 }
 
 

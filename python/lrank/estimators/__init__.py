@@ -8,6 +8,7 @@ from lrank.estimators.forest import LabelRankingRandomForest
 from lrank.estimators.gradient_boosting import GradientBoostingLabelRanker
 from lrank.estimators.labelwise import LabelwiseDecisionTree, LabelwiseRandomForest
 from lrank.estimators.labelwise_plr import LabelwisePartialLabelRanker
+from lrank.estimators.linear import LinearLabelRanker
 from lrank.estimators.neighbors import InstanceBasedLabelRanker, InstanceBasedPlackettLuce
 from lrank.estimators.neighbors_plr import InstanceBasedPartialLabelRanker
 from lrank.estimators.pairwise import OneVsOneLabelRanker
@@ -30,6 +31,7 @@ __all__ = [
     "LabelwiseDecisionTree",
     "LabelwisePartialLabelRanker",
     "LabelwiseRandomForest",
+    "LinearLabelRanker",
     "NotFittedError",
     "OneVsOneLabelRanker",
     "PairwisePartialLabelRanker",

@@ -28,6 +28,7 @@ pub mod data;
 pub mod discretisation;
 pub mod error;
 pub mod interrupt;
+pub mod lbfgs;
 pub mod limits;
 pub mod logistic;
 pub mod memory;
@@ -35,6 +36,7 @@ pub mod metrics;
 pub mod neighbours;
 pub mod numeric;
 pub mod parallel;
+pub mod ranking_loss;
 pub mod rng;
 pub mod tree;
 

@@ -9,6 +9,7 @@ pub mod gradient_boosting;
 pub mod label_tree;
 pub mod labelwise;
 pub mod labelwise_plr;
+pub mod linear;
 pub mod neighbors;
 pub mod neighbors_plr;
 pub mod one_vs_one;

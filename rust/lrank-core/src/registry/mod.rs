@@ -15,6 +15,7 @@ use crate::learners::gradient_boosting::GradientBoostingModel;
 use crate::learners::label_tree::LabelTreeModel;
 use crate::learners::labelwise::LabelwiseModel;
 use crate::learners::labelwise_plr::LabelwisePlrModel;
+use crate::learners::linear::LinearModel;
 use crate::learners::neighbors::InstanceBasedModel;
 use crate::learners::neighbors_plr::InstanceBasedPlrModel;
 use crate::learners::one_vs_one::PairwiseModel;
@@ -210,6 +211,7 @@ learners! {
     LabelwisePlr => LabelwisePlrModel,
     GradientBoosting => GradientBoostingModel,
     PairwisePlrLogistic => PairwisePlrLogisticModel,
+    Linear => LinearModel,
 }
 
 impl LearnerParams {

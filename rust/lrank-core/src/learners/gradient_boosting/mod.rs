@@ -23,7 +23,7 @@
 //!   grown from its own stream `child_seed(seed, round)`.
 
 mod importance;
-pub mod loss;
+pub use crate::ranking_loss as loss;
 mod newton;
 mod staged;
 #[cfg(test)]

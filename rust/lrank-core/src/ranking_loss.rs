@@ -1,4 +1,4 @@
-//! The ranking losses GBLR boosts on: one score per label, the ranking predicted by sorting them
+//! The ranking losses of GBLR and the linear learner: one score per label, the ranking predicted by sorting them
 //! (higher first). Each loss gives, for one row, its value and, per label, the gradient and the
 //! diagonal of the Hessian with respect to the scores. Labels a ranking leaves out (rank 0) get
 //! neither: they take no part in the row's loss.
