@@ -124,3 +124,23 @@ def test_the_tree_draws_max_features_per_node_from_its_seed():
     assert (trees[0] != trees[2]).any()
     every = PartialLabelRankingTree(random_state=0).fit(x, y)
     assert json.loads(every.model_.params_json())["PlrTree"]["max_features"] == "All"
+
+
+@pytest.mark.filterwarnings("ignore:every row of y leaves out one label")
+def test_a_label_no_training_ranking_holds_goes_last_instead_of_tying_all():
+    """A declared label that no training ranking holds (a rare label missing from a fold) used
+    to become BPA's pivot, every label tied with it: PLRT, PLRRF, Dummy -A bpa and IBPLR
+    predicted a=b=c=d for every row (audit)."""
+    from lrank import DummyLabelRanker, InstanceBasedPartialLabelRanker, PartialLabelRankingForest
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, size=(60, 1))
+    y = np.where(x > 0, [[1, 2, 3, 0]], [[3, 2, 1, 0]])
+    for est in (
+        PartialLabelRankingTree(),
+        PartialLabelRankingForest(n_estimators=10, random_state=0),
+        InstanceBasedPartialLabelRanker(),
+    ):
+        pred = est.fit(x, y).predict(np.array([[0.5], [-0.5]]))
+        np.testing.assert_array_equal(pred, [[1, 2, 3, 4], [3, 2, 1, 4]], err_msg=type(est).__name__)
+    np.testing.assert_array_equal(DummyLabelRanker(aggregation="bpa").fit(x, y).predict(x[:1]), [[1, 1, 1, 2]])

@@ -34,11 +34,16 @@ CASES = _cases()
 IDS = [f"{v}-{f}" for v, f, _, _ in CASES]
 
 
+# Learners newer than a format have no fixture of it: the format version each came with.
+ADDED_IN = {"Linear": 13}
+
+
 @pytest.mark.parametrize("version", ["v3", "v4", "v10"])
 def test_every_learner_has_a_fixture_of_formats_3_4_and_10(version) -> None:
     from lrank.registry import available_learners
 
-    assert {learner for v, _, learner, _ in CASES if v == version} == set(available_learners())
+    existing = {name for name in available_learners() if ADDED_IN.get(name, 0) <= int(version[1:])}
+    assert {learner for v, _, learner, _ in CASES if v == version} == existing
 
 
 @pytest.mark.parametrize(("version", "fixture", "learner", "expected"), CASES, ids=IDS)

@@ -2,7 +2,8 @@
 rebuilt from a model file or restored from a pickle.
 
 Two differences are the file's format rather than the estimator's: a consensus with ties holds
-``tolerant`` (exact thresholds in files before model format 11), and files before format 11
+``tolerant`` (exact thresholds in files before model format 11) and ``unobserved_last`` (labels
+no ranking observes set aside, from format 13 on), and files before format 11
 said ``"bpa"`` for the BPA whose DANI is recomputed in each recursive call, today's
 ``"bpa-local"``. The estimator takes that name where its model holds that method, so that a
 clone refits what was fitted.
@@ -16,11 +17,13 @@ from typing import Any
 
 from lrank.errors import LrankError
 
+_FILE_FLAGS = ("tolerant", "unobserved_last")
+
 
 def without_file_flags(params: Any) -> Any:
-    """Core parameters without what the file's format decides (``tolerant``)."""
+    """Core parameters without what the file's format decides (``tolerant``, ``unobserved_last``)."""
     if isinstance(params, dict):
-        return {k: without_file_flags(v) for k, v in params.items() if k != "tolerant"}
+        return {k: without_file_flags(v) for k, v in params.items() if k not in _FILE_FLAGS}
     if isinstance(params, list):
         return [without_file_flags(v) for v in params]
     return params

@@ -252,6 +252,21 @@ pub mod file_version {
     pub fn tolerant_ties_default() -> bool {
         DECODING.with(Cell::get) >= 11
     }
+
+    /// Whether a consensus with ties puts labels that no ranking observes in a last bucket of
+    /// their own: stored from format 13 on; older files did not (their labels all counted).
+    pub fn unobserved_last<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        match DECODING.with(Cell::get) {
+            version if version < 13 => Ok(false),
+            _ => bool::deserialize(d),
+        }
+    }
+
+    /// [`unobserved_last`] where a JSON document lacks the field: a file's version decides;
+    /// outside a model file (parameters from Python), on.
+    pub fn unobserved_last_default() -> bool {
+        DECODING.with(Cell::get) >= 13
+    }
 }
 
 #[cfg(test)]

@@ -26,8 +26,10 @@ use serde::{Deserialize, Serialize};
 /// mode; 4, IB-PLR's feature scaling; 5, the partial-label-ranking learners' added options; 6,
 /// LR-RF's `node_seeds`; 7, LWRF's `node_seeds`; 8, GBLR's `per_label_trees`; 9, RPC's `tune`;
 /// 10, IBLR's and IB-PL's feature scaling; 11, BPA with the global DANI (a consensus method of
-/// its own, the default; files before keep their BPA with the DANI of each call).
-pub const FORMAT_VERSION: u32 = 12;
+/// its own, the default; files before keep their BPA with the DANI of each call); 12, whether a
+/// consensus with ties compares its thresholds with a tolerance; 13, the linear learner, and a
+/// consensus with ties setting aside labels that no ranking observes.
+pub const FORMAT_VERSION: u32 = 13;
 /// The oldest version the current types read directly: from it on, a layout only gains fields,
 /// which older files lack and which take their defaults
 /// ([`crate::numeric::file_version`]).

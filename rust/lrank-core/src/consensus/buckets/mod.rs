@@ -101,14 +101,18 @@ impl PairOrderCounts {
     pub fn matrix(&self) -> PairOrderMatrix {
         let m = self.m;
         let mut c = vec![0.5; m * m];
+        let mut seen = vec![false; m];
         for i in 0..m {
             for j in 0..m {
                 if i != j {
-                    c[i * m + j] = preference(self.before(i, j), self.tied(i, j), self.before(j, i));
+                    let (before, tied, after) = (self.before(i, j), self.tied(i, j), self.before(j, i));
+                    seen[i] |= before + tied + after > 0.0;
+                    c[i * m + j] = preference(before, tied, after);
                 }
             }
         }
-        PairOrderMatrix { m, c }
+        let unobserved = (0..m).filter(|&i| !seen[i]).collect();
+        PairOrderMatrix { m, c, unobserved }
     }
 }
 
@@ -128,6 +132,8 @@ pub fn preference(before: f64, tied: f64, after: f64) -> f64 {
 pub struct PairOrderMatrix {
     m: usize,
     c: Vec<f64>,
+    /// Labels in no observed pair (their entries are the 1/2 of "never observed").
+    unobserved: Vec<usize>,
 }
 
 impl PairOrderMatrix {
@@ -135,7 +141,12 @@ impl PairOrderMatrix {
     /// [0, 1] with `C_ij + C_ji = 1`, which pairwise models guarantee by construction.
     pub fn from_entries(m: usize, c: Vec<f64>) -> Self {
         debug_assert_eq!(c.len(), m * m);
-        PairOrderMatrix { m, c }
+        PairOrderMatrix { m, c, unobserved: Vec::new() }
+    }
+
+    /// The same matrix, `labels` marked as observed in no pair (see [`BucketConsensus`]).
+    pub fn with_unobserved(self, labels: Vec<usize>) -> Self {
+        PairOrderMatrix { unobserved: labels, ..self }
     }
 
     pub fn n_labels(&self) -> usize {
@@ -184,15 +195,24 @@ pub struct BucketConsensus {
         deserialize_with = "crate::numeric::file_version::tolerant_ties"
     )]
     pub tolerant: bool,
+    /// Labels that no ranking observes (in no pair with any other label) are left out of the
+    /// consensus and put in a last bucket of their own (from model format 13 on): otherwise such
+    /// a label, indifferent to all, becomes BPA's pivot and ties every label with it.
+    #[serde(
+        default = "crate::numeric::file_version::unobserved_last_default",
+        deserialize_with = "crate::numeric::file_version::unobserved_last"
+    )]
+    pub unobserved_last: bool,
 }
 
 impl BucketConsensus {
     /// BPA-LIA-MP2 (global DANI) with beta = 0.25, the published default.
-    pub const BPA: BucketConsensus = BucketConsensus { method: BucketMethod::BpaGlobal, beta: 0.25, tolerant: true };
+    pub const BPA: BucketConsensus =
+        BucketConsensus { method: BucketMethod::BpaGlobal, beta: 0.25, tolerant: true, unobserved_last: true };
 
     /// A consensus of `method` with threshold `beta`, comparing with the tolerance.
     pub fn new(method: BucketMethod, beta: f64) -> BucketConsensus {
-        BucketConsensus { method, beta, tolerant: true }
+        BucketConsensus { method, beta, tolerant: true, unobserved_last: true }
     }
 
     /// Refuses a beta outside [0, 0.5] (BPA, Copeland: a distance from 1/2) or below 0 or not
@@ -212,6 +232,25 @@ impl BucketConsensus {
 
     /// The bucket order of a pair-order matrix.
     pub fn of_matrix(&self, c: &PairOrderMatrix) -> Vec<i32> {
+        let m = c.n_labels();
+        if !self.unobserved_last || c.unobserved.is_empty() || c.unobserved.len() == m {
+            return self.of_all(c);
+        }
+        // The consensus of the observed labels, then the unobserved ones in a last bucket.
+        let observed: Vec<usize> = (0..m).filter(|j| !c.unobserved.contains(j)).collect();
+        let k = observed.len();
+        let sub: Vec<f64> = observed.iter().flat_map(|&i| observed.iter().map(move |&j| c.get(i, j))).collect();
+        let inner = self.of_all(&PairOrderMatrix::from_entries(k, sub));
+        let last = inner.iter().copied().max().unwrap_or(0) + 1;
+        let mut ranks = vec![last; m];
+        for (&label, &rank) in observed.iter().zip(&inner) {
+            ranks[label] = rank;
+        }
+        ranks
+    }
+
+    /// [`Self::of_matrix`] over every label.
+    fn of_all(&self, c: &PairOrderMatrix) -> Vec<i32> {
         let tolerance = if self.tolerant { TIE_TOLERANCE } else { 0.0 };
         match self.method {
             BucketMethod::Bpa => bpa::bpa_within(c, self.beta, false, tolerance),

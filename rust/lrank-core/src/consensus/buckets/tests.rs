@@ -238,10 +238,14 @@ fn consensus_checks_beta_and_weights() {
     let v = RankMatrixView::new(&y, 2, 3).unwrap();
     assert_eq!(BucketConsensus::BPA.aggregate(&v, None).unwrap().len(), 3);
     assert!(BucketConsensus::BPA.aggregate(&v, Some(&[1.0])).is_err());
-    assert!(BucketConsensus { method: BucketMethod::Bpa, beta: 0.6, tolerant: true }.validate().is_err());
-    assert!(BucketConsensus { method: BucketMethod::Copeland, beta: -0.1, tolerant: true }.validate().is_err());
-    assert!(BucketConsensus { method: BucketMethod::Borda, beta: 2.0, tolerant: true }.validate().is_ok());
-    assert!(BucketConsensus { method: BucketMethod::Borda, beta: f64::NAN, tolerant: true }.validate().is_err());
+    assert!(BucketConsensus { method: BucketMethod::Bpa, beta: 0.6, tolerant: true, unobserved_last: true }.validate().is_err());
+    assert!(BucketConsensus { method: BucketMethod::Copeland, beta: -0.1, tolerant: true, unobserved_last: true }
+        .validate()
+        .is_err());
+    assert!(BucketConsensus { method: BucketMethod::Borda, beta: 2.0, tolerant: true, unobserved_last: true }.validate().is_ok());
+    assert!(BucketConsensus { method: BucketMethod::Borda, beta: f64::NAN, tolerant: true, unobserved_last: true }
+        .validate()
+        .is_err());
     // Weighted: the first ranking three times as heavy wins every pair.
     assert_eq!(BucketConsensus::BPA.aggregate(&v, Some(&[3.0, 1.0])).unwrap(), vec![1, 1, 1], "C = 3/4 is within beta of 1/2");
     assert_eq!(BucketConsensus::BPA.aggregate(&v, Some(&[4.0, 1.0])).unwrap(), vec![1, 2, 2]);
@@ -337,10 +341,42 @@ fn models_of_files_before_format_11_compare_thresholds_exactly() {
     for tolerant in [false, true] {
         let c = BucketConsensus { tolerant, ..BucketConsensus::BPA };
         let bytes = postcard::to_allocvec(&c).unwrap();
-        let back: BucketConsensus = crate::numeric::file_version::with_version(12, || postcard::from_bytes(&bytes).unwrap());
+        let back: BucketConsensus = crate::numeric::file_version::with_version(13, || postcard::from_bytes(&bytes).unwrap());
         assert_eq!(back, c);
+        let v12 = postcard::to_allocvec(&(c.method, c.beta, c.tolerant)).unwrap();
+        let read: BucketConsensus = crate::numeric::file_version::with_version(12, || postcard::from_bytes(&v12).unwrap());
+        assert_eq!(read, BucketConsensus { unobserved_last: false, ..c });
         let old = postcard::to_allocvec(&(c.method, c.beta)).unwrap();
         let read: BucketConsensus = crate::numeric::file_version::with_version(10, || postcard::from_bytes(&old).unwrap());
         assert!(!read.tolerant && read.method == c.method);
+    }
+}
+
+#[test]
+fn a_label_no_ranking_observes_goes_last_instead_of_tying_every_label() {
+    // Label 3 is in no ranking: its entries are all 1/2, the smallest DANI, so BPA took it as
+    // the pivot and tied every label with it.
+    let rows = [vec![1, 2, 3, 0], vec![1, 2, 3, 0], vec![1, 3, 2, 0], vec![2, 1, 3, 0]];
+    let counts = counts_of(&rows, &[1.0; 4]);
+    let without: Vec<Vec<i32>> = rows.iter().map(|r| r[..3].to_vec()).collect();
+    let reference = counts_of(&without, &[1.0; 4]).matrix();
+    for method in [BucketMethod::Bpa, BucketMethod::BpaGlobal, BucketMethod::Borda, BucketMethod::Copeland] {
+        let consensus = BucketConsensus::new(method, if method == BucketMethod::Borda { 0.5 } else { 0.25 });
+        let ranks = consensus.of_matrix(&counts.matrix());
+        // The observed labels as the consensus of the rankings without label 3, which is last.
+        let expected = consensus.of_matrix(&reference);
+        assert_eq!(&ranks[..3], &expected[..], "{method:?}");
+        assert_eq!(ranks[3], expected.iter().max().unwrap() + 1, "{method:?}");
+    }
+    let old = BucketConsensus { unobserved_last: false, ..BucketConsensus::BPA };
+    assert_eq!(old.of_matrix(&counts.matrix()), vec![1, 1, 1, 1], "files before format 13 predict as they did");
+    // No label observed: nothing to set aside, every label tied as before.
+    let none = counts_of(&[vec![1, 0, 0, 0]], &[1.0]).matrix();
+    assert_eq!(BucketConsensus::BPA.of_matrix(&none), vec![1, 1, 1, 1]);
+    // A version-13 file stores the flag; without a file (parameters from Python) it is on.
+    let json = r#"{"method": "BpaGlobal", "beta": 0.25}"#;
+    for (version, flag) in [(12, false), (u32::MAX, true)] {
+        let read: BucketConsensus = crate::numeric::file_version::with_version(version, || serde_json::from_str(json).unwrap());
+        assert_eq!(read.unobserved_last, flag, "version {version}");
     }
 }

@@ -111,10 +111,15 @@ impl PairCodes {
     pub fn matrix_or(&self, counts: &[f64], fallback: Option<&[i32]>) -> PairOrderMatrix {
         let m = self.m;
         let mut c = vec![0.5; m * m];
+        let mut seen = vec![false; m];
         let mut p = 0;
         for i in 0..m {
             for j in (i + 1)..m {
                 let (b, t, a) = (counts[3 * p], counts[3 * p + 1], counts[3 * p + 2]);
+                if b + t + a > 0.0 || fallback.is_some() {
+                    seen[i] = true;
+                    seen[j] = true;
+                }
                 let (ij, ji) = match fallback {
                     Some(order) if b + t + a == 0.0 => match order[i].cmp(&order[j]) {
                         std::cmp::Ordering::Less => (1.0, 0.0),
@@ -128,7 +133,8 @@ impl PairCodes {
                 p += 1;
             }
         }
-        PairOrderMatrix::from_entries(m, c)
+        // Without a parent (the root), a label no row observes is set aside by the consensus.
+        PairOrderMatrix::from_entries(m, c).with_unobserved((0..m).filter(|&i| !seen[i]).collect())
     }
 }
 
