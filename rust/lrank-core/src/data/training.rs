@@ -69,6 +69,23 @@ impl<'a> TrainingSet<'a> {
         TrainingSet { x, y, weights, row_weight }
     }
 
+    /// The weights multiplied by the power of two that brings their average nearest 1: exact in
+    /// floating point, so their ratios (all that scale-free learners use) are unchanged bit for
+    /// bit, while thresholds on sums and counts (an empty side, an entropy of zero) see weights
+    /// of the same magnitude whatever scale the user gave (weights of 1e-15 made trees leaves).
+    pub fn with_weights_near_one(mut self) -> Self {
+        let mut k = -(self.row_weight.log2().round()) as i32;
+        while k != 0 {
+            // In steps within the range of normal powers of two (2^-1022..=2^1023).
+            let step = k.clamp(-1000, 1000);
+            let factor = f64::from_bits(((1023 + step) as u64) << 52);
+            self.weights.iter_mut().for_each(|w| *w *= factor);
+            k -= step;
+        }
+        self.row_weight = self.weights.iter().sum::<f64>() / self.weights.len() as f64;
+        self
+    }
+
     /// The set with `row_weight` as the weight of one row (see the field).
     pub fn with_row_weight(self, row_weight: f64) -> Self {
         TrainingSet { row_weight, ..self }

@@ -35,6 +35,14 @@ pub trait Params: Clone + Send + Sync {
     fn tie_refusal(&self) -> Option<&'static str> {
         None
     }
+    /// Whether only the weights' ratios matter (trees, neighbours, consensus): the fit then
+    /// scales them exactly, by a power of two, to an average near 1
+    /// ([`TrainingSet::with_weights_near_one`]), so that no threshold sees weights of another
+    /// magnitude. `false` for learners whose penalty (C, L2) weighs against the weighted loss,
+    /// whose fit depends on the weights' scale as scikit-learn's does.
+    fn weights_scale_free(&self) -> bool {
+        true
+    }
 }
 
 /// What a fitted model was fitted on.
@@ -217,7 +225,9 @@ pub fn fit_checked<L: Learner>(
     sample_weight: Option<&[f64]>,
 ) -> Result<L> {
     params.validate()?;
-    let model = L::fit(params, &TrainingSet::new(x, y, sample_weight)?)?;
+    let data = TrainingSet::new(x, y, sample_weight)?;
+    let data = if params.weights_scale_free() { data.with_weights_near_one() } else { data };
+    let model = L::fit(params, &data)?;
     crate::interrupt::check()?;
     // A model its own checks refuse could be saved but never loaded again: refuse it now.
     model.check().map_err(|e| LrankError::InvalidInput(format!("cannot fit this data: the model fails its own checks ({e})")))?;
@@ -232,7 +242,10 @@ pub fn add_trees_checked<L: Learner>(
     y: crate::data::ranking::RankMatrixView<'_>,
     sample_weight: Option<&[f64]>,
 ) -> Result<L> {
-    let model = model.add_trees(n_estimators, &TrainingSet::new(x, y, sample_weight)?)?;
+    let data = TrainingSet::new(x, y, sample_weight)?;
+    // Scaled as the fit scaled them: the same weights give the same power of two.
+    let data = if model.params().weights_scale_free() { data.with_weights_near_one() } else { data };
+    let model = model.add_trees(n_estimators, &data)?;
     crate::interrupt::check()?;
     model.check().map_err(|e| LrankError::InvalidInput(format!("cannot fit this data: the model fails its own checks ({e})")))?;
     Ok(model)

@@ -80,6 +80,11 @@ macro_rules! learners {
                     $(LearnerParams::$kind(p) => p.tie_refusal(),)*
                 }
             }
+            fn weights_scale_free(&self) -> bool {
+                match self {
+                    $(LearnerParams::$kind(p) => p.weights_scale_free(),)*
+                }
+            }
         }
 
         impl Model {

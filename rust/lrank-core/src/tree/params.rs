@@ -69,15 +69,19 @@ pub const MAX_TREE_DEPTH: usize = 1000;
 /// a node of k rows passes exactly when k >= ceil(share x n)); any other value counts rows of
 /// `row_weight`. So the trees do not depend on the scale of the weights (scikit-learn's do not):
 /// weights that sum to 1 grow the trees unit weights grow, where a threshold of 2 had made every
-/// tree one leaf. With unit weights a value is the weight itself.
+/// tree one leaf. With unit weights a value is the weight itself. The result is lowered by a
+/// relative 1e-12 so that rounding cannot lift it above the weight of the rows it counts (two
+/// rows of weight c sum to 2c exactly, while the average weight of many rows of c may round
+/// above c).
 pub fn node_weight(value: f64, total_weight: f64, row_weight: f64) -> f64 {
-    if value > 0.0 && value < 1.0 {
+    let weight = if value > 0.0 && value < 1.0 {
         value * total_weight
     } else if row_weight > 0.0 && row_weight.is_finite() {
         value * row_weight
     } else {
         value
-    }
+    };
+    weight * (1.0 - 1e-12)
 }
 
 #[derive(Clone, Copy, Debug)]

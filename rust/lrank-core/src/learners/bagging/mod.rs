@@ -55,6 +55,9 @@ impl<P: Params> Params for BaggingParams<P> {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn weights_scale_free(&self) -> bool {
+        self.base.weights_scale_free()
+    }
     /// Members times the trees or members of each (a bagged forest holds them all).
     fn models(&self) -> u64 {
         (self.n_estimators as u64).saturating_mul(self.base.models())

@@ -52,13 +52,16 @@ fn members_are_the_base_learner_on_bootstrap_samples() {
     let xs: Vec<f64> = rows.iter().flat_map(|&i| x[2 * i..2 * i + 2].to_vec()).collect();
     let ys: Vec<i32> = rows.iter().flat_map(|&i| y[4 * i..4 * i + 4].to_vec()).collect();
     let ws: Vec<f64> = rows.iter().map(|&i| counts[i] as f64).collect();
-    let member = LabelTreeModel::fit_views(
-        &FeatureMatrixView::new(&xs, rows.len(), 2).unwrap(),
-        &RankMatrixView::new(&ys, rows.len(), 4).unwrap(),
-        Some(&ws),
-        LabelTreeParams { seed: rng.next_u64(), ..Default::default() },
+    // Fitted as the ensemble fits a member: its draw counts as weights, rows of weight 1.
+    let sample = crate::data::training::TrainingSet::from_checked(
+        FeatureMatrixView::new(&xs, rows.len(), 2).unwrap(),
+        RankMatrixView::new(&ys, rows.len(), 4).unwrap(),
+        ws,
     )
-    .unwrap();
+    .with_row_weight(1.0);
+    let member =
+        <LabelTreeModel as crate::learner::Learner>::fit(LabelTreeParams { seed: rng.next_u64(), ..Default::default() }, &sample)
+            .unwrap();
     assert_eq!(model.members[1], Model::LabelTree(member));
 }
 

@@ -162,11 +162,16 @@ fn the_first_member_is_the_base_learner_on_a_sample_drawn_by_hand() {
     let xs: Vec<f64> = rows.iter().flat_map(|&i| x[2 * i..2 * i + 2].to_vec()).collect();
     let ys: Vec<i32> = rows.iter().flat_map(|&i| y[4 * i..4 * i + 4].to_vec()).collect();
     let ws: Vec<f64> = rows.iter().map(|&i| counts[i] as f64).collect();
-    let member = crate::learners::label_tree::LabelTreeModel::fit_views(
-        &FeatureMatrixView::new(&xs, rows.len(), 2).unwrap(),
-        &RankMatrixView::new(&ys, rows.len(), 4).unwrap(),
-        Some(&ws),
+    // Fitted as the ensemble fits a member: its draw counts as weights, rows of weight 1.
+    let sample = crate::data::training::TrainingSet::from_checked(
+        FeatureMatrixView::new(&xs, rows.len(), 2).unwrap(),
+        RankMatrixView::new(&ys, rows.len(), 4).unwrap(),
+        ws,
+    )
+    .with_row_weight(1.0);
+    let member = <crate::learners::label_tree::LabelTreeModel as crate::learner::Learner>::fit(
         LabelTreeParams { max_depth: Some(2), seed: rng.next_u64(), ..Default::default() },
+        &sample,
     )
     .unwrap();
     assert_eq!(model.members[0], Model::LabelTree(member));

@@ -159,6 +159,9 @@ impl Params for GradientBoostingParams {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn weights_scale_free(&self) -> bool {
+        false // the L2 penalty on leaf values weighs against the weighted gradients
+    }
     fn models(&self) -> u64 {
         self.n_estimators as u64
     }

@@ -62,6 +62,9 @@ impl Params for LinearParams {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn weights_scale_free(&self) -> bool {
+        false // C weighs the penalty against the weighted loss
+    }
     fn tie_refusal(&self) -> Option<&'static str> {
         match self.loss {
             RankingLoss::PlackettLuce => Some("the Plackett-Luce loss models strict rankings (the pairwise loss takes ties)"),

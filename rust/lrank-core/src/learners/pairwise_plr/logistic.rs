@@ -70,6 +70,9 @@ impl Params for PairwisePlrLogisticParams {
     fn set_seed(&mut self, seed: u64) {
         self.seed = seed;
     }
+    fn weights_scale_free(&self) -> bool {
+        false // C weighs the penalty against the weighted loss
+    }
 }
 
 /// One pair's regression (a < b).

@@ -51,6 +51,9 @@ impl Params for RpcParams {
     fn tie_refusal(&self) -> Option<&'static str> {
         Some("RPC learns binary classes per label pair")
     }
+    fn weights_scale_free(&self) -> bool {
+        false // C weighs the penalty against the weighted loss
+    }
 }
 
 impl RpcParams {
