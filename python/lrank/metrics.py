@@ -185,7 +185,9 @@ def kendall_distance(
 def top_label_accuracy(
     y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
 ) -> float:
-    """Share of rows whose predicted top label (among the true ranking's labels) is the true one."""
+    """Share of rows whose predicted top label among the true ranking's labels is its first one
+    (a label the true ranking leaves out is unknown, not wrong; a tied predicted top counts by its
+    share of true top labels)."""
     return _mean(_rows(y_true, y_pred, labels)["top_label_correct"], sample_weight)
 
 

@@ -16,7 +16,8 @@ pub struct RowMeasures {
     pub spearman_rho: Vec<f64>,
     pub footrule: Vec<f64>,
     pub normalized_footrule: Vec<f64>,
-    /// 1 if the predicted top label is the true top label (the true ranking's first label), else 0.
+    /// 1 if the predicted top label among the true ranking's labels is its first label, else 0
+    /// (a share of a tied predicted top).
     pub top_label_correct: Vec<f64>,
     /// 1 if the prediction orders the true ranking's labels exactly as it does, else 0.
     pub exact_match: Vec<f64>,
@@ -37,18 +38,22 @@ fn check_same_shape(a: &RankMatrixView<'_>, b: &RankMatrixView<'_>) -> Result<()
     Ok(())
 }
 
-/// Top-label accuracy of one row: the share of the prediction's first bucket that lies in the
-/// truth's first bucket, i.e. the chance that a label drawn from the predicted top is a true top
-/// label (a label the truth leaves out is none). 1 or 0 for a prediction without a tied top; a
-/// prediction that ties all m labels scores |true top| / m, not 1. NaN without a true top.
+/// Top-label accuracy of one row, on the labels the true ranking holds (as every other measure
+/// compares rows): the share of the prediction's first bucket among those labels that lies in
+/// the truth's first bucket, i.e. the chance that a label drawn from the predicted top is a true
+/// top label. A label the truth leaves out is unknown, not wrong: predicting it first says
+/// nothing about the labels the truth ranks (it scored 0 where tau and exact match scored 1).
+/// 1 or 0 for a prediction without a tied top; a prediction that ties all m labels scores
+/// |true top| / m, not 1. NaN without a true top.
 fn top_label_share(t: &[i32], p: &[i32]) -> f64 {
     if !t.contains(&1) {
         return f64::NAN;
     }
-    let Some(first) = p.iter().copied().filter(|&r| r > 0).min() else {
+    let held = |j: usize| t[j] > 0 && p[j] > 0;
+    let Some(first) = (0..t.len()).filter(|&j| held(j)).map(|j| p[j]).min() else {
         return 0.0;
     };
-    let top: Vec<usize> = (0..t.len()).filter(|&j| p[j] == first).collect();
+    let top: Vec<usize> = (0..t.len()).filter(|&j| held(j) && p[j] == first).collect();
     top.iter().filter(|&&j| t[j] == 1).count() as f64 / top.len() as f64
 }
 
@@ -126,6 +131,11 @@ mod tests {
         assert!((m.kendall_tau[1] - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(m.top_label_correct, vec![1.0, 0.0]);
         assert_eq!(m.exact_match, vec![1.0, 0.0]);
+        // Incomplete truths: the prediction's top among their labels (label 3 is unknown).
+        let (t4, p4) = ([1, 2, 3, 0, 3, 1, 2, 0], [2, 3, 4, 1, 4, 2, 3, 1]);
+        let inc = row_measures(&RankMatrixView::new(&t4, 2, 4).unwrap(), &RankMatrixView::new(&p4, 2, 4).unwrap()).unwrap();
+        assert_eq!(inc.top_label_correct, vec![1.0, 1.0], "tau and exact match are 1 on these rows");
+        assert_eq!((inc.kendall_tau.clone(), inc.exact_match.clone()), (vec![1.0, 1.0], vec![1.0, 1.0]));
         let (c, ic) = pairwise_matrix(&t, &p).unwrap();
         // pair (0 before 1): correct in row 0, incorrect in row 1
         assert_eq!((c[1], ic[1]), (1, 1));

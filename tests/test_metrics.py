@@ -1,0 +1,19 @@
+"""lrank.metrics on incomplete true rankings: measured on the labels the true ranking holds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+@pytest.mark.filterwarnings("ignore:every row of y leaves out one label")
+def test_top_label_accuracy_of_incomplete_truths_counts_only_their_labels():
+    """A label the true ranking leaves out is unknown: predicting it first scored 0 where
+    Kendall's tau and the exact match scored 1 (edge-case audit)."""
+    from lrank.metrics import exact_match, kendall_tau, top_label_accuracy
+
+    y_true = np.array([[1, 2, 3, 0], [3, 1, 2, 0], [2, 1, 0, 0]])
+    y_pred = np.array([[2, 3, 4, 1], [4, 2, 3, 1], [2, 3, 1, 4]])
+    assert kendall_tau(y_true[:2], y_pred[:2]) == 1.0 and exact_match(y_true[:2], y_pred[:2]) == 1.0
+    assert top_label_accuracy(y_true[:2], y_pred[:2]) == 1.0
+    assert top_label_accuracy(y_true[2:], y_pred[2:]) == 0.0  # label 0 before label 1: wrong
