@@ -127,6 +127,27 @@ def test_measures_and_scorers_read_text_by_the_predictions_labels():
     assert get_scorer("footrule")(est, X, TEXTS) == -footrule(TEXTS, est.predict(X), labels=est.labels_)
 
 
+def test_scorers_find_the_labels_inside_searches_and_wrappers():
+    """Nested cross-validation (a search scored by cross_val_score) with text rankings: the
+    scorer looked for labels_ only on the estimator and a pipeline's last step, and raised
+    'pass labels=', which a scorer's user cannot (scikit-learn audit)."""
+    from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+
+    texts = TEXTS * 4
+    X = np.vstack([problem()] * 4) + np.random.default_rng(0).normal(0, 0.1, (len(texts), problem().shape[1]))
+    numeric = np.array([[t.split(">").index(c) + 1 if c in t else 0 for c in "abc"] for t in texts])
+    scorer = get_scorer("kendall_tau")
+    search = GridSearchCV(
+        make_pipeline(StandardScaler(), LabelRankingTree()),
+        {"labelrankingtree__max_depth": [1, 3]},
+        scoring=scorer,
+        cv=3,
+    )
+    folds = KFold(3, shuffle=True, random_state=0)
+    by_text = cross_val_score(search, X, texts, scoring=scorer, cv=folds)
+    np.testing.assert_array_equal(by_text, cross_val_score(search, X, numeric, scoring=scorer, cv=folds))
+
+
 def test_scikit_learns_search_and_cross_validation_take_text_rankings():
     X = np.random.default_rng(5).random((40, 3))
     texts = [TEXTS[i % len(TEXTS)] for i in range(40)]

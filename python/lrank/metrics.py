@@ -236,11 +236,33 @@ def get_scorer_names() -> list[str]:
     return sorted([*_MEASURES, *(f"neg_{n}" for n, (_, higher) in _MEASURES.items() if not higher)])
 
 
+def _fitted_labels(estimator: Any, depth: int = 0) -> Any:
+    """The fitted label ranker's ``labels_`` inside ``estimator``: its own, or a pipeline's final
+    step's, a search's ``best_estimator_``'s, a wrapper's fitted ``estimator_`` or ``estimator``'s
+    (nested: a search over a pipeline inside cross-validation). None if there is none."""
+    if depth > 10:
+        return None
+    labels = getattr(estimator, "labels_", None)
+    if labels is not None:
+        return labels
+    inner = []
+    if hasattr(estimator, "steps"):
+        inner.append(estimator.steps[-1][1])
+    inner += [getattr(estimator, name, None) for name in ("best_estimator_", "estimator_", "estimator")]
+    for candidate in inner:
+        if candidate is not None and candidate is not estimator:
+            found = _fitted_labels(candidate, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 class _Scorer(MetadataRequests):
     """A scikit-learn scorer, ``scorer(estimator, X, y)``: the measure of ``estimator.predict(X)``
-    against ``y``; rankings given as text are read by the estimator's ``labels_`` (the final
-    step's, for a pipeline). With metadata routing, ``set_score_request(sample_weight=True)``
-    makes it weigh the rows, as scikit-learn's scorers do."""
+    against ``y``; rankings given as text are read by the estimator's ``labels_`` (found through
+    pipelines, searches and other wrappers: :func:`_fitted_labels`). With metadata routing,
+    ``set_score_request(sample_weight=True)`` makes it weigh the rows, as scikit-learn's scorers
+    do."""
 
     _metadata_params: ClassVar[dict[str, tuple[str, ...]]] = {"score": ("sample_weight",)}
 
@@ -248,8 +270,7 @@ class _Scorer(MetadataRequests):
         self.name, self.measure, self.sign = name, measure, sign
 
     def __call__(self, estimator: Any, X: Any, y_true: Any, sample_weight: ArrayLike | None = None) -> float:
-        fitted = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
-        labels = getattr(fitted, "labels_", None)
+        labels = _fitted_labels(estimator)
         try:
             return self.sign * self.measure(y_true, estimator.predict(X), sample_weight=sample_weight, labels=labels)
         except InvalidInputError as exc:
