@@ -264,3 +264,18 @@ def test_reordered_or_renamed_columns_raise_scikit_learns_error():
     with pytest.warns(UserWarning, match="does not have valid feature names"):
         est.predict(x)
     assert kendall_tau(y, est.predict(frame)) > 0.5
+
+
+def test_n_jobs_none_takes_the_thread_limit_joblib_workers_set(monkeypatch):
+    """GridSearchCV(n_jobs=2) runs loky workers with OMP_NUM_THREADS set to their share of the
+    cores; n_jobs=None ran a pool of every core in each (scikit-learn audit)."""
+    from lrank import LabelRankingTree
+    from lrank.estimators.base import resolve_n_jobs
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert resolve_n_jobs(None) is None
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert resolve_n_jobs(None) == 1 and resolve_n_jobs(3) == 3 and resolve_n_jobs(-1) is None
+    assert LabelRankingTree()._predict_jobs() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "not a number")
+    assert resolve_n_jobs(None) is None

@@ -41,7 +41,14 @@ from lrank.ranking_notation import format_rank_rows
     ".xarff, .arff or .csv, the data with its rankings replaced by the predicted ones, in that format "
     "(read back by lrank info, lrank train -T and read_dataset).",
 )
-@click.option("-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads (default: all cores).")
+@click.option(
+    "-j",
+    "--jobs",
+    type=int,
+    default=None,
+    callback=check_jobs,
+    help="Threads (default: all cores, or OMP_NUM_THREADS if set).",
+)
 @click.option(
     "--confidence",
     is_flag=True,

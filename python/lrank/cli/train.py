@@ -150,7 +150,12 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
     "-preserve-order; for data in time order).",
 )
 @click.option(
-    "-j", "--jobs", type=int, default=None, callback=check_jobs, help="Threads for the learner (default: all cores)."
+    "-j",
+    "--jobs",
+    type=int,
+    default=None,
+    callback=check_jobs,
+    help="Threads for the learner (default: all cores, or OMP_NUM_THREADS if set).",
 )
 @click.option("-p", "print_range", metavar="RANGE", help=RANGE_HELP)
 @click.option(

@@ -580,9 +580,13 @@ def resolve_seed(random_state: int | np.random.RandomState | None) -> int:
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int | None:
-    """scikit-learn's n_jobs: None or -1 = all cores, k > 0 = k threads, -2 = all but one, ..."""
+    """n_jobs as lrank's estimators read it: k > 0 = k threads, -1 = all cores, -2 = all but one,
+    ...; None = all cores, unless ``OMP_NUM_THREADS`` is set: then that many, as scikit-learn's
+    OpenMP estimators do, and as joblib's worker processes set it (a GridSearchCV(n_jobs=2)
+    otherwise ran a pool of every core in each worker)."""
     if n_jobs is None:
-        return None
+        limit = os.environ.get("OMP_NUM_THREADS", "").strip()
+        return int(limit) if limit.isdigit() and int(limit) > 0 else None
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
         raise _convert._bad("n_jobs", f"must be a non-zero int or None, got {n_jobs!r}")
     if n_jobs == -1:

@@ -41,7 +41,7 @@ class AdaBoostLabelRanker(CoreLearnerRanker):
     aggregation : consensus of the weighted members: "borda" (default), "copeland", "mallows"
         or "kemeny".
     random_state : seed; the same seed gives the same ensemble for any ``n_jobs``. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
 
     Attributes

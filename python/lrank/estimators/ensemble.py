@@ -56,7 +56,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
         row ranked by the members whose bootstrap sample did not draw it; default False; with
         lrank's own base learners).
     random_state : seed; the same seed gives the same ensemble for any ``n_jobs``. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     base_estimator : deprecated name of ``estimator`` (as in scikit-learn).
     """

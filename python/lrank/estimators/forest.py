@@ -80,7 +80,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
     oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
         row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
-    n_jobs : threads for fit and predict (None or -1: all cores).
+    n_jobs : threads for fit and predict (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features (coded
         as numbers; only equality matters for them).
     """

@@ -74,7 +74,7 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
         rounds (a quarter, half, three quarters or all of ``n_estimators``) by inner 3-fold
         cross-validation (mean Kendall tau; ties to the simpler), then fit with the choice.
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
 
     Attributes

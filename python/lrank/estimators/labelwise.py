@@ -88,7 +88,7 @@ class LabelwiseDecisionTree(_Labelwise):
     tune_depth : choose max_depth by inner cross-validation (see above).
     max_bins : None (default): exact split search; N (2 to 255): histogram search with N bins.
     random_state : order in which features are scored (ties go to the first); None: random.
-    n_jobs : threads (None or -1: all cores); the tree does not depend on it.
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
     )
@@ -144,7 +144,7 @@ class LabelwiseRandomForest(_Labelwise):
     oob_score : estimate the fit's tau out of bag (``oob_score_``, ``oob_prediction_``: each training
         row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
     )

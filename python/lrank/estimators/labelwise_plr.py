@@ -57,7 +57,7 @@ class LabelwisePartialLabelRanker(CoreLearnerRanker):
     oob_score : estimate the fit's tau_x out of bag (``oob_score_``, ``oob_prediction_``: each training
         row's bucket order from the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 

@@ -42,7 +42,7 @@ class LinearLabelRanker(CoreLearnerRanker):
     max_iter : L-BFGS steps at most (default 500).
     tol : stop when a step lowers the objective by at most ``tol`` times its size, or every
         gradient entry is at most ``tol`` (default 1e-9).
-    n_jobs : threads (None or -1: all cores); the model does not depend on it.
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the model does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
 
     Attributes

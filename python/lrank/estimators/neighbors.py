@@ -36,7 +36,7 @@ class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
         as scikit-lr's kNN takes them).
     max_iter : iteration cap of the EM median.
     random_state : seed of the rows used to choose k. None: random.
-    n_jobs : threads (None or -1: all cores); results do not depend on it.
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); results do not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features: they are
         not scaled, and a mismatch adds 1 to the squared distance (as WEKA's distance does).
     """
@@ -113,7 +113,7 @@ class InstanceBasedPlackettLuce(KNeighbors, CoreLearnerRanker):
         usually have no finite maximum-likelihood skills, one label always beating another, so
         MM creeps on towards infinity; the order of the skills is settled long before).
     random_state : seed of the rows used to choose k. None: random.
-    n_jobs : threads (None or -1: all cores); results do not depend on it.
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); results do not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 

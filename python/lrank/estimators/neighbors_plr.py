@@ -44,7 +44,7 @@ class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
     beta : its tie threshold (None: the method's default, 0.25 for BPA).
     scaling : "minmax" (default), "standard" or "none".
     random_state : seed of the rows of the leave-one-out selection. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
 
     Attributes

@@ -66,7 +66,7 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         ``oob_prediction_``; each pair's probability for a training row from the trees whose sample
         did not draw it; default False). With beta chosen out of bag, the same rows chose it.
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
 

@@ -87,7 +87,7 @@ class PartialLabelRankingTree(_PlrTrees):
     max_bins : None (default): exact split search; N (2 to 255): histogram search, N bins.
     random_state : order in which features are scored (ties go to the first), and the features
         drawn per node with ``max_features``; None: random.
-    n_jobs : threads (None or -1: all cores); the tree does not depend on it.
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     max_features : features drawn per node: "all" (default, the paper's tree), "sqrt", "log2+1",
         an int or a share.
@@ -151,7 +151,7 @@ class PartialLabelRankingForest(_PlrTrees):
     oob_score : estimate the fit's tau_x out of bag (``oob_score_``, ``oob_prediction_``: each training
         row ranked by the trees whose bootstrap sample did not draw it; default False).
     random_state : seed; the same seed gives the same forest for any ``n_jobs``. None: random.
-    n_jobs : threads (None or -1: all cores).
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
     )

@@ -39,7 +39,7 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
     max_iter : Newton steps at most per pair.
     tol : stop when the objective is within this of its minimum (half the Newton decrement).
     tune : choose C by inner cross-validation (see above); ``C`` is then not used.
-    n_jobs : threads (None or -1: all cores); the model does not depend on it.
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the model does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
 
     Attributes

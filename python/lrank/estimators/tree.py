@@ -51,7 +51,7 @@ class LabelRankingTree(CoreLearnerRanker):
     splitter : "best" (LRT), "equal_width" (W-LRT) or "equal_frequency" (F-LRT).
     random_state : order in which attributes are scored (ties go to the first), and the features
         drawn per node with ``max_features``. None: random.
-    n_jobs : threads (None or -1: all cores); the tree does not depend on it.
+    n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     max_features : features drawn per node: "all" (default, the paper's), "sqrt", "log2+1", an
         int or a share.
