@@ -158,8 +158,23 @@ def _pandas_frame(frame: Any, known: list[list[Any] | None] | None) -> Features:
                 "(a Polars Categorical or Enum column, a pandas Categorical)"
             )
     values = np.column_stack(columns) if columns else np.empty((len(frame), 0))
-    names = [str(c) for c in frame.columns] if all(isinstance(c, str) for c in frame.columns) else None
-    return Features(np.ascontiguousarray(values, dtype=np.float64), names, categories)
+    return Features(np.ascontiguousarray(values, dtype=np.float64), _feature_names(frame.columns), categories)
+
+
+def _feature_names(columns: Any) -> list[str] | None:
+    """A pandas frame's column names as feature names: all strings, or none when no name is a
+    string (integer columns); mixed names are refused, as scikit-learn does, for a reordered
+    frame could not be told at predict (pd.concat and get_dummies make such frames)."""
+    strings = [isinstance(c, str) for c in columns]
+    if all(strings):
+        return [str(c) for c in columns]
+    if any(strings):
+        kinds = sorted({type(c).__name__ for c in columns})
+        raise InvalidInputError(
+            f"X's column names are of types {kinds}: feature names must all be strings (or none), "
+            "so that columns can be matched at predict; convert them with X.columns = X.columns.astype(str)"
+        )
+    return None
 
 
 def features(X: Any, known_categories: list[list[Any] | None] | None = None) -> Features:
