@@ -58,6 +58,17 @@ def test_a_forest_fitted_on_partitions_is_one_ordinary_model(client, wine, tmp_p
     assert list(est.feature_names_in_) == list(data.features.columns)
     again = lrank.dask.fit(LabelRankingRandomForest(n_estimators=20, random_state=1), ddf, client=client)
     assert again.model_ == est.model_  # same partitions, same seed: same forest
+    # random_state as a local fit reads it (determinism audit: None gave the seed-0 forest every
+    # time, a RandomState raised TypeError)
+    fresh = [lrank.dask.fit(LabelRankingRandomForest(n_estimators=5), ddf, client=client) for _ in range(2)]
+    assert fresh[0].model_ != fresh[1].model_
+    drawn = [
+        lrank.dask.fit(
+            LabelRankingRandomForest(n_estimators=5, random_state=np.random.RandomState(7)), ddf, client=client
+        )
+        for _ in range(2)
+    ]
+    assert drawn[0].model_ == drawn[1].model_
     single = LabelRankingRandomForest(n_estimators=20, random_state=1).fit(data)
     assert est.score(data.features, data.rankings) > single.score(data.features, data.rankings) - 0.05
     # An ordinary model: pickles, saves, loads, and lrank predict reads it.

@@ -147,6 +147,7 @@ def fit(
 
     from lrank import _core
     from lrank.estimators._convert import is_on
+    from lrank.estimators.base import resolve_seed
 
     if is_on(getattr(estimator, "oob_score", False)):
         raise DaskError("oob_score=True needs all training rows in one process: fit with oob_score=False on a cluster")
@@ -169,10 +170,9 @@ def fit(
     params = estimator.get_params(deep=False)
     rows = client.gather(client.compute([dask.delayed(_partitions.rows)(p) for p in parts]))
     trees = allocate(int(params["n_estimators"]), rows)
-    random_state = params.get("random_state")
-    seeds = np.random.SeedSequence(0 if random_state is None else int(random_state)).generate_state(
-        len(parts), np.uint64
-    )
+    # As a local fit reads random_state: None draws a fresh seed (it gave every such forest the
+    # seed-0 one), a RandomState draws one from its stream.
+    seeds = np.random.SeedSequence(resolve_seed(params.get("random_state"))).generate_state(len(parts), np.uint64)
     jobs = [
         dask.delayed(_fit_part)(p, type(estimator), params, k, int(s), label_columns, feature_columns)
         for p, k, s in zip(parts, trees, seeds)
