@@ -70,6 +70,21 @@ def test_a_random_seed_is_kept_and_the_out_of_bag_estimate_follows_the_trees():
     assert n_trees(again) == 45
 
 
+@pytest.mark.parametrize("cls", FORESTS, ids=lambda c: c.__name__)
+def test_a_random_state_generator_grows_on_the_seed_it_gave(cls):
+    """The docs' growing pattern with a numpy RandomState: the first fit advanced the generator,
+    and warm_start refused the second as 'random_state changed' (determinism audit)."""
+    x, y = _data(cls)
+    est = cls(n_estimators=5, warm_start=True, random_state=np.random.RandomState(0)).fit(x, y)
+    seed = est.seed_
+    est.set_params(n_estimators=9).fit(x, y)
+    assert est.seed_ == seed and n_trees(est) == 9
+    once = cls(n_estimators=9, random_state=seed).fit(x, y)
+    assert save_model(est.model_) == save_model(once.model_)
+    with pytest.raises(InvalidParameterError, match="random_state changed"):
+        est.set_params(n_estimators=12, random_state=np.random.RandomState(0)).fit(x, y)
+
+
 def test_unchanged_count_warns_and_fewer_trees_are_refused():
     x, y = make_problem(n=80, seed=5)
     est = LabelwiseRandomForest(n_estimators=6, warm_start=True, random_state=1).fit(x, y)

@@ -5,7 +5,7 @@ Each tree grows from a stream that depends on its index alone, so adding trees 5
 of 50 gives the forest a fit of 100 grows, tree for tree. That holds only on the same training
 data and parameters: a refit checks both (a digest of the arrays, the parameters but
 ``n_estimators``, ``n_jobs``, ``oob_score`` and ``warm_start``) and refuses a change instead of
-mixing forests. ``random_state=None`` keeps the seed drawn at the first fit.
+mixing forests. ``random_state=None`` or a ``RandomState`` keeps the seed drawn at the first fit.
 """
 
 from __future__ import annotations
@@ -96,7 +96,14 @@ def remember(est: Any, names: dict[str, Any], x: NDArray[np.float64], y: Any, w:
     if _convert.is_on(names.get("warm_start")):
         from lrank.estimators.base import _clone_param
 
-        est._warm_params = {k: _clone_param(v) for k, v in names.items() if k not in _FREE}
+        # A RandomState is kept itself, not a copy: the fit advanced it, and the refit compares
+        # it by identity (the trees' streams come from the seed drawn at the first fit, as for
+        # None); a copy never compared equal, so warm_start refused every second fit.
+        est._warm_params = {
+            k: v if isinstance(v, np.random.RandomState) else _clone_param(v)
+            for k, v in names.items()
+            if k not in _FREE
+        }
         est._warm_digest = _digest(x, y, w, nominal)
         est._warm_trees = int(names["n_estimators"])
     else:
