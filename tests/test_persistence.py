@@ -138,3 +138,24 @@ def test_logistic_models_do_not_depend_on_the_features_magnitude(name):
     for factor in (1e200, 1e-200):
         scaled = available_learners()[name].build(options, seed=1).fit(x * factor, y).predict(x * factor)
         np.testing.assert_array_equal(scaled, expected, err_msg=str(factor))
+
+
+def test_model_files_do_not_depend_on_the_thread_count(tmp_path):
+    """The parameters in a model file held n_jobs, so its bytes (and checksum) changed with -j
+    though the model did not (determinism audit)."""
+    from click.testing import CliRunner
+    from lrank.cli import main
+
+    digests = set()
+    for jobs in ("1", "2"):
+        path = tmp_path / f"j{jobs}.lrm"
+        result = CliRunner().invoke(main, ["train", "-t", "iris", "--no-cv", "-s", "1", "-j", jobs, "-d", str(path)])
+        assert result.exit_code == 0, result.output
+        digests.add(path.read_bytes())
+    assert len(digests) == 1
+    reports = {
+        CliRunner().invoke(main, ["train", "-t", "iris", "-x", "3", "-s", "1", "-j", jobs, "--format", "json"]).output
+        for jobs in ("1", "2")
+    }
+    untimed = {"\n".join(line for line in r.splitlines() if "seconds" not in line) for r in reports}
+    assert len(untimed) == 1 and '"n_jobs": null' in untimed.pop()

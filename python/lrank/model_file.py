@@ -130,7 +130,9 @@ def _json_params(params: dict[str, Any]) -> dict[str, Any]:
             return [plain(x) for x in v]
         return v
 
-    return {k: plain(v) for k, v in params.items()}
+    # No thread count is written (the loader never takes one): a model's bytes are the same
+    # whatever n_jobs fitted it.
+    return {k: None if k == "n_jobs" else plain(v) for k, v in params.items()}
 
 
 def _learner_name_of(estimator: Any) -> str:

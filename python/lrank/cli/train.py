@@ -433,4 +433,7 @@ def _tuned(spec: LearnerSpec, estimator: Any) -> dict[str, Any]:
 
 
 def _jsonable(params: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)) for k, v in params.items()}
+    """The learner's parameters for the JSON report; its thread count left out (null), so the
+    report of one seed is the same whatever -j ran it."""
+    plain = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v)) for k, v in params.items()}
+    return {**plain, "n_jobs": None} if "n_jobs" in plain else plain
