@@ -108,3 +108,18 @@ def test_a_percentage_split_is_stratified_seeded_and_refuses_an_empty_part():
         percentage_split(y[:3], 1, seed=0)
     with pytest.raises(InvalidInputError, match="strictly between 0 and 100"):
         percentage_split(y, 100, seed=0)
+
+
+def test_a_folds_own_problem_names_the_fold(tmp_path):
+    """All the weight in one row: the fold without it cannot fit, which read as a complaint about
+    the whole file (edge-case audit); --no-cv fits it."""
+    from click.testing import CliRunner
+    from lrank.cli import main
+
+    path = tmp_path / "w.xarff"
+    rows = ["1,a>b>c,{1}", "2,b>a>c,{0}", "3,a>c>b,{0}", "4,c>b>a,{0}", "5,a>b>c,{0}", "6,b>c>a,{0}"]
+    path.write_text("@relation w\n@attribute x numeric\n@attribute L RANKING {a,b,c}\n@data\n" + "\n".join(rows) + "\n")
+    result = CliRunner().invoke(main, ["train", "-t", str(path), "-W", "LRRF", "-x", "3"])
+    assert result.exit_code == 1
+    assert "cross-validation, fold 2 (4 training rows): sample weights are all zero" in result.output
+    assert CliRunner().invoke(main, ["train", "-t", str(path), "-W", "LRRF", "--no-cv"]).exit_code == 0

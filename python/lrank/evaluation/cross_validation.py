@@ -167,11 +167,13 @@ def evaluate_folds(
     name: str = "cross-validation",
     on_predicted: Callable[[FoldPlan, NDArray[np.int32]], None] | None = None,
     learner: str = "the learner",
+    tell_fold: bool = False,
 ) -> tuple[Evaluation, list[FoldResult]]:
     """Fit a fresh estimator on each plan's training rows (with its rankings after label
     deletion) and measure it on the plan's test rows against their complete rankings; the
     evaluation is called ``name``. ``on_predicted(plan, predicted)`` gets each plan's predicted
-    rank matrix of its test rows."""
+    rank matrix of its test rows. ``tell_fold``: a fit's refusal names the fold (callers that
+    name their cells themselves, as experiments do, leave it off)."""
     evaluation = Evaluation(name=name, labels=list(labels))
     results = []
     for plan in plans:
@@ -182,9 +184,14 @@ def evaluate_folds(
             fit_weighted(est, x[plan.train], plan.y_train, w, learner)
         except InvalidInputError as exc:
             whole = _in_whole_rows(exc, plan.train)
-            if whole is None:
+            if whole is not None:
+                raise whole from None
+            if not tell_fold:
                 raise
-            raise whole from None
+            # Said of the fold: the whole data may fit (all weight in another fold's rows, too
+            # few rows for an inner search), and the message alone read as if it did not.
+            part = "its training part" if name == "percentage split" else f"fold {plan.fold + 1}"
+            raise InvalidInputError(f"{name}, {part} ({plan.train.size} training rows): {exc}") from None
         fit_seconds = time.perf_counter() - start
         start = time.perf_counter()
         predicted = est.predict(x[plan.test])  # type: ignore[attr-defined]

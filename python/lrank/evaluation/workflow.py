@@ -241,6 +241,7 @@ def train_and_evaluate(
                     rows = np.arange(data.n_rows, dtype=np.int64)
                     result.predictions = RowPredictions(data.dataset, rows, data.y, predicted)
         if validate:
+            plans_given = plans  # given plans (an experiment's cells) are named by their caller
             if plans is None:
                 plans = list(fold_plans(data.y, n_folds=folds, repeats=repeats, seed=seed, missing=missing))
             kept: list[tuple[FoldPlan, NDArray[np.int32]]] = []
@@ -262,6 +263,7 @@ def train_and_evaluate(
                     name=name,
                     on_predicted=keep if keep_predictions else None,
                     learner=spec.name,
+                    tell_fold=plans_given is None,
                 )
             result.evaluations.append(evaluation)
             if keep_predictions:
