@@ -294,3 +294,30 @@ def test_mixed_column_name_types_are_refused_as_scikit_learn_does():
         LabelRankingTree().fit(mixed, y)
     numbered = pd.DataFrame(x)  # integer names only: no feature names, as in scikit-learn
     assert not hasattr(LabelRankingTree().fit(numbered, y), "feature_names_in_")
+
+
+@pytest.mark.parametrize("frame", ["pandas", "polars"])
+def test_a_category_declared_but_absent_at_fit_counts_as_missing(frame):
+    """A category the dtype declares but no training row holds was coded as a value of its own:
+    IBPL and the logistic PLRPW predicted otherwise for it than for a missing value, against the
+    docs (edge-case audit). It is now unseen at fit, as an undeclared one."""
+    import pandas as pd
+    import polars as pl
+    from lrank import InstanceBasedPlackettLuce, PairwisePartialLabelRanker
+
+    rng = np.random.default_rng(0)
+    kinds = rng.choice(["p", "q"], 60)
+    y = np.array([[1, 2, 3, 4] if k == "p" else [4, 3, 2, 1] for k in kinds])
+    a = rng.normal(size=60)
+
+    def table(values, numbers):
+        if frame == "pandas":
+            return pd.DataFrame({"a": numbers, "c": pd.Categorical(values, categories=["p", "q", "r"])})
+        return pl.DataFrame({"a": numbers, "c": pl.Series(values, dtype=pl.Enum(["p", "q", "r"]))})
+
+    for est in (InstanceBasedPlackettLuce(), PairwisePartialLabelRanker(classifier="logistic")):
+        est.fit(table(list(kinds), a), y)
+        assert est.categories_[1] == ["p", "q"]
+        with pytest.warns(UserWarning, match="not seen"):
+            declared = est.predict(table(["r"], [0.1]))
+        np.testing.assert_array_equal(declared, est.predict(table([None], [0.1])))

@@ -109,7 +109,10 @@ def _categories_in_order(col: Any) -> list[Any]:
     import polars as pl
 
     if isinstance(col.dtype, pl.Enum):
-        return list(col.dtype.categories)
+        # The declared categories the column holds, in their order: one declared but absent is
+        # unseen at fit, and counts as missing at predict like any unseen category.
+        present = set(col.cast(pl.Utf8).drop_nulls().unique().to_list())
+        return [c for c in col.dtype.categories if c in present]
     return sorted(v for v in col.cast(pl.Utf8).unique().to_list() if v is not None)
 
 
@@ -146,7 +149,10 @@ def _pandas_frame(frame: Any, known: list[list[Any] | None] | None) -> Features:
             col = col.astype(object).astype(pd.CategoricalDtype(order))
         seen = known[j] if known is not None and j < len(known) else None
         if isinstance(col.dtype, pd.CategoricalDtype) or seen is not None:
-            cats = seen if seen is not None else list(col.cat.categories)
+            # At fit, the declared categories the column holds (in their order): one declared
+            # but absent from training counts as missing at predict, as an undeclared one does.
+            present = set(col.dropna().unique()) if seen is None else set()
+            cats = seen if seen is not None else [c for c in col.cat.categories if c in present]
             columns.append(_pandas_codes(col, cats, str(name)))
             categories.append(cats)
         elif col.dtype.kind in "biuf":
