@@ -85,15 +85,16 @@ pub(crate) fn kemeny_order(w: &[f64], m: usize) -> (Vec<usize>, f64) {
 /// ranking is returned.
 ///
 /// # Errors
-/// `InvalidParameter` for more than [`MAX_KEMENY_LABELS`] labels; `InvalidInput` for weights of
-/// the wrong length or that are negative or not finite.
+/// `InvalidInput` for more than [`MAX_KEMENY_LABELS`] labels, and for weights of the wrong
+/// length or that are negative or not finite.
 pub fn kemeny(rankings: &RankMatrixView<'_>, weights: Option<&[f64]>) -> Result<Vec<i32>> {
     let m = rankings.n_labels();
     if m > MAX_KEMENY_LABELS {
-        return Err(LrankError::InvalidParameter {
-            name: "n_labels",
-            reason: format!("exact Kemeny aggregation supports at most {MAX_KEMENY_LABELS} labels, got {m}"),
-        });
+        // The data's label count, not a parameter the user set: said as a fact of the data.
+        return Err(LrankError::InvalidInput(format!(
+            "exact Kemeny aggregation supports at most {MAX_KEMENY_LABELS} labels, the rankings have {m}: \
+             use borda, copeland or mallows"
+        )));
     }
     check_weights(weights, rankings.n_rows())?;
     let w = pairwise_weights(rankings, weights);
@@ -143,7 +144,7 @@ mod tests {
         let m = MAX_KEMENY_LABELS + 1;
         let r: Vec<i32> = (1..=m as i32).collect();
         let err = kemeny(&view(&r, 1, m), None).unwrap_err();
-        assert!(matches!(err, LrankError::InvalidParameter { name: "n_labels", .. }));
+        assert!(matches!(err, LrankError::InvalidInput(_)));
         assert!(err.to_string().contains("16"), "{err}");
         let v = view(&[1, 2], 1, 2);
         assert!(kemeny(&v, Some(&[1.0, 1.0])).is_err());
