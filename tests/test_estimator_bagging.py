@@ -155,3 +155,17 @@ def test_learners_without_sample_weight_get_the_drawn_rows_repeated(problem):
     np.testing.assert_array_equal(weighted.predict_per_member(x), repeated.predict_per_member(x))
     with pytest.raises(InvalidInputError, match="sample_weight needs a base estimator whose fit takes sample_weight"):
         BaggingLabelRanker(UnweightedTree(), n_estimators=2).fit(x, y, sample_weight=np.ones(len(x)))
+
+
+def test_a_sample_without_weighted_rows_is_drawn_again(problem):
+    """One row carrying all the weight: about a third of the bootstrap samples miss it, and
+    Bagging refused the fit ('a bootstrap sample holds no row with positive weight') where the
+    forests fit (edge-case audit). Such a sample is drawn again from the member's stream."""
+    x, y = problem
+    w = np.zeros(len(y))
+    w[7] = 1.0
+    est = BaggingLabelRanker(n_estimators=10, random_state=0).fit(x, y, sample_weight=w)
+    np.testing.assert_array_equal(est.predict(x), np.tile(y[7], (len(y), 1)))
+    # Samples that hold a weighted row are drawn as before: unit weights give the same members.
+    unit = BaggingLabelRanker(n_estimators=10, random_state=0)
+    np.testing.assert_array_equal(unit.fit(x, y).predict(x), unit.fit(x, y, sample_weight=np.ones(len(y))).predict(x))

@@ -142,7 +142,7 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
         let mut in_bag: Vec<bool> = crate::memory::zeroed("the members' bootstrap samples", &[b, n])?;
         if n > 0 {
             in_bag.par_chunks_mut(n).enumerate().for_each(|(k, bag)| {
-                bag.iter_mut().zip(bootstrap_counts(&self.params, k, n).0).for_each(|(a, c)| *a = c > 0);
+                bag.iter_mut().zip(bootstrap_counts(&self.params, k, &data.weights).0).for_each(|(a, c)| *a = c > 0);
             });
         }
         let mut out = vec![0i32; n * m];
@@ -209,19 +209,32 @@ impl<P: Params, M: Learner<Params = P>> Learner for BaggingModel<P, M> {
     }
 }
 
-/// How often member `b` draws each of `n` rows (`max_samples` x n draws with replacement from
-/// its stream), and the stream after the draws (the member's seed comes next).
-fn bootstrap_counts<P>(params: &BaggingParams<P>, b: usize, n: usize) -> (Vec<u32>, Rng) {
+/// How often member `b` draws each of the rows (`max_samples` x n draws with replacement from
+/// its stream), and the stream after the draws (the member's seed comes next). A sample without
+/// a row of positive weight is drawn again from the same stream (a few rows carrying all the
+/// weight: the member would have nothing to learn from), up to [`MAX_REDRAWS`] times.
+fn bootstrap_counts<P>(params: &BaggingParams<P>, b: usize, weights: &[f64]) -> (Vec<u32>, Rng) {
+    let n = weights.len();
     let draws = ((params.max_samples * n as f64).round() as usize).max(1);
     let mut rng = Rng::new(child_seed(params.seed, b as u64));
     let mut counts = vec![0u32; n];
     if n > 0 {
-        for _ in 0..draws {
-            counts[rng.below(n)] += 1;
+        for _ in 0..MAX_REDRAWS {
+            counts.iter_mut().for_each(|c| *c = 0);
+            for _ in 0..draws {
+                counts[rng.below(n)] += 1;
+            }
+            if counts.iter().zip(weights).any(|(&c, &w)| c > 0 && w > 0.0) {
+                break;
+            }
         }
     }
     (counts, rng)
 }
+
+/// Bootstrap samples drawn at most per member before a sample without a row of positive weight
+/// is refused (one such row among 150: a sample misses it with probability about 0.37).
+const MAX_REDRAWS: usize = 1000;
 
 /// The members' rankings a prediction holds at once, at most (about 16 MB).
 const MEMBER_BLOCK_VALUES: usize = 1 << 22;
@@ -235,7 +248,7 @@ impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
             .into_par_iter()
             .map(|b| {
                 crate::interrupt::check()?;
-                let (counts, mut rng) = bootstrap_counts(params, b, n);
+                let (counts, mut rng) = bootstrap_counts(params, b, weights);
                 let rows: Vec<usize> = (0..n).filter(|&i| counts[i] > 0 && weights[i] > 0.0).collect();
                 if rows.is_empty() {
                     return Err(invalid("a bootstrap sample holds no row with positive weight"));
