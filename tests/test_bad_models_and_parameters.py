@@ -255,3 +255,15 @@ def test_odd_python_values_name_the_parameter(problem):
     ]:
         with pytest.raises((InvalidParameterError, InvalidInputError), match=message):
             call()
+
+
+def test_a_parameters_type_error_does_not_state_another_range():
+    """n_estimators=1.5 said 'must be an int >= 0' and n_estimators=0 'must be at least 1'
+    (scikit-learn audit): the type error names the type, the core the range."""
+    from lrank import InvalidParameterError, LabelRankingRandomForest
+
+    x, y = [[1.0], [2.0]], [[1, 2], [2, 1]]
+    with pytest.raises(InvalidParameterError, match=r"n_estimators: must be an int, got 1\.5$"):
+        LabelRankingRandomForest(n_estimators=1.5).fit(x, y)
+    with pytest.raises(InvalidParameterError, match="n_estimators: must be at least 1"):
+        LabelRankingRandomForest(n_estimators=0).fit(x, y)

@@ -29,7 +29,9 @@ def count(name: str, value: Any, *, none: bool = False) -> int | None:
     if value is None and none:
         return None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        allowed = "an int >= 0 or None" if none else "an int >= 0"
+        # The type alone: the range is the parameter's own (n_estimators from 1, max_depth from
+        # 0), checked where it is known; "an int >= 0" here contradicted "at least 1" there.
+        allowed = "an int or None" if none else "an int"
         raise _bad(name, f"must be {allowed}, got {value!r}")
     if value < 0 or value >= 2**63:
         raise _bad(name, f"must be a whole number, 0 or more (below 2**63), got {value!r}")
