@@ -33,6 +33,12 @@ def check_jobs(ctx: click.Context, param: click.Parameter, value: int | None) ->
     raise click.BadParameter("0 threads: give a positive number of threads, or -1 for all cores")
 
 
+def jobs_option(help: str) -> Any:
+    """The -j/--jobs option of the commands that fit or predict: threads, checked by
+    :func:`check_jobs`."""
+    return click.option("-j", "--jobs", type=int, default=None, callback=check_jobs, help=help)
+
+
 def kebi_label_names(data: Any, target: str) -> tuple[Any, str | None]:
     """``data`` ready to write to ``target``: for a ``.csv`` target (the KEBI layout names labels
     L1, L2, ...) other label names are replaced, with the note that says how; else as it is."""

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from lrank import __version__
-from lrank.cli.common import check_jobs, user_errors
+from lrank.cli.common import jobs_option, user_errors
 from lrank.errors import ExperimentError
 from lrank.experiment.config import (
     DEFAULT_OUTPUT,
@@ -98,14 +98,7 @@ def _format_seconds(seconds: float) -> str:
     help="Missing-label probabilities for the training rankings, e.g. 0,0.3,0.6 (repeatable). [default: 0]",
 )
 @click.option("-s", "--seed", type=int, default=None, help="Seed of folds, label deletion and learners. [default: 1]")
-@click.option(
-    "-j",
-    "--jobs",
-    type=int,
-    default=None,
-    callback=check_jobs,
-    help="Threads per learner. [default: all cores; 1 with --workers > 1]",
-)
+@jobs_option("Threads per learner. [default: all cores; 1 with --workers > 1]")
 @click.option("--workers", type=int, default=None, help="Cells computed in parallel processes. [default: 1]")
 @click.option(
     "--dask",

@@ -12,7 +12,7 @@ import click
 import numpy as np
 import polars as pl
 
-from lrank.cli.common import check_jobs, kebi_label_names, user_errors
+from lrank.cli.common import jobs_option, kebi_label_names, user_errors
 from lrank.data import DATA_SUFFIXES, LabelRankingDataset, read_dataset, write_dataset
 from lrank.data.alignment import aligned_features
 from lrank.data.parquet import read_parquet
@@ -41,14 +41,7 @@ from lrank.ranking_notation import format_rank_rows
     ".xarff, .arff or .csv, the data with its rankings replaced by the predicted ones, in that format "
     "(read back by lrank info, lrank train -T and read_dataset).",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=int,
-    default=None,
-    callback=check_jobs,
-    help="Threads (default: all cores, or OMP_NUM_THREADS if set).",
-)
+@jobs_option("Threads (default: all cores, or OMP_NUM_THREADS if set).")
 @click.option(
     "--confidence",
     is_flag=True,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from lrank.cli.common import check_jobs, user_errors
+from lrank.cli.common import jobs_option, user_errors
 from lrank.cli.elapsed import elapsed_line
 from lrank.cli.predictions import RANGE_HELP, parse_range, prediction_rows, predictions_text, title_of
 from lrank.cli.report import text_report
@@ -149,14 +149,7 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
     help="With --split-percentage: train on the first rows in file order, test on the rest (WEKA's "
     "-preserve-order; for data in time order).",
 )
-@click.option(
-    "-j",
-    "--jobs",
-    type=int,
-    default=None,
-    callback=check_jobs,
-    help="Threads for the learner (default: all cores, or OMP_NUM_THREADS if set).",
-)
+@jobs_option("Threads for the learner (default: all cores, or OMP_NUM_THREADS if set).")
 @click.option("-p", "print_range", metavar="RANGE", help=RANGE_HELP)
 @click.option(
     "--importances",
