@@ -138,7 +138,7 @@ def test_scorers_find_the_labels_inside_searches_and_wrappers():
     numeric = np.array([[t.split(">").index(c) + 1 if c in t else 0 for c in "abc"] for t in texts])
     scorer = get_scorer("kendall_tau")
     search = GridSearchCV(
-        make_pipeline(StandardScaler(), LabelRankingTree()),
+        make_pipeline(StandardScaler(), LabelRankingTree(random_state=0)),
         {"labelrankingtree__max_depth": [1, 3]},
         scoring=scorer,
         cv=3,

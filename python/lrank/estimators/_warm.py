@@ -11,6 +11,7 @@ mixing forests. ``random_state=None`` or a ``RandomState`` keeps the seed drawn 
 from __future__ import annotations
 
 import hashlib
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -99,10 +100,11 @@ def remember(est: Any, names: dict[str, Any], x: NDArray[np.float64], y: Any, w:
         # A RandomState is kept itself, not a copy: the fit advanced it, and the refit compares
         # it by identity (the trees' streams come from the seed drawn at the first fit, as for
         # None); a copy never compared equal, so warm_start refused every second fit.
+        # (numpy.random is looked up, not imported: an int seed must not cost its import.)
+        numpy_random = sys.modules.get("numpy.random")
+        generator = numpy_random.RandomState if numpy_random is not None else ()
         est._warm_params = {
-            k: v if isinstance(v, np.random.RandomState) else _clone_param(v)
-            for k, v in names.items()
-            if k not in _FREE
+            k: v if isinstance(v, generator) else _clone_param(v) for k, v in names.items() if k not in _FREE
         }
         est._warm_digest = _digest(x, y, w, nominal)
         est._warm_trees = int(names["n_estimators"])

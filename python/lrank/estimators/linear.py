@@ -5,11 +5,11 @@ classification, Har-Peled, Roth & Zimak 2002)."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils.metaestimators import available_if
 
 from lrank.estimators import _convert
 from lrank.estimators.base import CoreLearnerRanker
@@ -103,11 +103,15 @@ class LinearLabelRanker(CoreLearnerRanker):
         """Each label's score (higher preferred), shape (n, m)."""
         return self._scores(X)
 
-    @available_if(lambda self: self.loss == "plackett-luce")
-    def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
+    @property
+    def predict_with_confidence(self) -> Callable[[ArrayLike], tuple[NDArray[np.int32], NDArray[np.float64]]]:
         """Predicted rank matrix and each predicted ranking's Plackett-Luce probability (with
-        the Plackett-Luce loss only: the pairwise loss has no probability, and no such method)."""
-        return self._confidence(X)
+        the Plackett-Luce loss only: the pairwise loss has no probability, and no such method,
+        as scikit-learn's available_if hides one; importing scikit-learn here would cost every
+        ``import lrank`` its import)."""
+        if self.loss != "plackett-luce":
+            raise AttributeError(f"LinearLabelRanker with loss={self.loss!r} gives no confidence")
+        return self._confidence
 
 
 # -- the command line's view of the learner (collected by lrank.registry) --------------------------
