@@ -66,6 +66,9 @@ def test_a_base_estimator_that_is_no_label_ranker_is_refused(problem):
     x, y = problem
     with pytest.raises(ValueError, match="estimator must be a label ranker"):
         BaggingLabelRanker(object()).fit(x, y)
+    # The class where an instance belongs: said so, not scikit-learn's "get_params() missing 'self'".
+    with pytest.raises(ValueError, match=r"not the class LabelRankingTree: pass LabelRankingTree\(\)"):
+        BaggingLabelRanker(LabelRankingTree).fit(x, y)
 
 
 def test_seeds_beyond_64_bits_are_refused_not_folded(problem):

@@ -243,8 +243,9 @@ def test_nested_parameters_reach_the_bagged_learner(data):
 
 def test_the_old_parameter_and_argument_names_still_work_with_a_warning(data):
     x, y = data
-    with pytest.warns(FutureWarning, match="base_estimator"):
+    with pytest.warns(FutureWarning, match="base_estimator") as caught:
         old = BaggingLabelRanker(base_estimator=LabelRankingTree(max_depth=1), n_estimators=2, random_state=0).fit(x, y)
+    assert len([w for w in caught if "base_estimator" in str(w.message)]) == 1  # once per fit
     new = BaggingLabelRanker(estimator=LabelRankingTree(max_depth=1), n_estimators=2, random_state=0).fit(x, y)
     assert old.model_ == new.model_
     with pytest.warns(FutureWarning, match="Y="):

@@ -94,19 +94,27 @@ class BaggingLabelRanker(CoreLearnerRanker):
     _core_kind = "Bagging"
     _core_names: ClassVar[dict[str, str]] = {"aggregator": "aggregation"}
 
-    def _base(self) -> Any:
+    def _base(self, warn: bool = False) -> Any:
+        """The learner to bag; ``warn``: say that ``base_estimator`` is deprecated (once per fit)."""
         base = self.estimator
         if not (isinstance(self.base_estimator, str) and self.base_estimator == "deprecated"):
             if base is not None:
                 raise _convert._bad("base_estimator", "give estimator or its deprecated name base_estimator, not both")
-            warnings.warn(
-                "BaggingLabelRanker(base_estimator=...) is deprecated; use estimator=...", FutureWarning, stacklevel=4
-            )
+            if warn:
+                warnings.warn(
+                    "BaggingLabelRanker(base_estimator=...) is deprecated; use estimator=...",
+                    FutureWarning,
+                    stacklevel=3,
+                )
             base = self.base_estimator
         if base is None:
             from lrank.estimators.tree import LabelRankingTree
 
             return LabelRankingTree()
+        if isinstance(base, type):
+            raise InvalidInputError(
+                f"estimator must be a label ranker, not the class {base.__name__}: pass {base.__name__}()"
+            )
         if not all(callable(getattr(base, attr, None)) for attr in ("fit", "predict", "get_params")):
             raise InvalidInputError(f"estimator must be a label ranker with fit, predict and get_params, got {base!r}")
         return base
@@ -153,6 +161,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
     ) -> BaggingLabelRanker:
         """Fits the ensemble on features ``X`` (n, d) and rank matrix ``y`` (n, m)."""
         y = _legacy_y(y, legacy, type(self).__name__)
+        self._base(warn=True)
         if self._core_params() is not None:
             super().fit(X, y, sample_weight, labels=labels)
             self.estimators_ = None

@@ -57,6 +57,17 @@ impl Solver {
         }
         Ok(())
     }
+
+    /// The objective `½‖β‖² + C Σ wᵢ ℓᵢ` divided by max(C, 1), with the tolerance divided alike:
+    /// (penalty weight, loss weight, tolerance). The same minimiser and stopping rule, but a
+    /// large C (1e308) no longer overflows the sums to infinity; C <= 1 is unchanged, bit for bit.
+    pub(crate) fn scaled(&self) -> (f64, f64, f64) {
+        if self.c > 1.0 {
+            (1.0 / self.c, 1.0, self.tol / self.c)
+        } else {
+            (1.0, self.c, self.tol)
+        }
+    }
 }
 
 #[inline]
@@ -139,9 +150,9 @@ pub fn binary_from(
 ) -> (f64, Vec<f64>, usize, bool) {
     let n = t.len();
     let p = q + 1; // beta[0] is the intercept
-    let c = solver.c;
+    let (penalty, c, tol) = solver.scaled();
     let objective = |beta: &[f64]| {
-        let mut f = 0.5 * beta[1..].iter().map(|b| b * b).sum::<f64>();
+        let mut f = penalty * 0.5 * beta[1..].iter().map(|b| b * b).sum::<f64>();
         for i in 0..n {
             let eta = beta[0] + dot(&z[i * q..(i + 1) * q], &beta[1..]);
             // logloss = log(1 + e^-eta) for t = 1, log(1 + e^eta) for t = 0.
@@ -159,8 +170,8 @@ pub fn binary_from(
         grad.iter_mut().for_each(|g| *g = 0.0);
         hess.iter_mut().for_each(|h| *h = 0.0);
         for j in 1..p {
-            grad[j] = beta[j];
-            hess[j * p + j] = 1.0;
+            grad[j] = penalty * beta[j];
+            hess[j * p + j] = penalty;
         }
         for i in 0..n {
             let row = &z[i * q..(i + 1) * q];
@@ -178,7 +189,7 @@ pub fn binary_from(
                 }
             }
         }
-        if grad.iter().all(|g| g.abs() <= solver.tol) {
+        if grad.iter().all(|g| g.abs() <= tol) {
             return (beta[0], beta[1..].to_vec(), iter, true);
         }
         // Fill the upper triangle and the intercept row (the loops filled the lower part).
@@ -195,7 +206,7 @@ pub fn binary_from(
         };
         // Newton decrement: g·H⁻¹g / 2 estimates how far the objective is above its minimum.
         let decrement: f64 = grad.iter().zip(&step).map(|(g, s)| g * s).sum();
-        if decrement / 2.0 <= solver.tol {
+        if decrement / 2.0 <= tol {
             let beta: Vec<f64> = beta.iter().zip(&step).map(|(b, s)| b - s).collect();
             return (beta[0], beta[1..].to_vec(), iter + 1, true);
         }

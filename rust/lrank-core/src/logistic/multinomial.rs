@@ -46,11 +46,13 @@ pub fn multinomial(z: &[f64], y: &[u32], w: &[f64], q: usize, k: usize, referenc
         }
         coef
     };
-    let c_reg = solver.c;
+    let (penalty, c_reg, tol) = solver.scaled();
     let mut probs = vec![0.0; k];
     let objective = |theta: &[f64]| {
         let coef = expand(theta);
-        let mut f = 0.5 * (0..free.len()).map(|b| theta[b * p + 1..(b + 1) * p].iter().map(|v| v * v).sum::<f64>()).sum::<f64>();
+        let mut f = penalty
+            * 0.5
+            * (0..free.len()).map(|b| theta[b * p + 1..(b + 1) * p].iter().map(|v| v * v).sum::<f64>()).sum::<f64>();
         let mut probs = vec![0.0; k];
         for i in 0..n {
             softmax_probabilities(&coef, &z[i * q..(i + 1) * q], &mut probs);
@@ -69,8 +71,8 @@ pub fn multinomial(z: &[f64], y: &[u32], w: &[f64], q: usize, k: usize, referenc
         hess.iter_mut().for_each(|h| *h = 0.0);
         for b in 0..free.len() {
             for j in 1..p {
-                grad[b * p + j] = theta[b * p + j];
-                hess[(b * p + j) * dim + b * p + j] = 1.0;
+                grad[b * p + j] = penalty * theta[b * p + j];
+                hess[(b * p + j) * dim + b * p + j] = penalty;
             }
         }
         for i in 0..n {
@@ -100,7 +102,7 @@ pub fn multinomial(z: &[f64], y: &[u32], w: &[f64], q: usize, k: usize, referenc
                 }
             }
         }
-        if grad.iter().all(|g| g.abs() <= solver.tol) {
+        if grad.iter().all(|g| g.abs() <= tol) {
             return MultinomialFit { coef: expand(&theta), iterations: iter, converged: true };
         }
         for r in 0..dim {
@@ -116,7 +118,7 @@ pub fn multinomial(z: &[f64], y: &[u32], w: &[f64], q: usize, k: usize, referenc
             return MultinomialFit { coef: expand(&theta), iterations: iter, converged: false };
         };
         let decrement: f64 = grad.iter().zip(&step).map(|(g, s)| g * s).sum();
-        if decrement / 2.0 <= solver.tol {
+        if decrement / 2.0 <= tol {
             let theta: Vec<f64> = theta.iter().zip(&step).map(|(t, s)| t - s).collect();
             return MultinomialFit { coef: expand(&theta), iterations: iter + 1, converged: true };
         }
