@@ -30,12 +30,25 @@ def run(*args: str):
         (["-preserve-order", "--split-percentage", "66"], "two dashes: --preserve-order"),
         (["-split-percentage=66"], "two dashes: --split-percentage=66"),
         (["-help"], "two dashes: --help"),
+        # Learner options that click would read as one of lrank's short options with a value
+        # (-depth as -d epth, -tune as -t une, -per-label as -p er-label).
+        (["-W", "LRT", "-depth", "3"], "lrank train ... -W LRT -- -depth 3"),
+        (["-W", "RPC", "-tune"], "-tune is an option of the learner RPC"),
+        (["-W", "GBLR", "-per-label"], "-per-label is an option of the learner GBLR"),
+        (["-W", "LRRF", "-leaf-missing", "0.1"], "-W LRRF -- -leaf-missing 0.1"),
+        (["-W", "LRRF", "-depth", "--", "-I", "10"], "-depth is an option of the learner LRRF"),
+        (["--", "-I", "5", "-x", "5"], "-x is an option of lrank train, not of the learner: put it before --"),
+        (["-c", "last"], "WEKA's -c option is not needed: the ranking attribute is found by its type"),
+        (["-classifications"], "WEKA's -classifications option is not offered: -p RANGE prints"),
+        (["-i"], "WEKA's -i option is not needed"),
     ],
 )
-def test_weka_habits_get_a_hint(args, hint):
+def test_weka_habits_get_a_hint(args, hint, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     result = run("train", "-t", "iris", *args)
     assert result.exit_code == 2
     assert hint in result.output, result.output
+    assert not list(tmp_path.iterdir())  # no model file "epth" from -d epth
 
 
 def test_an_unknown_option_without_a_guess_keeps_clicks_message():
@@ -50,6 +63,11 @@ def test_the_test_file_is_read_before_anything_is_fitted_or_saved(tmp_path):
     assert not model.exists()
     wine = run("train", "-t", "iris", "-T", "wine", "-d", str(model))
     assert wine.exit_code == 1 and not model.exists(), wine.output
+    # A model file that cannot be written is said before the fit, not after it.
+    nowhere = tmp_path / "no" / "m.lrm"
+    unwritable = run("train", "-t", "iris", "-W", "BoostLR", "-d", str(nowhere))
+    assert unwritable.exit_code == 1 and "cannot be written: no writable directory" in unwritable.output
+    assert "Kendall" not in unwritable.output  # nothing was evaluated
 
 
 def test_bundled_data_sets_by_name(tmp_path):

@@ -232,3 +232,39 @@ def test_common_wrong_shapes_of_y_say_what_to_pass(y, hint):
     x = np.arange(60, dtype=float).reshape(20, 3)
     with pytest.raises(InvalidInputError, match=hint):
         LabelRankingTree().fit(x, y)
+
+
+def shifted_back(source, tmp_path):
+    """The file with every position raised by 1 (positions from 1)."""
+    lines = source.read_text().splitlines()
+    rows = [line.split(",") for line in lines[1:]]
+    path = tmp_path / "one_based.csv"
+    path.write_text("\n".join([lines[0], *(",".join([r[0], *(str(int(v) + 1) for v in r[1:])]) for r in rows)]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_data_file_of_zero_based_positions_gets_a_warning_naming_it(tmp_path, suffix):
+    # The CLI and read_dataset read such a file as rankings that each lack a label: tau .95 on
+    # iris with no sign of the slip, where an array passed to fit was warned about.
+    from lrank.data import read_dataset, write_dataset
+
+    one_based, _ = rank_matrix_from_strings([*TEXTS[:-1], "a>c>b"])
+    rows = "".join(f"{i / 10},{','.join(str(v - 1) for v in r)}\n" for i, r in enumerate(one_based))
+    source = tmp_path / "zero.csv"
+    source.write_text("x," + ",".join(f"L{k + 1}" for k in range(one_based.shape[1])) + "\n" + rows)
+    path = source
+    if suffix == ".parquet":
+        path = tmp_path / "zero.parquet"
+        pl.read_csv(source).write_parquet(path)
+    with pytest.warns(UserWarning, match=rf"zero\{suffix}: every ranking leaves out one label .* 0-based"):
+        read_dataset(path)
+    # Rankings from 1 read without a word, incomplete ones too.
+    fine = tmp_path / f"fine{suffix}"
+    write_dataset(read_dataset(shifted_back(source, tmp_path)), fine)
+    incomplete = tmp_path / "incomplete.csv"
+    incomplete.write_text("x,L1,L2,L3\n0.1,1,2,0\n0.2,0,1,2\n0.3,2,1,3\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        read_dataset(fine)
+        read_dataset(incomplete)

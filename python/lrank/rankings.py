@@ -93,6 +93,37 @@ def as_predictions(y: ArrayLike, *, name: str = "y_pred") -> NDArray[np.int32]:
     return out
 
 
+def zero_based_suspicion(y: NDArray[np.int32], holder: str) -> str | None:
+    """Why a valid rank matrix looks like 0-based positions, which lrank reads as rankings that
+    each leave a label (or a tied top bucket) out, or None: the rest of "every row of y ...".
+    ``holder`` names what holds the positions (``y``, a file)."""
+    n, m = y.shape
+    zeros = (y == 0).sum(axis=1)
+    if n and m >= 2 and np.all(zeros == 1) and np.all(y.max(axis=1) == m - 1):
+        return (
+            "leaves out one label (position 0 means a missing label) and ranks the rest "
+            f"1..{m - 1}: if {holder} holds 0-based positions, add 1 (positions start at 1)"
+        )
+    if n >= 5 and m >= 2 and np.all(zeros >= 1) and np.any(zeros >= 2) and _looks_shifted(y, zeros):
+        # With ties, 0-based positions leave out a whole top bucket: every row misses a label,
+        # which labels truly missing at random rarely do to every row. Top-k rankings (1..k, the
+        # rest 0) do too, but neither tie ranked labels nor hold a row that is a whole 0-based
+        # ranking (one 0, the rest 1..m-1).
+        return (
+            f"leaves out at least one label (position 0 means a missing label): if {holder} holds "
+            "0-based positions (a tied top bucket at 0), add 1 (positions start at 1)"
+        )
+    return None
+
+
+def _looks_shifted(y: NDArray[np.int32], zeros: NDArray[np.intp]) -> bool:
+    """Whether rows that all leave out labels look like 0-based bucket orders rather than top-k
+    rankings: some row ties two ranked labels, or is a whole 0-based ranking."""
+    ranked = np.sort(y, axis=1)
+    ties = np.any((ranked[:, 1:] == ranked[:, :-1]) & (ranked[:, 1:] > 0))
+    return bool(ties or np.any((zeros == 1) & (y.max(axis=1) == y.shape[1] - 1)))
+
+
 def tied_rows(y: ArrayLike) -> NDArray[np.bool_]:
     """Per row of a valid rank matrix: whether it ties labels (fewer buckets than labels present)."""
     arr = np.asarray(y)

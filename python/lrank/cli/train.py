@@ -31,18 +31,47 @@ if TYPE_CHECKING:
     from lrank.learner_spec import LearnerSpec
 
 
+# WEKA's evaluation options that lrank train does not take, and what to do instead.
+_WEKA_ONLY = {
+    "-c": "not needed: the ranking attribute is found by its type",
+    "-i": "not needed: the report always holds the pairwise correct|incorrect table",
+    "-k": "not offered: the report holds the ranking measures",
+    "-o": "not needed: the report does not print the model (lrank info MODEL --tree N prints a tree)",
+    "-v": "not offered: with -T the report holds the test data's measures alone",
+    "-classifications": "not offered: -p RANGE prints each row's true and predicted ranking",
+}
+
+
 class TrainCommand(click.Command):
     """``lrank train`` with hints for WEKA-LR habits when an option is unknown."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         # A long option with one dash may parse as a short one with a value (-preserve-order as
-        # -p reserve-order) and fail later, far from the cause: caught before parsing.
-        own = args[: args.index("--")] if "--" in args else args
+        # -p reserve-order, a learner's -depth 3 as -d epth: a model file "epth") and fail later,
+        # far from the cause, or not at all: caught before parsing.
+        cut = args.index("--") if "--" in args else len(args)
+        own, rest = args[:cut], args[cut + 1 :]
         long_names = {name for p in self.params for name in getattr(p, "opts", []) if name.startswith("--")}
+        short_names = {name for p in self.params for name in getattr(p, "opts", []) if not name.startswith("--")}
         for a in own:
             head = a.split("=", 1)[0]
             if a.startswith("-") and not a.startswith("--") and ("-" + head in long_names or head == "-help"):
                 raise click.UsageError(f"No such option: {head} (lrank's own long options take two dashes: -{a})")
+        spec = _learner_spec(own)
+        if spec is not None:
+            learner_flags = {o.flag for o in spec.options}
+            for i, tok in enumerate(own):
+                if tok in learner_flags and tok not in short_names:
+                    raise click.UsageError(f"No such option: {_learner_option_hint(spec, own, i)}", ctx=ctx)
+        # One of lrank train's options written among the learner's (after --): said so.
+        from lrank.registry import available_learners
+
+        any_learner_flags = {o.flag for s in available_learners().values() for o in s.options}
+        for tok in rest:
+            if tok in short_names and tok not in any_learner_flags:
+                raise click.UsageError(
+                    f"{tok} is an option of lrank train, not of the learner: put it before --", ctx=ctx
+                )
         try:
             return super().parse_args(ctx, list(args))
         # BadParameter too: click reads -split-percentage as -s with the value "plit-percentage".
@@ -53,28 +82,41 @@ class TrainCommand(click.Command):
             raise click.UsageError(f"No such option: {hint}", ctx=ctx) from None
 
 
-def _weka_hint(command: click.Command, args: list[str]) -> str | None:
-    """What an unknown option probably meant: one of lrank's own long options written with one
-    dash (``-no-cv``), or a learner option written before ``--`` (``-W LRRF -I 100``)."""
+def _learner_spec(own: list[str]) -> LearnerSpec | None:
+    """The learner ``-W`` names among lrank train's own arguments (LRRF without -W), if known."""
     from lrank.registry import available_learners
 
+    learner = own[own.index("-W") + 1] if "-W" in own and own.index("-W") + 1 < len(own) else "LRRF"
+    learners = available_learners()
+    return learners.get(learner) or {k.lower(): v for k, v in learners.items()}.get(learner.lower())
+
+
+def _learner_option_hint(spec: LearnerSpec, own: list[str], i: int) -> str:
+    tok = own[i]
+    value = f" {own[i + 1]}" if i + 1 < len(own) and not own[i + 1].startswith("-") else ""
+    return (
+        f"{tok} ({tok} is an option of the learner {spec.name}; learner options go after --, "
+        f"as in WEKA: lrank train ... -W {spec.name} -- {tok}{value})"
+    )
+
+
+def _weka_hint(command: click.Command, args: list[str]) -> str | None:
+    """What an unknown option probably meant: one of lrank's own long options written with one
+    dash (``-no-cv``), a learner option written before ``--`` (``-W LRRF -I 100``), or one of
+    WEKA's evaluation options lrank does without (``-c``, ``-i``)."""
     own = args[: args.index("--")] if "--" in args else args
     long_names = {name for p in command.params for name in getattr(p, "opts", []) if name.startswith("--")}
     short_names = {name for p in command.params for name in getattr(p, "opts", []) if not name.startswith("--")}
-    learner = own[own.index("-W") + 1] if "-W" in own and own.index("-W") + 1 < len(own) else "LRRF"
-    learners = available_learners()
-    spec = learners.get(learner) or {k.lower(): v for k, v in learners.items()}.get(learner.lower())
+    spec = _learner_spec(own)
     for i, tok in enumerate(own):
         if not tok.startswith("-") or tok.startswith("--") or tok in short_names:
             continue
         if "-" + tok in long_names:
             return f"{tok} (lrank's own long options take two dashes: -{tok})"
         if spec is not None and tok in {o.flag for o in spec.options}:
-            value = f" {own[i + 1]}" if i + 1 < len(own) and not own[i + 1].startswith("-") else ""
-            return (
-                f"{tok} ({tok} is an option of the learner {spec.name}; learner options go after --, "
-                f"as in WEKA: lrank train ... -W {spec.name} -- {tok}{value})"
-            )
+            return _learner_option_hint(spec, own, i)
+        if tok in _WEKA_ONLY:
+            return f"{tok} (WEKA's {tok} option is {_WEKA_ONLY[tok]})"
     return None
 
 

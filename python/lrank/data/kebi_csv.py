@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import os
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from lrank.data.dataset import (
 )
 from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError
+from lrank.rankings import zero_based_suspicion
 
 __all__ = ["read_kebi_csv"]
 
@@ -193,6 +195,9 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
                 f"1..{distinct.size} (tied labels share one; 0 or empty = label missing)"
             )
         raise fail(row_lines[i], problem)
+    suspicion = zero_based_suspicion(ranks, "the file")
+    if suspicion is not None:
+        warnings.warn(f"{spath}: every ranking {suspicion}", UserWarning, stacklevel=2)
 
     return LabelRankingDataset(
         relation=Path(spath).stem,

@@ -14,6 +14,7 @@ another type (lists, binary, durations) are refused by name; pandas' saved index
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import polars as pl
 from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, free_name
 from lrank.data.kebi_csv import LABEL_COLUMN
 from lrank.errors import DataFormatError, InvalidInputError
+from lrank.rankings import zero_based_suspicion
 
 __all__ = ["read_plain_parquet"]
 
@@ -57,6 +59,9 @@ def read_plain_parquet(
         series.append(column)
     labels = tuple(names[len(names) - n_labels :])
     rankings = _rank_matrix(frame.select(labels), fail) if labels else None
+    suspicion = None if rankings is None else zero_based_suspicion(rankings, "the file")
+    if suspicion is not None:
+        warnings.warn(f"{path}: every ranking {suspicion}", UserWarning, stacklevel=2)
     try:
         return LabelRankingDataset(
             relation=Path(path).stem,

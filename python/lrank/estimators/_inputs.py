@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lrank.errors import InvalidInputError
-from lrank.rankings import as_rank_matrix, rank_matrix_from_strings
+from lrank.rankings import as_rank_matrix, rank_matrix_from_strings, zero_based_suspicion
 
 
 @dataclass
@@ -266,34 +266,9 @@ def _ranking_texts(y: Any) -> list[str] | None:
 def _warn_if_zero_based(y: NDArray[np.int32]) -> None:
     # Positions from argsort start at 0, which lrank reads as "label missing": every row would
     # silently lose a label.
-    n, m = y.shape
-    zeros = (y == 0).sum(axis=1)
-    if n and m >= 2 and np.all(zeros == 1) and np.all(y.max(axis=1) == m - 1):
-        warnings.warn(
-            "every row of y leaves out one label (position 0 means a missing label) and ranks the rest "
-            f"1..{m - 1}: if y holds 0-based positions, add 1 (positions start at 1)",
-            UserWarning,
-            stacklevel=_user_stacklevel(),
-        )
-    elif n >= 5 and m >= 2 and np.all(zeros >= 1) and np.any(zeros >= 2) and _looks_shifted(y, zeros):
-        # With ties, 0-based positions leave out a whole top bucket: every row misses a label,
-        # which labels truly missing at random rarely do to every row. Top-k rankings (1..k, the
-        # rest 0) do too, but neither tie ranked labels nor hold a row that is a whole 0-based
-        # ranking (one 0, the rest 1..m-1).
-        warnings.warn(
-            "every row of y leaves out at least one label (position 0 means a missing label): if y holds "
-            "0-based positions (a tied top bucket at 0), add 1 (positions start at 1)",
-            UserWarning,
-            stacklevel=_user_stacklevel(),
-        )
-
-
-def _looks_shifted(y: NDArray[np.int32], zeros: NDArray[np.intp]) -> bool:
-    """Whether rows that all leave out labels look like 0-based bucket orders rather than top-k
-    rankings: some row ties two ranked labels, or is a whole 0-based ranking."""
-    ranked = np.sort(y, axis=1)
-    ties = np.any((ranked[:, 1:] == ranked[:, :-1]) & (ranked[:, 1:] > 0))
-    return bool(ties or np.any((zeros == 1) & (y.max(axis=1) == y.shape[1] - 1)))
+    why = zero_based_suspicion(y, "y")
+    if why is not None:
+        warnings.warn(f"every row of y {why}", UserWarning, stacklevel=_user_stacklevel())
 
 
 def with_known_labels(exc: InvalidInputError, labels: Any) -> InvalidInputError:
@@ -348,8 +323,8 @@ def rank_targets(y: Any, labels: Any = None, *, by_name: bool = False) -> tuple[
     if by_name and names is not None and labels is not None:
         fitted = [str(label) for label in labels]
         matrix, names = in_label_order(matrix, names, fitted), fitted
-    # lrank's readers give int32 matrices, read from text where 0-based positions cannot arise;
-    # the check is for arrays a user built (argsort and lists give int64).
+    # lrank's readers give int32 matrices and warn themselves (a CSV file's positions); the
+    # check is for arrays a user built (argsort and lists give int64).
     if not (isinstance(y, np.ndarray) and y.dtype == np.int32) and not marked_missing:
         _warn_if_zero_based(matrix)
     return matrix, names

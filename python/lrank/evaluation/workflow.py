@@ -220,6 +220,12 @@ def train_and_evaluate(
         refusal = unsaveable(make(), spec.name)
         if refusal is not None:  # said before the fit, not after it
             raise LrankError(refusal)
+        where = os.path.dirname(os.path.abspath(model_out))
+        if os.path.isdir(model_out) or not os.path.isdir(where) or not os.access(where, os.W_OK):
+            problem = (
+                "is a directory" if os.path.isdir(model_out) else f"cannot be written: no writable directory {where}"
+            )
+            raise LrankError(f"{model_out}: {problem}")
 
     result = TrainingResult(spec=spec, options=options, data=data, estimator=None, build_seconds=None)
     # A file's name goes in front of the learners' complaints about its data; callers that hand
