@@ -143,6 +143,8 @@ def test_report_formats(store, tmp_path):
     )
     assert pairs.exit_code == 0 and "Wilcoxon signed-rank, K5 vs LRT -depth 2 over 2 data sets" in pairs.stdout
     assert "Bonferroni-Dunn against K5" in pairs.stdout and "alpha = 0.1" in pairs.stdout
+    itself = invoke("experiment", "report", store, "--wilcoxon", "K5", "K5")
+    assert itself.exit_code == 1 and "compares a learner with itself" in itself.output
     bare = invoke("experiment", "report", store, "--no-stats")
     assert bare.exit_code == 0 and "Friedman" not in bare.stdout
 
@@ -163,6 +165,15 @@ def test_plots(store, tmp_path):
     mean = tmp_path / "mean.png"
     assert invoke("experiment", "plot", "missing", store, "--mean", "-o", str(mean)).exit_code == 0
     assert mean.stat().st_size > 1000
+    # An option of another plot is refused, not ignored.
+    for kind, flags, problem in (
+        ("cd", ["--option", "-I"], "--option shapes plot parameter; it means nothing to plot cd"),
+        ("missing", ["--method", "bonferroni-dunn"], "--method shapes plot cd; it means nothing to plot missing"),
+        ("cd", ["--mean"], "--mean shapes plot missing and parameter"),
+    ):
+        unused = tmp_path / "unused.png"
+        result = invoke("experiment", "plot", kind, store, *flags, "-o", str(unused))
+        assert result.exit_code == 1 and problem in result.output and not unused.exists(), result.output
 
 
 def test_report_and_plot_of_several_stores(store, tmp_path):

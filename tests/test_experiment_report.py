@@ -266,3 +266,14 @@ def test_std_is_the_deviation_over_each_cells_folds_in_every_format():
     rows = list(csv.DictReader(io.StringIO(render([t], "csv", std=True))))
     assert float(rows[0]["Z sd"]) == pytest.approx(np.std([0.7, 0.9], ddof=1), abs=1e-6)
     assert rows[3]["X sd"] == ""  # d: X has one fold
+
+
+def test_the_wilcoxon_line_counts_every_data_set_and_says_which_zero_it_drops():
+    from lrank.experiment.render import statistics_lines
+
+    # X and Y tie on data set c, so Demšar's rule drops that zero difference: N = 3 of 4.
+    scores = {"a": (0.9, 0.5), "b": (0.8, 0.6), "c": (0.7, 0.7), "d": (0.6, 0.4)}
+    folds = {(d, lab): [v] for d, pair in scores.items() for lab, v in zip(("X", "Y"), pair)}
+    (t,) = build_tables(store_frame(folds).with_columns(pl.lit(1).alias("folds")))
+    text = "\n".join(statistics_lines(table_statistics(t, alpha=0.05)))
+    assert "X vs Y over 4 data sets (N = 3: one of 1 equal scores dropped)" in text, text

@@ -222,7 +222,7 @@ def test_wilcoxon_by_hand_with_ties_and_an_odd_number_of_zeros():
     b = [1.0, 2.5, 2.0, 4.0, 3.0, 6.0]  # d = 0, -0.5, 1, 0, 2, 0: three zeros, one is dropped
     result = wilcoxon_signed_rank(a, b)
     # remaining |d|: 0, 0.5, 1, 0, 2 -> ranks 1.5, 3, 4, 1.5, 5; zeros give 1.5 to each side
-    assert result.n == 5
+    assert result.n == 5 and result.zero_differences == 3
     assert (result.r_plus, result.r_minus) == (4 + 5 + 1.5, 3 + 1.5)
     assert result.t == 4.5
 

@@ -493,6 +493,7 @@ def plot_command(
         frame = read_stores(store_paths)
         if control is not None and (kind != "cd" or method != "bonferroni-dunn"):
             raise ExperimentError("--control is the control of plot cd --method bonferroni-dunn; it means nothing here")
+        _refuse_options_of_other_plots(kind)
         if kind == "cd":
             (table,) = build_tables(
                 frame,
@@ -542,6 +543,25 @@ def plot_command(
                 title=title,
             )
             click.echo(f"wrote {output}", err=True)
+
+
+# The plots each option of plot_command shapes (--control: above; --dataset, --title: every one).
+_PLOT_OPTIONS = {
+    "missing": ("--p", ("cd", "parameter")),
+    "method": ("--method", ("cd",)),
+    "alpha": ("--alpha", ("cd",)),
+    "option": ("--option", ("parameter",)),
+    "mean": ("--mean", ("missing", "parameter")),
+    "learners": ("-W", ("cd", "missing")),
+}
+
+
+def _refuse_options_of_other_plots(kind: str) -> None:
+    """An option given for a plot it does not shape is refused, not silently ignored."""
+    ctx = click.get_current_context()
+    for name, (flag, kinds) in _PLOT_OPTIONS.items():
+        if kind not in kinds and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE:
+            raise ExperimentError(f"{flag} shapes plot {' and '.join(kinds)}; it means nothing to plot {kind}")
 
 
 def _smallest_p(frame: Any) -> float:

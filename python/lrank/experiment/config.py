@@ -253,10 +253,13 @@ class ExperimentConfig:
         dup = sorted({x for x in labels if labels.count(x) > 1})
         if dup:
             specs = [f"{lr.name} {lr.options_text}".strip() for lr in self.learners if lr.label == dup[0]]
-            example = " ".join(f"-W '{dup[0]}{i + 1}={spec}'" for i, spec in enumerate(specs[:2]))
+            # Labels of their own: a digit after "LRRF -I 5" would read as another option value.
+            example = " ".join(f"-W '{'AB'[i]}={spec}'" for i, spec in enumerate(specs[:2]))
             raise ExperimentError(f"learner label {dup[0]!r} is given twice; name them apart, e.g. {example}")
         if self.folds < 2:
             raise ExperimentError(f"folds must be at least 2, got {self.folds}")
+        # Checked here as the command line checks them: before any work, not cell by cell.
+        object.__setattr__(self, "missing", parse_missing(self.missing))
         if not 1 <= self.repeats <= MAX_REPEATS:
             raise ExperimentError(f"repeats must lie in 1..{MAX_REPEATS}, got {self.repeats}")
         # The repeats take seeds s..s+R-1, stored as signed 64-bit integers.

@@ -85,8 +85,11 @@ def statistics_lines(s: TableStatistics, *, markdown: bool = False) -> list[str]
             )
     for a, b, w in s.wilcoxon:
         exact = f", {_p(w.p_exact)} (exact)" if w.p_exact is not None else ""
+        over = f"{w.n} data sets"
+        if w.zero_differences % 2 == 1:  # Demšar's rule: one zero difference of an odd number dropped
+            over = f"{w.n + 1} data sets (N = {w.n}: one of {w.zero_differences} equal scores dropped)"
         lines.append(
-            f"{bullet}Wilcoxon signed-rank, {a} vs {b} over {w.n} data sets: R+ = {w.r_plus:g}, "
+            f"{bullet}Wilcoxon signed-rank, {a} vs {b} over {over}: R+ = {w.r_plus:g}, "
             f"R- = {w.r_minus:g}, T = {w.t:g}, z = {w.z:.2f}, p = {_p(w.p_normal)} (normal){exact}"
         )
     return lines

@@ -270,6 +270,9 @@ def table_statistics(
     for lab in [control, *[x for pair in pairs for x in pair]]:
         if lab is not None and lab not in index:
             raise ExperimentError(f"no learner {lab!r} in the table; learners: {', '.join(labels)}")
+    for a_label, b_label in pairs:
+        if a_label == b_label:
+            raise ExperimentError(f"--wilcoxon {a_label} {b_label} compares a learner with itself: name two learners")
     c = int(np.argmin(ranks)) if control is None else index[control]
     nq = nemenyi_q(k, alpha)
     ncd = critical_difference(k, n, alpha, method="nemenyi")

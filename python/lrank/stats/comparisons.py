@@ -271,6 +271,7 @@ class WilcoxonResult:
     z: float
     p_normal: float
     p_exact: float | None
+    zero_differences: int = 0  # data sets where the two score alike (``n`` counts one fewer if odd)
 
 
 def wilcoxon_signed_rank(
@@ -319,7 +320,9 @@ def wilcoxon_signed_rank(
         # min(R+, R-) for each possible doubled sum of positive ranks, zero ranks split as above
         t2 = np.minimum(s2, total2 - s2) + round(2 * zero_half)
         p_exact = min(1.0, float(pmf[t2 <= round(2 * t)].sum()))
-    return WilcoxonResult(n=n, r_plus=r_plus, r_minus=r_minus, t=t, z=z, p_normal=p_normal, p_exact=p_exact)
+    return WilcoxonResult(
+        n=n, r_plus=r_plus, r_minus=r_minus, t=t, z=z, p_normal=p_normal, p_exact=p_exact, zero_differences=zeros.size
+    )
 
 
 @dataclass(frozen=True)
