@@ -146,6 +146,8 @@ def test_entry_points_are_read_once(monkeypatch):
         ("fake_lrank_plugin:MISSING", "failed to load: AttributeError"),
         ("no_such_lrank_plugin_module:SPEC", "failed to load: ModuleNotFoundError"),
         ("fake_lrank_plugin:failing", "failed to load: RuntimeError: plug-in bug"),
+        # TOML's quotes copied into entry_points.txt, where values go unquoted.
+        ('"fake_lrank_plugin:SPEC"', "failed to load: its value must read module:attribute, unquoted"),
         ("fake_lrank_plugin:NOT_A_SPEC", "is not an lrank.registry.LearnerSpec but a int"),
         ("fake_lrank_plugin:nameless", "has no learner name"),
         ("fake_lrank_plugin:IMPOSTOR", "its learner 'LRRF' clashes with a built-in learner of that name"),

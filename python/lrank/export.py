@@ -1,11 +1,18 @@
 """A fitted tree as text, as scikit-learn's ``export_text`` and WEKA-LR's model output show one:
 each split on its line, indented by depth, and each leaf's ranking in lrank's notation.
 
-    >>> print(export_text(LabelRankingTree().fit(data), feature_names=data.feature_names))
-    |--- petal_width <= 0.800
+    >>> from lrank import LabelRankingTree
+    >>> from lrank.datasets import load_iris
+    >>> data = load_iris()
+    >>> print(export_text(LabelRankingTree(max_depth=2, random_state=0).fit(data), feature_names=data.feature_names()))
+    |--- petal length (cm) <= 2.450
     |   |--- ranking: setosa>versicolor>virginica
-    |--- petal_width >  0.800
-    ...
+    |--- petal length (cm) >  2.450
+    |   |--- petal width (cm) <= 1.750
+    |   |   |--- ranking: versicolor>virginica>setosa
+    |   |--- petal width (cm) >  1.750
+    |   |   |--- ranking: virginica>versicolor>setosa
+    <BLANKLINE>
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ than two labels does not count for the correlations.
 
 >>> import numpy as np
 >>> from lrank.metrics import kendall_tau
->>> kendall_tau(np.array([[1, 2, 3]]), np.array([[1, 3, 2]]))
-0.3333333333333333
+>>> round(kendall_tau(np.array([[1, 2, 3]]), np.array([[1, 3, 2]])), 4)  # (2 - 1) / 3 pairs
+0.3333
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Cross-validation splitters for scikit-learn's ``cv=``, with the folds of ``lrank train``.
 
-scikit-learn's default ``cv=3`` folds rows in file order: on a data set sorted by class (iris)
+scikit-learn's default ``cv=5`` folds rows in file order: on a data set sorted by class (iris)
 whole top labels end up in one test fold and the scores are meaningless. These splitters
 stratify by top label (the most preferred label present in each ranking), exactly as ``lrank
 train -x K -s SEED`` and ``lrank experiment`` do, so ``cross_val_score(est, X, y,

@@ -59,6 +59,11 @@ class BaggingLabelRanker(CoreLearnerRanker):
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
     base_estimator : deprecated name of ``estimator`` (as in scikit-learn).
+
+    Attributes
+    ----------
+    estimators_ : the fitted members when they were bagged in Python (a base learner not of
+        lrank's own); None when the core fitted them (``predict_per_member`` gives their rankings).
     """
 
     def __init__(

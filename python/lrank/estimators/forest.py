@@ -83,6 +83,12 @@ class LabelRankingRandomForest(CoreLearnerRanker):
     n_jobs : threads for fit and predict (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features (coded
         as numbers; only equality matters for them).
+
+    Attributes
+    ----------
+    class_mode_ : the class mode the trees used ("ranking" or "pairwise"; ``"auto"`` resolved).
+    fill_values_ : each feature's replacement for a missing value (its training lower median).
+    tree_depths_ : each tree's depth.
     """
 
     def __init__(

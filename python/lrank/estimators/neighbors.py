@@ -39,6 +39,11 @@ class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); results do not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features: they are
         not scaled, and a mismatch adds 1 to the squared distance (as WEKA's distance does).
+
+    Attributes
+    ----------
+    k_scores_ : with ``n_neighbors=None``, the leave-one-out mean Kendall tau of each candidate k
+        (the best is ``n_neighbors_``); empty when k was given.
     """
 
     def __init__(

@@ -68,6 +68,11 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.
+
+    Attributes
+    ----------
+    beta_ : the tie threshold in effect (chosen out of bag when ``beta=None``).
+    beta_scores_ : the out-of-bag mean tau_x of each candidate beta (empty unless chosen out of bag).
     """
 
     _core_kind = "PairwisePlr"

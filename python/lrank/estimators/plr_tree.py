@@ -73,7 +73,12 @@ class _PlrTrees(CoreLearnerRanker):
 class PartialLabelRankingTree(_PlrTrees):
     __doc__ = (
         """Partial label ranking tree (Alfaro, Aledo & Gámez 2021).
-"""
+
+    Attributes
+    ----------
+    tree_depths_ : the tree's depth, in a list of one.
+    tree_n_leaves_ : its number of leaves, in a list of one.
+    """
         + _DOC_MODEL
         + """
     Parameters
@@ -134,7 +139,12 @@ class PartialLabelRankingForest(_PlrTrees):
     ``node_seeds=True`` draws each node's features from a seed of its own (derived from its
     parent's) instead of one random stream per tree: an equally good forest, and the one
     ``lrank.dask.fit(..., exact=True)`` grows on a cluster, bit for bit.
-"""
+
+    Attributes
+    ----------
+    tree_depths_ : each tree's depth.
+    tree_n_leaves_ : each tree's number of leaves.
+    """
         + _DOC_MODEL
         + """
     Parameters

@@ -57,6 +57,11 @@ class LabelRankingTree(CoreLearnerRanker):
         int or a share.
     min_samples_leaf : least total weight on each side of a split (default 0: none; a value in
         (0, 1) is that share of the training weight).
+
+    Attributes
+    ----------
+    depth_ : the tree's depth.
+    n_leaves_ : its number of leaves.
     """
 
     def __init__(

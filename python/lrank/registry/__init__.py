@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import inspect
+import re
 import threading
 import warnings
 from collections.abc import Sequence
@@ -134,6 +135,10 @@ def _load_plugins(specs: list[LearnerSpec]) -> None:
         return
     for ep in entry_points:
         where = f"learner plug-in {ep.name!r} ({ep.value})"
+        if not re.fullmatch(r"[\w.]+\s*(:\s*[\w.]+\s*)?(\[[^\]]*\]\s*)?", ep.value):
+            # importlib's own complaint is "'NoneType' object has no attribute 'group'".
+            _skip(f"{where} failed to load: its value must read module:attribute, unquoted")
+            continue
         try:
             obj = ep.load()
             spec = obj() if callable(obj) and not isinstance(obj, LearnerSpec) else obj
