@@ -502,7 +502,7 @@ def test_mistyped_commands_get_a_hint_and_ignored_options_are_refused(store, tmp
     result = invoke("experiment", "run", IRIS, "-W", "LRRF -- -I 20", *SMALL, "-o", str(tmp_path / "a.parquet"))
     assert result.exit_code != 0 and "options follow the name without '--', e.g. 'LRRF -I 20'" in result.output
     result = invoke("experiment", "run", IRIS, "-W", "A=LRT", "-W", "A=IBLR", *SMALL, "-o", str(tmp_path / "a.parquet"))
-    assert result.exit_code != 0 and "e.g. -W 'A1=LRT' -W 'A2=IBLR'" in result.output
+    assert result.exit_code != 0 and "e.g. -W 'A (a)=LRT' -W 'A (b)=IBLR'" in result.output
     result = invoke("experiment", "run", IRIS, "-W", "LRT", *SMALL, "-o", str(tmp_path / "res.csv"))
     assert result.exit_code != 0 and "the result store is a Parquet file; name it .parquet" in result.output
     assert not (tmp_path / "res.csv").exists()

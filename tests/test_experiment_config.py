@@ -127,7 +127,9 @@ def test_config_checks_itself():
     learners = (parse_learner("LRRF"),)
     config = ExperimentConfig(datasets=data, learners=learners, folds=3, repeats=2, missing=(0.0, 0.3))
     assert config.n_cells == 1 * 1 * 2 * 2 * 3
-    with pytest.raises(ExperimentError, match="given twice; name them apart, e.g. -W 'A=LRRF' -W 'B=LRRF'"):
+    with pytest.raises(
+        ExperimentError, match="given twice; name them apart, e.g. -W 'LRRF \\(a\\)=LRRF' -W 'LRRF \\(b\\)=LRRF'"
+    ):
         ExperimentConfig(datasets=data, learners=learners * 2)
     # The Python API checks the probabilities as the command line does, before any cell runs.
     for missing in ((1.0,), (1.5,), (-0.1,)):

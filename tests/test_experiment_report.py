@@ -277,3 +277,18 @@ def test_the_wilcoxon_line_counts_every_data_set_and_says_which_zero_it_drops():
     (t,) = build_tables(store_frame(folds).with_columns(pl.lit(1).alias("folds")))
     text = "\n".join(statistics_lines(table_statistics(t, alpha=0.05)))
     assert "X vs Y over 4 data sets (N = 3: one of 1 equal scores dropped)" in text, text
+
+
+def test_a_learner_not_run_at_some_p_leaves_that_ps_table_with_a_note():
+    # Y only at p = 0 (a store joined with one run later): at p = 0.3 the table is X's alone,
+    # with its ranks, instead of every data set left out for Y's empty cells.
+    folds = {(d, lab): [v, v] for d in "abc" for lab, v in (("X", 0.9), ("Y", 0.5))}
+    only_x = {key: values for key, values in folds.items() if key[1] == "X"}
+    frame = pl.concat([store_frame(folds, missing=(0.0,)), store_frame(only_x, missing=(0.3,))])
+    at_0, at_03 = build_tables(frame)
+    assert at_0.learners == ("X", "Y") and at_0.not_run == ()
+    assert at_03.learners == ("X",) and at_03.not_run == ("Y",) and at_03.n_ranked == 3
+    assert "Not run at p = 0.3, so not in this table: Y." in render([at_0, at_03], "text")
+    # Learners named explicitly stay in every table.
+    _, named = build_tables(frame, learners=["X", "Y"])
+    assert named.learners == ("X", "Y") and named.n_ranked == 0

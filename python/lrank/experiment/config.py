@@ -253,8 +253,8 @@ class ExperimentConfig:
         dup = sorted({x for x in labels if labels.count(x) > 1})
         if dup:
             specs = [f"{lr.name} {lr.options_text}".strip() for lr in self.learners if lr.label == dup[0]]
-            # Labels of their own: a digit after "LRRF -I 5" would read as another option value.
-            example = " ".join(f"-W '{'AB'[i]}={spec}'" for i, spec in enumerate(specs[:2]))
+            # Marks in parentheses: a digit after "LRRF -I 5" would read as another option value.
+            example = " ".join(f"-W '{dup[0]} ({'ab'[i]})={spec}'" for i, spec in enumerate(specs[:2]))
             raise ExperimentError(f"learner label {dup[0]!r} is given twice; name them apart, e.g. {example}")
         if self.folds < 2:
             raise ExperimentError(f"folds must be at least 2, got {self.folds}")

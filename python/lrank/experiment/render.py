@@ -141,6 +141,8 @@ def _notes(t: ResultTable) -> list[str]:
             f"Left out of ranks, average ranks, wins and statistics ({len(left)} of "
             f"{len(t.datasets)} data sets): " + "; ".join(left) + "."
         )
+    if t.not_run:
+        notes.append(f"Not run at p = {t.missing:g}, so not in this table: {', '.join(t.not_run)}.")
     if any(int(c) not in (0, t.expected) for c in t.counts.ravel()):
         notes.append(f"[c/{t.expected}]: mean over the c of {t.expected} folds stored so far.")
     return notes

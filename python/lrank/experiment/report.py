@@ -57,6 +57,8 @@ class ResultTable:
     seed: int
     # Standard deviation over each cell's folds (n - 1 in the denominator); NaN below two folds.
     stds: NDArray[np.float64] | None = None
+    # Learners of the store with no cell at this p, left out of the table (named in its notes).
+    not_run: tuple[str, ...] = ()
     ranks: NDArray[np.float64] = field(init=False)  # NaN on rows left out of the ranking
     ranked: NDArray[np.bool_] = field(init=False)  # rows where every learner is complete
 
@@ -173,16 +175,24 @@ def build_tables(
     tables = []
     for p in chosen_missing:
         sub = frame.filter(pl.col("missing") == p)
+        table_learners, not_run = chosen_learners, []
+        if learners is None:
+            # A learner run at other p only (a store joined with a later one) would leave every
+            # data set of this p incomplete, and so out of every rank and statistic.
+            here = set(sub.get_column("learner").unique().to_list())
+            not_run = [lab for lab in chosen_learners if lab not in here]
+            table_learners = [lab for lab in chosen_learners if lab in here] or chosen_learners
+            not_run = [lab for lab in not_run if lab not in table_learners]
         agg = sub.group_by("dataset", "learner").agg(
             pl.col(measure).fill_nan(None).mean().alias("mean"),
             pl.len().alias("count"),
             pl.col(measure).fill_nan(None).std().alias("std"),
         )
-        means = np.full((len(chosen_datasets), len(chosen_learners)), np.nan)
+        means = np.full((len(chosen_datasets), len(table_learners)), np.nan)
         stds = np.full(means.shape, np.nan)
         counts = np.zeros(means.shape, dtype=np.int64)
         d_index = {d: i for i, d in enumerate(chosen_datasets)}
-        l_index = {lab: j for j, lab in enumerate(chosen_learners)}
+        l_index = {lab: j for j, lab in enumerate(table_learners)}
         for dataset, learner, mean, count, std in agg.iter_rows():
             if dataset in d_index and learner in l_index:
                 i, j = d_index[dataset], l_index[learner]
@@ -194,13 +204,14 @@ def build_tables(
                 measure=measure,
                 missing=float(p),
                 datasets=tuple(chosen_datasets),
-                learners=tuple(chosen_learners),
+                learners=tuple(table_learners),
                 means=means,
                 counts=counts,
                 folds=int(folds),
                 repeats=int(repeats),
                 seed=int(seed),
                 stds=stds,
+                not_run=tuple(not_run),
             )
         )
     return tables
