@@ -114,3 +114,12 @@ def test_an_int_seed_costs_a_fresh_process_no_import_of_numpy_random():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize("cls", [InstanceBasedLabelRanker, InstanceBasedPlackettLuce])
+def test_more_neighbours_than_rows_is_said(problem, cls):
+    # scikit-learn refuses n_neighbors above the rows; lrank takes them all, and says so.
+    x, y = problem
+    with pytest.warns(UserWarning, match=rf"n_neighbors=1000 is more than the {len(x)} training rows"):
+        est = cls(n_neighbors=1000).fit(x, y)
+    assert est.n_neighbors_ == len(x)

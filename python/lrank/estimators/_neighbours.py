@@ -3,6 +3,7 @@ scikit-learn's neighbour estimators give them."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,18 @@ class KNeighbors:
     """The ``kneighbors`` method of the instance-based learners."""
 
     model_: Any
+
+    def _warn_if_k_capped(self, k_used: int, fitting: bool) -> None:
+        # The core takes every training row when k exceeds them; scikit-learn refuses such a k.
+        # Said, so a k tuned on larger data is not silently another learner.
+        asked = getattr(self, "n_neighbors", None)
+        if fitting and isinstance(asked, int) and asked > k_used:
+            warnings.warn(
+                f"{type(self).__name__}: n_neighbors={asked} is more than the {k_used} training rows: "
+                f"all {k_used} are every row's neighbours",
+                UserWarning,
+                stacklevel=4,
+            )
 
     def kneighbors(
         self, X: ArrayLike | None = None, n_neighbors: int | None = None, return_distance: bool = True

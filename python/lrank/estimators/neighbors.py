@@ -84,6 +84,7 @@ class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.n_neighbors_ = summary["k"]
+        self._warn_if_k_capped(self.n_neighbors_, fitting)
         # Leave-one-out mean Kendall tau of each candidate k (empty when k was given).
         self.k_scores_ = {int(k): (float("nan") if tau is None else float(tau)) for k, tau in summary["k_scores"]}
 
@@ -163,6 +164,7 @@ class InstanceBasedPlackettLuce(KNeighbors, CoreLearnerRanker):
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.n_neighbors_ = summary["k"]
+        self._warn_if_k_capped(self.n_neighbors_, fitting)
 
     def predict_with_confidence(self, X: ArrayLike) -> tuple[NDArray[np.int32], NDArray[np.float64]]:
         """Predicted rank matrix and each predicted ranking's probability under its neighbours'

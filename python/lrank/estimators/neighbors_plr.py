@@ -91,6 +91,7 @@ class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
 
     def _read_summary(self, summary: dict[str, Any], *, fitting: bool) -> None:
         self.n_neighbors_ = int(summary["k"])
+        self._warn_if_k_capped(self.n_neighbors_, fitting)
         self.k_scores_ = {int(k): float("nan") if tau is None else float(tau) for k, tau in summary["k_scores"]}
 
 
