@@ -98,7 +98,10 @@ def test_categories_keep_their_order_and_the_cli_trains_on_the_file(tmp_path):
     ("columns", "message"),
     [
         ({"a": [1.0, 2.0]}, "without lrank metadata and without label columns: name the label columns L1, L2"),
-        ({"a": [1.0, 2.0], "L1": [1, 2], "L2": [2, 2]}, "row 2: label positions 2,2 are not dense"),
+        (
+            {"a": [1.0, 2.0], "L1": [1, 2], "L2": [2, 2]},
+            "row 2: label positions 2,2 are not dense: the 1 distinct positions must be 1..1",
+        ),
         ({"a": [1.0, 2.0], "L1": [1, 0], "L2": [2, None]}, "row 2: empty ranking"),
         ({"a": [1.0, 2.0], "L1": [1.5, 1.0], "L2": [2, 2]}, "row 1: position 1.5 of label 'L1' is not a whole number"),
         ({"a": [1.0, 2.0], "L1": [1, -1], "L2": [2, 1]}, "row 2: position -1 of label 'L1'"),

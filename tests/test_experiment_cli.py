@@ -495,7 +495,7 @@ def test_a_folds_complaint_about_a_ranking_names_its_line_in_the_file(tmp_path):
         str(tmp_path / "t.parquet"),
     )
     assert result.exit_code != 0
-    assert f"{data}:12: row 10 of the rank matrix is not a ranking: its top bucket ties several labels" in result.output
+    assert f"{data}:12: this row is not a ranking: its top bucket ties several labels" in result.output
 
 
 def test_mistyped_commands_get_a_hint_and_ignored_options_are_refused(store, tmp_path):

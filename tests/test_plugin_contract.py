@@ -75,13 +75,13 @@ def test_a_plugin_works_and_zero_based_predictions_are_refused_in_its_name():
     result = train("-W", "MEAN", "--", "-mode", "zero-based")
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "MEAN predicted no complete ranking" in result.output
-    assert "its positions look 0-based: add 1" in result.output
+    assert "if its positions are 0-based, add 1" in result.output
 
 
 def test_metrics_refuse_predictions_that_leave_labels_out():
     with pytest.raises(InvalidInputError, match="row 0 of y_pred leaves label 2 unranked"):
         tau_x([[1, 2, 3, 4]], [[1, 2, 0, 3]])
-    with pytest.raises(InvalidInputError, match="0-based: add 1"):
+    with pytest.raises(InvalidInputError, match="0-based, add 1"):
         kendall_tau([[1, 2, 3]], [[0, 1, 2]])
     with pytest.raises(InvalidInputError, match=r"leaves label 1 unranked \(NaN\)"):
         kendall_tau([[1, 2, 3]], [[1.0, np.nan, 2.0]])

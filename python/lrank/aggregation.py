@@ -7,7 +7,11 @@ ties (equal scores go to the lower label index); Borda gives tied labels the vot
 mid-rank, Copeland and Kemeny count a tied pair for neither order, Mallows and Plackett-Luce
 refuse ties.  The partial-label-ranking consensus keeps ties: ``bpa`` (BPA-LIA-MP2), ``tied_borda``
 and ``tied_copeland`` (with a tie threshold beta), all computed from ``pair_order_matrix``; they
-return bucket orders (dense positions, tied labels sharing one).
+return bucket orders (dense positions, tied labels sharing one). A label that none of the
+rankings holds is set aside: the consensus orders the other labels (their pair-order matrix) and
+puts it in a last bucket of its own (several such labels tie there), where its entries of 1/2
+would otherwise pull it into the middle (BPA would even take it as a pivot and tie every label).
+:func:`bucket_order_of_matrix` sees only a matrix, so it cannot tell such labels apart.
 """
 
 from __future__ import annotations

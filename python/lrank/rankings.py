@@ -85,7 +85,7 @@ def as_predictions(y: ArrayLike, *, name: str = "y_pred") -> NDArray[np.int32]:
     if missing.any():
         i, j = (int(v) for v in np.argwhere(missing)[0])
         zero_based = bool((out.min(axis=1) == 0).all() and (out.max(axis=1) <= out.shape[1] - 1).all())
-        hint = "; its positions look 0-based: add 1" if zero_based else ""
+        hint = "; if its positions are 0-based, add 1" if zero_based else ""
         raise InvalidInputError(
             f"row {i} of {name} leaves label {j} unranked (position 0): a prediction must rank every label, "
             f"with positions from 1{hint}"

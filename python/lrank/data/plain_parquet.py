@@ -118,10 +118,11 @@ def _rank_matrix(labels: pl.DataFrame, fail: Fail) -> np.ndarray:
     bad = first_invalid_rank_row(ranks)
     if bad is not None:
         shown = ",".join(str(int(v)) for v in ranks[bad])
+        distinct = np.unique(ranks[bad][ranks[bad] > 0]).size
         problem = (
             "empty ranking: no label has a position (a ranking needs at least one label)"
             if not (ranks[bad] > 0).any()
-            else f"label positions {shown} are not dense: the distinct positions must be 1..b "
+            else f"label positions {shown} are not dense: the {distinct} distinct positions must be 1..{distinct} "
             "(tied labels share one; 0 or null = label missing)"
         )
         raise fail(f"row {bad + 1}: {problem}")

@@ -64,7 +64,9 @@ class PairwisePartialLabelRanker(CoreLearnerRanker):
         default, 0.25 for BPA).
     oob_score : estimate the fit's tau out of bag (a forest on bootstrap samples: ``oob_score_``,
         ``oob_prediction_``; each pair's probability for a training row from the trees whose sample
-        did not draw it; default False). With beta chosen out of bag, the same rows chose it.
+        did not draw it; default False). With beta chosen out of bag, the same predictions chose it,
+        but ``oob_score_`` leaves out rows that every tree drew, which the choice scores as
+        predicted all-tied (the same for every beta), so ``beta_scores_[beta_]`` may be lower.
     random_state : seed; the same seed gives the same model for any ``n_jobs``. None: random.
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores).
     categorical_features : None, a boolean mask or column indices of nominal features.

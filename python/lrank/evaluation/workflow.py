@@ -376,7 +376,9 @@ def _naming(source: str | None, spec: LearnerSpec, where: Callable[[int], str] |
     except InvalidInputError as exc:
         row = _MATRIX_ROW.match(str(exc))
         if where is not None and row is not None:
-            raise InvalidInputError(f"{where(int(row.group(1)))}: {exc}") from None
+            # The file's line replaces the matrix's 0-based row, which would name the row twice.
+            told = _MATRIX_ROW.sub("this row", str(exc), count=1)
+            raise InvalidInputError(f"{where(int(row.group(1)))}: {told}") from None
         if source is None or str(exc).startswith(source):
             raise
         raise InvalidInputError(f"{source}: {exc}") from None
