@@ -323,3 +323,12 @@ def test_a_category_declared_but_absent_at_fit_counts_as_missing(frame):
         with pytest.warns(UserWarning, match="not seen"):
             declared = est.predict(table(["r"], [0.1]))
         np.testing.assert_array_equal(declared, est.predict(table([None], [0.1])))
+
+
+def test_the_python_guide_lists_the_checks_that_need_a_rank_matrix():
+    import re
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide" / "python.md").read_text()
+    section = guide.split("fail on an lrank estimator by design:", 1)[1].split("lrank's tests", 1)[0]
+    assert sorted(re.findall(r"`(check_\w+)`", section)) == sorted(TARGET_CHECKS)
