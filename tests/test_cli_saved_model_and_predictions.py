@@ -243,6 +243,41 @@ def test_predicted_data_of_a_file_without_rankings_and_of_parquet_slices(tmp_pat
     np.testing.assert_array_equal(read_dataset(tmp_path / "q.csv").rankings, whole)
 
 
+def test_info_keeps_a_label_with_a_line_break_on_one_line(tmp_path):
+    model = tmp_path / "m.json"
+    assert run("train", "-t", "iris", "-W", "LRT", "--no-cv", "-d", str(model)).exit_code == 0
+    document = json.loads(model.read_text())
+    document["metadata"]["labels"][0] = "seto\nsa"
+    model.write_text(json.dumps(document))
+    result = run("info", str(model))
+    assert result.exit_code == 0 and "Labels:              3 ('seto\\nsa', versicolor, virginica)" in result.output
+
+
+def test_an_output_name_of_a_format_predict_does_not_write_is_refused(tmp_path):
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-W", "LRT", "-d", model).exit_code == 0
+    result = run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / "p.json"))
+    assert result.exit_code == 2 and "lrank predict writes no .json file: name it .txt" in result.output
+    assert not (tmp_path / "p.json").exists()
+    assert run("predict", "-l", model, "-T", "iris", "-o", str(tmp_path / "p.txt")).exit_code == 0
+
+
+def test_a_data_file_ranking_other_labels_than_the_models_is_said(tmp_path):
+    # Its rankings are not read, but other labels mean the wrong model or the wrong file.
+    model = str(tmp_path / "m.lrm")
+    assert run("train", "-t", "iris", "--no-cv", "-W", "LRT", "-d", model).exit_code == 0
+    wine = run("predict", "-l", model, "-T", "wine")
+    assert wine.exit_code != 0  # other attributes: refused outright
+    other = tmp_path / "other.xarff"
+    text = (resources.files("lrank.datasets") / "iris.xarff").read_text()
+    other.write_text(text.replace("setosa", "bristly"))
+    said = r"its rankings are of labels \['bristly', 'versicolor', 'virginica'\], the model ranks"
+    for out in (None, str(tmp_path / "o.csv")):
+        with pytest.warns(UserWarning, match=said):
+            result = run("predict", "-l", model, "-T", str(other), *(["-o", out] if out else []))
+        assert result.exit_code == 0, result.output
+
+
 def test_confidences_are_written_beside_text_only(tmp_path):
     model = str(tmp_path / "m.lrm")
     assert run("train", "-t", "iris", "--no-cv", "-W", "IBLR", "-d", model).exit_code == 0
@@ -412,6 +447,10 @@ def test_a_loaded_models_own_methods_take_data_sets_not_arrays(tmp_path):
         with pytest.raises(LrankError, match=rf"LoadedModel.{method} takes a data set .*loaded.estimator.{method}"):
             getattr(loaded, method)(np.zeros((2, 4)))
     assert run("info", str(model), "--tree", "0", "--format", "json").exit_code == 2
+    neighbours = tmp_path / "iblr.lrm"
+    assert run("train", "-t", "iris", "-W", "IBLR", "--no-cv", "-d", str(neighbours)).exit_code == 0
+    treeless = run("info", str(neighbours), "--tree", "0")
+    assert treeless.exit_code == 1 and f"{neighbours}: the IBLR model has no trees to print" in treeless.output
     assert run("info", str(model), "--tree", str(2**70)).exit_code == 2
 
 

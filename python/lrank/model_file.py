@@ -33,9 +33,11 @@ from lrank.registry import available_learners, get_learner
 class LoadedModel:
     """A model file's estimator, with the learner, labels and attributes it was trained with.
 
-    ``predict`` and ``score`` take a data set (:func:`lrank.data.read_dataset`) and read its
-    features as the training file declared them (attributes matched by name and kind, nominal
-    values by name), as ``lrank predict`` does; the estimator itself takes arrays."""
+    ``predict`` and ``score`` take a data set (:func:`lrank.data.read_dataset`), ``predict`` also a
+    Polars or pandas DataFrame, and read its features as the training file declared them
+    (attributes matched by name, nominal values by name, in any order), as ``lrank predict`` does.
+    The estimator itself takes arrays in the training encoding (a nominal value as the index of
+    its declared value), as the command line fitted it."""
 
     estimator: Any
     learner: str
@@ -48,7 +50,9 @@ class LoadedModel:
         """The predicted rank matrix of a data set's rows (columns in the order of ``labels``)."""
         from lrank.data.alignment import aligned_features
 
-        return self.estimator.predict(aligned_features(self.attributes, _data_set(data, "predict")))
+        if not _is_data_set(data):
+            data = _frame_as_data_set(data, self.attributes)
+        return self.estimator.predict(aligned_features(self.attributes, data))
 
     def score(self, data: Any) -> float:
         """The mean Kendall tau (tau_x when the data's rankings tie labels) on a labelled data
@@ -57,6 +61,51 @@ class LoadedModel:
 
         data = _data_set(data, "score")
         return float(self.estimator.score(aligned_features(self.attributes, data), aligned_rankings(self.labels, data)))
+
+
+def _is_data_set(data: Any) -> bool:
+    from lrank.data import LabelRankingDataset
+
+    return isinstance(data, LabelRankingDataset)
+
+
+def _frame_as_data_set(frame: Any, attributes: list[Attribute]) -> Any:
+    """A DataFrame's columns as a data set declaring the training attributes: each taken by
+    name, a nominal one's values as the names they print as."""
+    import numpy as np
+    import polars as pl
+
+    from lrank.data import LabelRankingDataset
+
+    module = type(frame).__module__.split(".")[0]
+    if module not in ("polars", "pandas") or not hasattr(frame, "columns"):
+        raise LrankError(
+            "LoadedModel.predict takes a data set (lrank.data.read_dataset(path)) or a Polars or pandas "
+            f"DataFrame, got {type(frame).__name__}: for arrays in the training encoding, use loaded.estimator.predict"
+        )
+    table = frame if module == "polars" else pl.from_pandas(frame.rename(columns=str))
+    used = [a for a in attributes if a.kind != "string"]
+    absent = [a.name for a in used if a.name not in table.columns]
+    if absent:
+        raise LrankError(f"the frame has no column {absent[0]!r}; the model reads {[a.name for a in used]}")
+    columns, declared = [], []
+    for a in used:
+        col = table.get_column(a.name)
+        if a.kind == "nominal":
+            col = col.cast(pl.Utf8)
+            declared.append(Attribute(a.name, "nominal", tuple(sorted(col.drop_nulls().unique().to_list()))))
+        else:
+            declared.append(a)
+        columns.append(col)
+    return LabelRankingDataset(
+        relation="",
+        attributes=declared,
+        features=pl.DataFrame(columns),
+        labels=(),
+        rankings=None,
+        weights=np.ones(table.height),
+        source="the frame",
+    )
 
 
 def _data_set(data: Any, method: str) -> Any:
@@ -92,19 +141,41 @@ def save_model(
     path: str | os.PathLike[str],
     estimator: Any,
     *,
-    learner: str,
-    learner_options: list[str],
-    labels: list[str],
-    attributes: list[Attribute],
+    learner: str | None = None,
+    learner_options: list[str] | None = None,
+    labels: list[str] | None = None,
+    attributes: list[Attribute] | None = None,
     relation: str = "",
 ) -> None:
+    """Write a fitted estimator of lrank's own learners to ``path`` as ``lrank train -d`` does
+    (``.json``: JSON; else the checksummed binary format), for ``lrank predict -l`` and
+    :func:`load_model`.
+
+    ``learner`` (default: the registered name of the estimator's class) and ``learner_options``
+    are what ``lrank info`` shows. ``labels`` default to the estimator's ``labels_`` (else L1..Lm)
+    and ``attributes`` to its features: ``feature_names_in_`` (else x1..xd), nominal with the
+    values of ``categories_`` where it has them, else numeric. Given ones must agree with what the
+    estimator was fitted with, or a file that predicts other labels or reads other columns would
+    be written."""
     if not isinstance(getattr(estimator, "model_", None), _core.Model):
-        raise LrankError(unsaveable(estimator, learner) or f"{learner}: the estimator holds no lrank model to save")
+        name = learner or type(estimator).__name__
+        raise LrankError(unsaveable(estimator, name) or f"{name}: the estimator holds no lrank model to save")
+    learner = _learner_name_of(estimator) if learner is None else learner
+    fitted_labels = _fitted_labels(estimator)
+    if labels is None:
+        labels = fitted_labels
+    elif [str(v) for v in labels] != fitted_labels and getattr(estimator, "labels_", None) is not None:
+        raise LrankError(f"{os.fspath(path)}: labels {list(labels)} are not the estimator's labels_ {fitted_labels}")
+    fitted_attributes = _fitted_attributes(estimator)
+    if attributes is None:
+        attributes = fitted_attributes
+    else:
+        _check_attributes(os.fspath(path), estimator, attributes, fitted_attributes)
     fmt = "json" if Path(path).suffix.lower() == ".json" else "binary"
     meta = {
         "lrank_version": __version__,
         "learner": learner,
-        "learner_options": list(learner_options),
+        "learner_options": list(learner_options or []),
         "params": _json_params(estimator.get_params(deep=False)),
         "labels": list(labels),
         "attributes": [
@@ -114,6 +185,41 @@ def save_model(
     }
     data = _core.save_model(estimator.model_, json.dumps(meta), fmt)
     Path(path).write_bytes(data)
+
+
+def _fitted_labels(estimator: Any) -> list[str]:
+    names = getattr(estimator, "labels_", None)
+    m = int(estimator.model_.n_labels)
+    return [str(v) for v in names] if names is not None else [f"L{k + 1}" for k in range(m)]
+
+
+def _fitted_attributes(estimator: Any) -> list[Attribute]:
+    """The attributes an estimator was fitted on: its feature names, nominal where it coded
+    categories (their values as names), numeric elsewhere."""
+    d = int(estimator.model_.n_features)
+    names = getattr(estimator, "feature_names_in_", None)
+    names = [str(v) for v in names] if names is not None else [f"x{j + 1}" for j in range(d)]
+    categories = list(getattr(estimator, "categories_", None) or [None] * d)
+    return [
+        Attribute(name, "numeric") if cats is None else Attribute(name, "nominal", tuple(str(c) for c in cats))
+        for name, cats in zip(names, categories)
+    ]
+
+
+def _check_attributes(path: str, estimator: Any, given: list[Attribute], fitted: list[Attribute]) -> None:
+    used = [a for a in given if a.kind != "string"]
+    if len(used) != len(fitted):
+        raise LrankError(f"{path}: the attributes give {len(used)} features, the estimator takes {len(fitted)}")
+    named = getattr(estimator, "feature_names_in_", None) is not None
+    coded = getattr(estimator, "categories_", None) or [None] * len(fitted)
+    for a, f, cats in zip(used, fitted, coded):
+        if named and a.name != f.name:
+            raise LrankError(f"{path}: attribute {a.name!r} stands where the estimator was fitted on {f.name!r}")
+        if cats is not None and (a.kind, a.values) != (f.kind, f.values):
+            raise LrankError(
+                f"{path}: attribute {a.name!r} must be nominal with the categories the estimator coded, "
+                f"in their order: {list(f.values or ())}"
+            )
 
 
 def _json_params(params: dict[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,7 @@ def info_command(file: str, fmt: str, tree: int | None, depth: int | None) -> No
     click.echo(f"Attributes:          {a['numeric']} numeric, {a['nominal']} nominal, {a['string']} string")
     click.echo(f"Missing values:      {s['missing_feature_values']}")
     click.echo(f"Weighted rows:       {s['weighted_rows']}")
-    click.echo(f"Labels:              {len(s['labels'])} ({', '.join(s['labels'])})")
+    click.echo(f"Labels:              {len(s['labels'])} ({', '.join(map(_shown, s['labels']))})")
     if "distinct_rankings" in s:
         click.echo(
             f"Incomplete rankings: {s['incomplete_rankings']} ({100 * s['incomplete_share']:.1f}%), "
@@ -76,6 +76,11 @@ def info_command(file: str, fmt: str, tree: int | None, depth: int | None) -> No
         click.echo("Rankings:            none (a plain feature table)")
 
 
+def _shown(name: str) -> str:
+    # A name holding a line break (possible in XARFF quotes and model files) keeps one line.
+    return name if name.isprintable() else repr(name)
+
+
 def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -> None:
     with user_errors():
         loaded = load_model(file)
@@ -85,6 +90,8 @@ def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -
         used = [a for a in loaded.attributes if a.kind != "string"]
         names = [a.name for a in used]
         values = [list(a.values or ()) if a.kind == "nominal" else None for a in used]
+        if not loaded.estimator.model_.has_trees:
+            raise click.ClickException(f"{file}: the {loaded.learner} model has no trees to print")
         with user_errors():
             text = export_text(loaded.estimator, tree=tree, feature_names=names, max_depth=depth, category_names=values)
         click.echo(text, nl=False)
@@ -107,8 +114,8 @@ def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -
     click.echo(f"Learner:             {' '.join([loaded.learner, *loaded.learner_options])}")
     click.echo(f"Parameters:          {info['options_in_effect'] or '(none)'}")
     click.echo(f"Trained on:          {info['relation']}")
-    click.echo(f"Labels:              {len(loaded.labels)} ({', '.join(loaded.labels)})")
-    kinds = ", ".join(f"{a.name} ({a.kind})" for a in loaded.attributes)
+    click.echo(f"Labels:              {len(loaded.labels)} ({', '.join(map(_shown, loaded.labels))})")
+    kinds = ", ".join(f"{_shown(a.name)} ({a.kind})" for a in loaded.attributes)
     click.echo(f"Attributes:          {len(loaded.attributes)}: {kinds}")
 
 

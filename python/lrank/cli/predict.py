@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,6 +54,13 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first; label
     names quoted where they hold > = | or blanks), or the data with the predicted rankings."""
     as_data = out is not None and Path(out).suffix.lower() in DATA_SUFFIXES
+    if out is not None and Path(out).suffix.lower() in _UNWRITTEN_FORMATS:
+        # Text lines under a name that promises another format would mislead whoever reads it.
+        raise click.BadParameter(
+            f"{out}: lrank predict writes no {Path(out).suffix} file: name it .txt (or without a suffix) for one "
+            "ranking per line, or .parquet, .xarff, .arff or .csv for the data with the predicted rankings",
+            param_hint="-o",
+        )
     if as_data and confidence:
         raise click.BadParameter(
             f"{out}: confidences are written beside text rankings only (name the output .txt)",
@@ -67,7 +75,11 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
         path = resolve(data_file)
         if as_data and out is not None:
             parts = [
-                with_rankings(data, loaded.labels, loaded.estimator.predict(aligned_features(loaded.attributes, data)))
+                with_rankings(
+                    _same_labels(data, loaded.labels),
+                    loaded.labels,
+                    loaded.estimator.predict(aligned_features(loaded.attributes, data)),
+                )
                 for data in _batches(path)
             ]
             written, note = kebi_label_names(concatenated(parts), out)
@@ -79,7 +91,7 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
         batches = _batches(path)
         # The first slice (the whole file, unless Parquet) is read before OUT is opened: a bad
         # data file leaves an existing OUT as it was.
-        first = next(batches)
+        first = _same_labels(next(batches), loaded.labels)
         with _naming(out), open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(None) as fh:
             for data in itertools.chain([first], batches):
                 x = aligned_features(loaded.attributes, data)
@@ -94,6 +106,24 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
                     fh.write(text)
                 else:
                     click.echo(text, nl=False)
+
+
+# Suffixes of formats lrank predict does not write (text lines would go out under their name).
+_UNWRITTEN_FORMATS = {".json", ".jsonl", ".ndjson", ".arrow", ".feather", ".ipc", ".xlsx", ".xls", ".orc", ".avro"}
+_UNWRITTEN_FORMATS |= {".pkl", ".pickle", ".npy", ".npz", ".lrm", ".h5", ".hdf5"}
+
+
+def _same_labels(data: LabelRankingDataset, labels: list[str]) -> LabelRankingDataset:
+    """``data``, after a warning if it holds rankings of other labels than the model's (the
+    wrong model, or the wrong file): they are not read, and the output holds the model's."""
+    if data.labels and set(data.labels) != set(labels):
+        warnings.warn(
+            f"{data.source}: its rankings are of labels {list(data.labels)}, the model ranks {labels}: "
+            "the predictions rank the model's labels",
+            UserWarning,
+            stacklevel=2,
+        )
+    return data
 
 
 @contextlib.contextmanager
