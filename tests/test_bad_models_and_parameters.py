@@ -267,3 +267,33 @@ def test_a_parameters_type_error_does_not_state_another_range():
         LabelRankingRandomForest(n_estimators=1.5).fit(x, y)
     with pytest.raises(InvalidParameterError, match="n_estimators: must be at least 1"):
         LabelRankingRandomForest(n_estimators=0).fit(x, y)
+
+
+def _tree_model(tmp_path: Path) -> dict:
+    path = tmp_path / "lrt.json"
+    args = ["train", "-t", str(IRIS), "-W", "LRT", "--no-cv", "-d", str(path), "--", "-depth", "3"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize(
+    ("case", "problem"),
+    [
+        # Node 2's right child made node 4, which node 3 already holds: node 6 becomes unreachable.
+        ("shared child", "node 4 is a child of nodes 2 and 3"),
+        ("negative spread", "a leaf's Mallows spread theta is -5, not >= 0"),
+    ],
+)
+def test_an_edited_tree_is_refused_naming_the_file(tmp_path, case, problem):
+    doc = _tree_model(tmp_path)
+    tree = doc["model"]["LabelTree"]["tree"]
+    assert tree["nodes"][2]["Split"]["right"] == 6 and tree["nodes"][3]["Split"]["left"] == 4  # as trained
+    if case == "shared child":
+        tree["nodes"][2]["Split"]["right"] = 4
+    else:
+        tree["leaves"][0]["theta"] = -5.0
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ModelFormatError, match=problem) as err:
+        load_model(path)
+    assert str(err.value).startswith(f"{path}: ")

@@ -114,6 +114,9 @@ impl<L> Tree<L> {
         if self.nodes.is_empty() {
             return Err("a tree has no nodes".into());
         }
+        // Each node but the root has one parent: a shared child would make a tree whose nodes
+        // some walks count twice and others never reach.
+        let mut parent = vec![u32::MAX; self.nodes.len()];
         for (i, node) in self.nodes.iter().enumerate() {
             match *node {
                 Node::Leaf { leaf } => {
@@ -129,9 +132,16 @@ impl<L> Tree<L> {
                         if child as usize <= i || child as usize >= self.nodes.len() {
                             return Err(format!("node {i} has child {child} (must lie in {}..{})", i + 1, self.nodes.len()));
                         }
+                        if parent[child as usize] != u32::MAX {
+                            return Err(format!("node {child} is a child of nodes {} and {i}", parent[child as usize]));
+                        }
+                        parent[child as usize] = i as u32;
                     }
                 }
             }
+        }
+        if let Some(orphan) = (1..self.nodes.len()).find(|&c| parent[c] == u32::MAX) {
+            return Err(format!("node {orphan} is no node's child"));
         }
         self.leaves.iter().try_for_each(leaf)
     }
