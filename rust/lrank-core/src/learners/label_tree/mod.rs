@@ -284,8 +284,9 @@ impl Learner for LabelTreeModel {
     fn check(&self) -> std::result::Result<(), String> {
         same_len(self.fill_values.len(), self.n_features, "fill_values")?;
         self.tree.check(self.n_features, |l| {
-            // The Mallows spread is the leaf's confidence (--confidence prints it): at least 0.
-            if !(l.theta >= 0.0) {
+            // The Mallows spread is the leaf's confidence (--confidence prints it): not negative
+            // (NaN where it is undefined: a single label).
+            if l.theta < 0.0 {
                 return Err(format!("a leaf's Mallows spread theta is {}, not >= 0", l.theta));
             }
             complete_ranking(&l.ranking, self.n_labels, "a node ranking")
