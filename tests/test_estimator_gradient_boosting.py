@@ -212,3 +212,17 @@ def test_only_boosting_models_predict_by_rounds(iris):
         gblr.model_.staged_round(x, 2)
     with pytest.raises(InvalidInputError, match="the scores have shape"):
         gblr.model_.staged_round(x, 1, np.zeros((3, len(x))))
+
+
+def test_early_stopping_asked_for_on_too_few_rows_is_said():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 2))
+    y = np.array([[1, 2, 3], [2, 1, 3], [3, 2, 1]], dtype=np.int32)
+    with pytest.warns(UserWarning, match="too few rows to hold out a validation share: every round is kept"):
+        est = GradientBoostingLabelRanker(n_estimators=5, early_stopping=True, random_state=0).fit(x, y)
+    assert est.n_estimators_ == 5 and est.validation_score_.size == 0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "auto" decides for itself: nothing to say
+        GradientBoostingLabelRanker(n_estimators=5, random_state=0).fit(x, y)

@@ -21,7 +21,8 @@ class LeafApply:
         """The leaf each row of ``X`` reaches in each tree, shape (n, n_trees): the leaf's node
         number within its tree, so rows sharing a number in a column share that tree's leaf.
         The trees in the model's order: a forest's in order, a pairwise learner's pair after
-        pair, an ensemble's member after member. Models without trees (and GBLR) refuse."""
+        pair, an ensemble's member after member, GBLR's round after round. Models without trees
+        refuse."""
         self._check_fitted()  # type: ignore[attr-defined]
         x = self._validate_x(X, reset=False)  # type: ignore[attr-defined]
         model = self.model_

@@ -27,9 +27,11 @@ class AdaBoostLabelRanker(CoreLearnerRanker):
     Each round fits a member on rows drawn with the current row weights (or on all rows
     weighted, ``sampling="reweight"``); rows the member ranked badly gain weight for the next
     round. A row's loss is its Kendall error divided by the round's largest ("linear"; or its
-    square, or ``1 - exp(-x)``). Boosting stops early when a member makes no error (it then
-    predicts alone) or when a round's mean loss reaches 1/2. The prediction is the consensus of
-    the members' rankings, each weighted by ``learning_rate * ln(1/beta)`` of its round.
+    square, or ``1 - exp(-x)``). Boosting stops early when a member makes no error (it is kept,
+    with weight 1: its beta of 0 would give an infinite one) or when a round's mean loss reaches
+    1/2 (that member is dropped, unless it is the first, which is then kept alone with weight 1).
+    The prediction is the consensus of the members' rankings, each weighted by
+    ``learning_rate * ln(1/beta)`` of its round.
 
     Parameters
     ----------

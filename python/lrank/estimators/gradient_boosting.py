@@ -3,6 +3,7 @@ fitted by Newton steps to the gradients of a ranking loss."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -44,9 +45,13 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
     trees, more accurate at the same rounds on large data (see BENCHMARKS.md).
 
     Losses: ``"plackett-luce"`` (default), the Plackett-Luce negative log-likelihood of each
-    training ranking, which uses incomplete and top-k rankings as they stand (no ties: tied
-    training rankings are refused); ``"pairwise"``, the logistic loss of each label pair the
-    ranking orders (tied pairs are left out, so rankings with ties are learned from).
+    training ranking, which uses incomplete rankings as they stand: a label left out (position
+    0) is missing, so it enters no choice of the likelihood (no ties: tied training rankings are
+    refused); ``"pairwise"``, the logistic loss of each label pair the ranking orders (tied pairs
+    are left out, so rankings with ties are learned from). A top-k ranking, where the unranked
+    labels are known to come after the k, is a bucket order: give those labels position k + 1
+    (tied last) and use the pairwise loss, which then learns that they follow; left at 0 they
+    read as missing, and neither loss learns where they go.
 
     Parameters
     ----------
@@ -80,8 +85,11 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
     Attributes
     ----------
     n_estimators_ : rounds kept.
-    train_score_ : mean training loss after each round.
-    validation_score_ : mean held-out loss after each round (empty without early stopping).
+    train_score_ : mean training loss after each round run; with early stopping, also the
+        ``n_iter_no_change`` rounds after the best, which the model does not keep (so the
+        curve shows where it stopped improving).
+    validation_score_ : mean held-out loss after each round run (empty without early stopping,
+        and with too few rows to hold any out: then a warning says so and every round is kept).
     init_scores_ : the constant scores boosting starts from.
     best_params_ : with ``tune``, the chosen ``max_depth``, ``learning_rate`` and ``n_estimators``.
     tuning_scores_ : with ``tune``, every candidate's mean inner cross-validation tau.
@@ -157,6 +165,14 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
         self.n_estimators_ = int(summary["n_rounds"])
         self.train_score_ = np.asarray(summary["train_loss"], dtype=np.float64)
         self.validation_score_ = np.asarray(summary["validation_loss"], dtype=np.float64)
+        if fitting and self.early_stopping is True and self.validation_score_.size == 0 and self.n_estimators_:
+            # Asked for, and not done: too few rows to hold any out.
+            warnings.warn(
+                "GradientBoostingLabelRanker: early_stopping=True, but the training data has too few rows "
+                "to hold out a validation share: every round is kept",
+                UserWarning,
+                stacklevel=4,
+            )
         self.init_scores_ = np.asarray(summary["init_scores"], dtype=np.float64)
         tuned = summary.get("tuned")
         self.best_params_ = (

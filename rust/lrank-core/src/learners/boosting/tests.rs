@@ -185,6 +185,25 @@ fn a_member_without_error_ends_the_boosting() {
 }
 
 #[test]
+fn a_later_member_without_error_is_kept_with_say_one() {
+    // Small noise-free samples: a depth-2 tree errs where its draw missed a quadrant and is
+    // exact where it did not. Whenever a round makes no error it is the last, kept with say 1.
+    let mut later = 0;
+    for seed in 0..60 {
+        let (x, y) = problem(16, seed, 0.0);
+        let params = BoostingParams { n_estimators: 10, seed, ..BoostingParams::new(lrt(Some(2))) };
+        let model = fit(&x, &y, None, params);
+        let k = model.members.len();
+        assert_eq!(k, model.member_weights.len());
+        if let Some(at) = model.round_losses.iter().position(|&l| l <= 0.0) {
+            assert_eq!((at, model.member_weights[at]), (k - 1, 1.0), "seed {seed}: {:?}", model.round_losses);
+            later += usize::from(k > 1);
+        }
+    }
+    assert!(later > 0, "no sample gave a perfect member after the first");
+}
+
+#[test]
 fn rows_without_weight_are_never_drawn() {
     let mut w = vec![0.0; 50];
     for i in (0..50).step_by(5) {
