@@ -45,3 +45,9 @@ def test_lrank_predict_reads_parquet_a_slice_at_a_time(tmp_path, monkeypatch):
     monkeypatch.setattr(predict_module, "PARQUET_BATCH_ROWS", 40)  # four slices: 40, 40, 40, 30
     sliced = runner.invoke(main, ["predict", "-l", str(model), "-T", str(data)])
     assert sliced.exit_code == 0 and sliced.output == whole and len(whole.splitlines()) == 150
+    # A file of whole slices ends with a full one: there is no empty slice to read after it.
+    monkeypatch.setattr(predict_module, "PARQUET_BATCH_ROWS", 50)
+    exact = runner.invoke(main, ["predict", "-l", str(model), "-T", str(data)])
+    assert exact.exit_code == 0 and exact.output == whole, exact.output[-200:]
+    out = tmp_path / "out.parquet"
+    assert runner.invoke(main, ["predict", "-l", str(model), "-T", str(data), "-o", str(out)]).exit_code == 0

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from lrank.cli import main
-from lrank.data import read_dataset, write_dataset, write_parquet
+from lrank.data import Attribute, LabelRankingDataset, read_dataset, write_dataset, write_parquet
 from lrank.errors import DataFormatError
 from test_data_roundtrip import datasets
 
@@ -145,3 +145,46 @@ def test_metadata_and_columns_must_agree(tmp_path):
     pl.DataFrame({"a": [1.0]}).write_parquet(path, metadata={"lrank": json.dumps(meta)})
     with pytest.raises(DataFormatError, match="format version 99"):
         read_dataset(path)
+
+
+def _rows_by_hand(rankings, labels):
+    """The reference: each row's buckets in position order, labels in index order in a bucket."""
+    out = []
+    for row in rankings:
+        positions = sorted({int(p) for p in row if p > 0})
+        out.append([[labels[j] for j in range(len(row)) if row[j] == p] for p in positions])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_ranking_column_is_built_as_row_by_row_code_builds_it(seed):
+    # The column is built by Polars (a million rows in a second); Python's lists are the reference.
+    from lrank.data.parquet import _buckets_of, _chains_of
+
+    rng = np.random.default_rng(seed)
+    n, m = 40, 2 + seed % 4
+    ties = seed % 2 == 1
+    rows = []
+    for _ in range(n):
+        keep = rng.random(m) < 0.8
+        keep[rng.integers(m)] = True
+        raw = rng.integers(1, m + 1, size=m) if ties else rng.permutation(m) + 1
+        values = np.where(keep, raw, 0)
+        dense = np.zeros(m, dtype=np.int32)
+        for k, p in enumerate(sorted(set(values[values > 0]))):
+            dense[values == p] = k + 1
+        rows.append(dense)
+    rankings = np.array(rows, dtype=np.int32)
+    labels = tuple(f"l{j}" for j in range(m))
+    data = LabelRankingDataset(
+        relation="r",
+        attributes=[Attribute("x", "numeric")],
+        features=pl.DataFrame({"x": np.arange(n, dtype=np.float64)}),
+        labels=labels,
+        rankings=rankings,
+        weights=np.ones(n),
+    )
+    expected = _rows_by_hand(rankings, labels)
+    assert _buckets_of(data).to_list() == [[buckets] for buckets in expected]
+    if not ties:
+        assert _chains_of(data).to_list() == [[[b[0] for b in buckets]] for buckets in expected]

@@ -32,7 +32,7 @@ from lrank.ranking_notation import format_rank_rows
     required=True,
     type=click.Path(dir_okay=False),
     help="Data to rank: XARFF/ARFF (a RANKING attribute is optional), KEBI CSV, or Parquet "
-    "(read and ranked a slice at a time: memory stays bounded).",
+    "(read and ranked a slice at a time: memory stays bounded with text output).",
 )
 @click.option(
     "-o",
@@ -170,13 +170,14 @@ def _batches(path: Path) -> Iterator[LabelRankingDataset]:
     if path.suffix.lower() != ".parquet":
         yield read_dataset(path, require_rankings=False)
         return
-    # The first slice checks the whole file (read_parquet verifies it before decoding); the last
-    # is the first shorter than a full slice.
+    # The first slice checks the whole file (read_parquet verifies it before decoding), and then
+    # its row count (from the footer) says where to stop: a slice past the end is no data set.
     offset = 0
     while True:
         batch = read_parquet(path, require_rankings=False, rows=(offset, PARQUET_BATCH_ROWS))
-        if batch.n_rows or offset == 0:
-            yield batch
-        if batch.n_rows < PARQUET_BATCH_ROWS:
-            return
+        yield batch
+        if offset == 0:
+            total = pl.scan_parquet(path).select(pl.len()).collect().item()
         offset += PARQUET_BATCH_ROWS
+        if batch.n_rows < PARQUET_BATCH_ROWS or offset >= total:
+            return
