@@ -362,3 +362,26 @@ def test_the_exact_forest_survives_a_killed_worker_and_reports_progress(wine):
     assert est.model_ == LabelRankingRandomForest(node_seeds=True, **params).fit(x, y).model_
     assert len(reports) > 2 and reports[-1][1:] == (6, 6)
     assert [r[0] for r in reports] == list(range(1, len(reports) + 1))
+
+
+def test_declared_categories_that_some_partition_lacks_are_coded_as_one_fit_codes_them(client, wine, tmp_path):
+    # Partition 0 holds one region only: it was refused ("declare them", which the user had).
+    _, frame = wine
+    n = frame.height
+    region = np.where(np.arange(n) < n // 3, "north", np.array(["south", "east", "west"])[np.arange(n) % 3])
+    declared = pl.Enum(["north", "south", "east", "west"])
+    features = frame.drop(["L1", "L2", "L3"]).with_columns(pl.Series("region", region, dtype=declared))
+    whole = features.with_columns(frame.select(["L1", "L2", "L3"]))
+    for k, rows in enumerate(np.array_split(np.arange(n), 3)):
+        whole[rows].write_parquet(tmp_path / f"part{k}.parquet")
+    params = {"n_estimators": 6, "random_state": 4}
+    y = frame.select(["L1", "L2", "L3"]).to_numpy().astype(np.int32)
+    local = LabelRankingRandomForest(node_seeds=True, **params).fit(features, y)
+    exact = lrank.dask.fit(LabelRankingRandomForest(**params), tmp_path, client=client, exact=True)
+    assert exact.categories_[-1] == local.categories_[-1] == ["north", "south", "east", "west"]
+    assert exact.model_ == local.model_
+    forest = lrank.dask.fit(LabelRankingRandomForest(**params), tmp_path, client=client)
+    assert forest.categories_ == local.categories_
+    # Categories are read by value: another declaration order predicts the same.
+    reordered = features.with_columns(pl.col("region").cast(pl.Utf8).cast(pl.Enum(["west", "east", "south", "north"])))
+    np.testing.assert_array_equal(forest.predict(reordered), forest.predict(features))

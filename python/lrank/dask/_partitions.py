@@ -89,3 +89,52 @@ def rows(part: Any) -> int:
     if isinstance(part, tuple):
         return int(len(part[0]))
     return int(len(part))
+
+
+def categories_of(part: Any, label_columns: list[str] | None, feature_columns: list[str] | None) -> list[Any]:
+    """On a worker: per feature column, None (numbers) or (its declared categories, or None, and
+    the categories this partition holds, in the order a local fit codes them)."""
+    import polars as pl
+
+    from lrank.estimators._inputs import _categories_in_order, _is_polars_categorical
+
+    x = arrays(part, label_columns, feature_columns)[0]
+    if isinstance(x, np.ndarray):
+        return [None] * x.shape[1]
+    out: list[Any] = []
+    for name in x.columns:
+        col = x.get_column(name)
+        if not _is_polars_categorical(col.dtype):
+            out.append(None)  # numbers (or what the fit then refuses)
+            continue
+        declared = list(col.dtype.categories) if isinstance(col.dtype, pl.Enum) else None
+        out.append((declared, _categories_in_order(col)))
+    return out
+
+
+def union_categories(per_partition: list[list[Any]]) -> list[list[Any] | None] | None:
+    """The categories of each column over all partitions, coded as one local fit on all their
+    rows codes them (declared ones in their order, the rest sorted); None without any: a
+    partition that lacks a category then codes the others as the rest do."""
+    if not per_partition or all(c is None for c in per_partition[0]):
+        return None
+    union: list[list[Any] | None] = []
+    for j, first in enumerate(per_partition[0]):
+        if first is None:
+            union.append(None)
+            continue
+        present = {c for part in per_partition if part[j] is not None for c in part[j][1]}
+        declared = first[0]
+        union.append([c for c in declared if c in present] if declared is not None else sorted(present))
+    return union
+
+
+def known_categories(client: Any, parts: list[Any], label_columns: Any, feature_columns: Any) -> Any:
+    """The categories of every partition's categorical columns, as one local fit codes them (a
+    pass over the partitions before the fit)."""
+    import dask
+
+    found = client.gather(
+        client.compute([dask.delayed(categories_of)(p, label_columns, feature_columns) for p in parts])
+    )
+    return union_categories(found)

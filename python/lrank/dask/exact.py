@@ -34,14 +34,15 @@ from lrank.dask import _partitions
 from lrank.dask.cluster import DaskError
 
 
-def _load(part: Any, label_columns: Any, feature_columns: Any) -> tuple[Any, ...]:
-    """On a worker: a partition's features (float64), rank matrix, and what names its columns."""
+def _load(part: Any, label_columns: Any, feature_columns: Any, known: Any = None) -> tuple[Any, ...]:
+    """On a worker: a partition's features (float64), rank matrix, and what names its columns;
+    categorical columns coded by ``known``, the categories of all partitions."""
     from lrank.estimators._inputs import features
 
     x, y, names, labels = _partitions.arrays(part, label_columns, feature_columns)
     if y is None:
         raise DaskError("the data has no label columns")
-    feats = features(x) if not isinstance(x, np.ndarray) else None
+    feats = features(x, known) if not isinstance(x, np.ndarray) else None
     values = feats.values if feats is not None else x
     categories = feats.categories if feats is not None else [None] * values.shape[1]
     x = np.ascontiguousarray(values, dtype=np.float64)
@@ -143,7 +144,8 @@ def fit_exact(
     if max_bins is None:
         raise DaskError("exact=True searches histograms: set max_bins (the exact search needs every row at once)")
     parts = _partitions.partitions(data)
-    loaded = client.compute([dask.delayed(_load)(p, label_columns, feature_columns) for p in parts])
+    known = _partitions.known_categories(client, parts, label_columns, feature_columns)
+    loaded = client.compute([dask.delayed(_load)(p, label_columns, feature_columns, known) for p in parts])
     heads = client.gather([client.submit(_head, f) for f in loaded])
     rows = [h[0] for h in heads]
     starts = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(int).tolist()

@@ -99,13 +99,31 @@ def _lower_medians(x: Any) -> tuple[list[float], int]:
 
 
 def _fit_part(
-    part: Any, cls: type, params: dict[str, Any], n_trees: int, seed: int, label_columns: Any, feature_columns: Any
+    part: Any,
+    cls: type,
+    params: dict[str, Any],
+    n_trees: int,
+    seed: int,
+    label_columns: Any,
+    feature_columns: Any,
+    known: list[Any] | None = None,
 ) -> Any:
-    """On a worker: one partition's forest, as model-file bytes, and its lower medians."""
+    """On a worker: one partition's forest, as model-file bytes, and its lower medians. With
+    ``known`` (the categories of all partitions), categorical columns are coded by those, so a
+    partition lacking a category codes the others as the rest do."""
     from lrank import _core
+    from lrank.estimators._inputs import features
+    from lrank.estimators.base import resolve_categorical
 
     x, y, names, labels = _partitions.arrays(part, label_columns, feature_columns)
-    est = cls(**{**params, "n_estimators": n_trees, "random_state": seed, "n_jobs": 1}).fit(x, y)
+    own = {**params, "n_estimators": n_trees, "random_state": seed, "n_jobs": 1}
+    if known is not None and not isinstance(x, np.ndarray):
+        x = features(x, known).values
+        mask = resolve_categorical(params.get("categorical_features"), len(known)) or [False] * len(known)
+        own["categorical_features"] = [bool(a) or c is not None for a, c in zip(mask, known)]
+    est = cls(**own).fit(x, y)
+    if known is not None:
+        est.categories_ = known
     medians, n = _lower_medians(x)
     model = bytes(_core.save_model(est.model_, "{}", "binary"))
     return model, medians, n, names, getattr(est, "categories_", None), labels
@@ -173,8 +191,9 @@ def fit(
     # As a local fit reads random_state: None draws a fresh seed (it gave every such forest the
     # seed-0 one), a RandomState draws one from its stream.
     seeds = np.random.SeedSequence(resolve_seed(params.get("random_state"))).generate_state(len(parts), np.uint64)
+    known = _partitions.known_categories(client, parts, label_columns, feature_columns)
     jobs = [
-        dask.delayed(_fit_part)(p, type(estimator), params, k, int(s), label_columns, feature_columns)
+        dask.delayed(_fit_part)(p, type(estimator), params, k, int(s), label_columns, feature_columns, known)
         for p, k, s in zip(parts, trees, seeds)
         if k > 0
     ]
