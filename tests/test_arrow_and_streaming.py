@@ -51,3 +51,36 @@ def test_lrank_predict_reads_parquet_a_slice_at_a_time(tmp_path, monkeypatch):
     assert exact.exit_code == 0 and exact.output == whole, exact.output[-200:]
     out = tmp_path / "out.parquet"
     assert runner.invoke(main, ["predict", "-l", str(model), "-T", str(data), "-o", str(out)]).exit_code == 0
+
+
+def test_a_model_file_with_a_nominal_attribute_reads_arrow_values_by_name(tmp_path):
+    # It sent the text column to the core, which refused it ("dictionary-encoded"), where a
+    # model fitted on a frame of categories reads it.
+    import polars as pl
+    from lrank.data import Attribute, read_dataset, write_dataset
+
+    data = load_iris()
+    colour = np.array(["red", "green", "blue"])[
+        (data.features.get_column("petal width (cm)").to_numpy() * 2).astype(int) % 3
+    ]
+    declared = ("red", "green", "blue")
+    codes = pl.Series("colour", colour, dtype=pl.Enum(list(declared)))
+    with_colour = data.__class__(
+        relation="iris",
+        attributes=[*data.attributes, Attribute("colour", "nominal", declared)],
+        features=data.features.with_columns(codes),
+        labels=data.labels,
+        rankings=data.rankings,
+        weights=data.weights,
+    )
+    path, model = tmp_path / "colour.xarff", tmp_path / "m.lrm"
+    write_dataset(with_colour, path)
+    runner = CliRunner()
+    assert runner.invoke(main, ["train", "-t", str(path), "-W", "LRT", "--no-cv", "-d", str(model)]).exit_code == 0
+    expected = runner.invoke(main, ["predict", "-l", str(model), "-T", str(path)]).output.splitlines()
+    table = read_dataset(path).features.with_columns(pl.Series("colour", colour)).to_arrow()
+    assert predict_batch(str(model), table).column("ranking").to_pylist() == expected
+    # A dictionary (categorical) column, its values declared in another order, reads alike.
+    categorical = pl.Series("colour", colour, dtype=pl.Enum(["blue", "red", "green"]))
+    table = read_dataset(path).features.with_columns(categorical).to_arrow()
+    assert predict_batch(str(model), table).column("ranking").to_pylist() == expected

@@ -21,14 +21,24 @@ from typing import Any
 __all__ = ["predict_batch"]
 
 
-def _estimator(model: Any) -> Any:
-    if isinstance(model, (str, os.PathLike)):
-        from lrank.model_file import load_model
+def model_estimator(model: Any) -> tuple[Any, list[str] | None]:
+    """A fitted estimator, or a model file's, with the feature columns the file declares (None
+    for an estimator). A file with nominal attributes gives an estimator that reads columns by
+    name and their values by the declared names, as one fitted on a frame of categories does."""
+    if not isinstance(model, (str, os.PathLike)):
+        return model, None
+    import numpy as np
 
-        loaded = load_model(model)
-        loaded.estimator.labels_ = list(loaded.labels)
-        return loaded.estimator, [a.name for a in loaded.attributes if a.kind != "string"]
-    return model, None
+    from lrank.model_file import load_model
+
+    loaded = load_model(model)
+    estimator = loaded.estimator
+    estimator.labels_ = list(loaded.labels)
+    used = [a for a in loaded.attributes if a.kind != "string"]
+    if any(a.kind == "nominal" for a in used):
+        estimator.categories_ = [list(a.values or ()) if a.kind == "nominal" else None for a in used]
+        estimator.feature_names_in_ = np.asarray([a.name for a in used], dtype=object)
+    return estimator, [a.name for a in used]
 
 
 def _ranks_in_core(estimator: Any) -> bool:
@@ -61,7 +71,7 @@ def predict_batch(model: Any, batch: Any, *, feature_columns: list[str] | None =
     a fitted estimator or a model file written by ``lrank train -d``; the features are
     ``feature_columns``, else the model's columns (``feature_names_in_``, or the model file's
     attributes), else every column of the batch."""
-    estimator, names = _estimator(model)
+    estimator, names = model_estimator(model)
     columns = feature_columns
     if columns is None:
         fitted = getattr(estimator, "feature_names_in_", None)

@@ -13,21 +13,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from lrank.arrow import _ranks_in_core
+from lrank.arrow import _ranks_in_core, model_estimator
 from lrank.dask import _partitions
 from lrank.dask.cluster import DaskError
 from lrank.dask.forest import _client
-
-
-def _estimator(model: Any) -> Any:
-    if isinstance(model, (str, os.PathLike)):
-        from lrank.model_file import load_model
-
-        loaded = load_model(model)
-        loaded.estimator.labels_ = list(loaded.labels)
-        names = [a.name for a in loaded.attributes if a.kind != "string"]
-        return loaded.estimator, names
-    return model, None
 
 
 def _predict_part(part: Any, estimator: Any, feature_columns: list[str] | None, keep: list[str], out: str) -> int:
@@ -87,7 +76,7 @@ def predict(
     import dask
 
     client = _client(client)
-    estimator, names = _estimator(model)
+    estimator, names = model_estimator(model)
     columns = feature_columns if feature_columns is not None else names
     parts = _partitions.partitions(data)
     out_dir = Path(output_dir)
