@@ -159,6 +159,15 @@ def test_batch_prediction_writes_every_partition(client, wine, tmp_path):
     assert out["ranking"].to_list() == est.predict_strings(features)
     with pytest.raises(lrank.dask.DaskError, match="clash"):
         lrank.dask.predict(est, ddf, tmp_path / "out2", keep_columns=["ranking"], client=client)
+    # Wrong column names are said on the driver, before any task (not by every worker).
+    with pytest.raises(lrank.dask.DaskError, match=r"columns \['nope'\] are not in the data"):
+        lrank.dask.predict(est, ddf, tmp_path / "out3", keep_columns=["nope"], client=client)
+    with pytest.raises(lrank.dask.DaskError, match=r"columns \['alcohol'\] are not in the data"):
+        lrank.dask.predict(est, ddf.drop(columns=["alcohol"]), tmp_path / "out4", client=client)
+    labelled = dd.from_pandas(frame.to_pandas(), npartitions=2)
+    with pytest.raises(lrank.dask.DaskError, match=r"columns \['L9'\] are not in the data"):
+        lrank.dask.fit(LabelRankingRandomForest(), labelled, label_columns=["L1", "L9"], client=client)
+    assert not (tmp_path / "out3").exists()
 
 
 def test_batch_prediction_from_a_model_file_and_parquet_files(client, wine, tmp_path):

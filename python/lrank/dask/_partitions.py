@@ -138,3 +138,35 @@ def known_categories(client: Any, parts: list[Any], label_columns: Any, feature_
         client.compute([dask.delayed(categories_of)(p, label_columns, feature_columns) for p in parts])
     )
     return union_categories(found)
+
+
+def column_names(data: Any) -> list[str] | None:
+    """The columns of a Dask DataFrame or of a directory's first Parquet file, read on the
+    driver (so a wrong name is one line here, not a traceback from every worker); None for arrays."""
+    if isinstance(data, (str, os.PathLike)):
+        import polars as pl
+
+        files = sorted(Path(data).glob("*.parquet")) if Path(data).is_dir() else []
+        return list(pl.read_parquet_schema(files[0]).keys()) if files else None
+    if hasattr(data, "columns") and not isinstance(data, tuple):
+        return [str(c) for c in data.columns]
+    return None
+
+
+def check_columns(data: Any, wanted: list[str], what: str) -> None:
+    """Refuses, on the driver, ``wanted`` columns the data does not have."""
+    columns = column_names(data)
+    if columns is None:
+        return
+    missing = [c for c in wanted if c not in columns]
+    if missing:
+        raise DaskError(f"{what} {missing} are not in the data (columns: {columns})")
+
+
+def check_fit_columns(data: Any, label_columns: list[str] | None, feature_columns: list[str] | None) -> None:
+    """The label and feature columns a fit reads, checked on the driver."""
+    columns = column_names(data)
+    if columns is None:
+        return
+    labels = label_columns if label_columns is not None else kebi_label_columns(columns)
+    check_columns(data, [*labels, *(feature_columns or [])], "columns")

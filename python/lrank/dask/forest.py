@@ -169,6 +169,7 @@ def fit(
 
     if is_on(getattr(estimator, "oob_score", False)):
         raise DaskError("oob_score=True needs all training rows in one process: fit with oob_score=False on a cluster")
+    _partitions.check_fit_columns(data, label_columns, feature_columns)
     if exact:
         from lrank.dask.exact import fit_exact
 

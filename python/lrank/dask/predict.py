@@ -79,12 +79,15 @@ def predict(
     estimator, names = model_estimator(model)
     columns = feature_columns if feature_columns is not None else names
     parts = _partitions.partitions(data)
-    out_dir = Path(output_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     taken = {"ranking", *(getattr(estimator, "labels_", None) or [f"L{j + 1}" for j in range(estimator.n_labels_)])}
     clash = sorted(taken & set(keep_columns))
     if clash:
         raise DaskError(f"kept columns {clash} would clash with the output's columns (ranking and the labels)")
+    fitted = getattr(estimator, "feature_names_in_", None)
+    read = columns if columns is not None else (list(fitted) if fitted is not None else [])
+    _partitions.check_columns(data, [*read, *keep_columns], "columns")
+    out_dir = Path(output_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     shipped = client.scatter(estimator, broadcast=True, hash=False)
     files = [str(out_dir / f"part-{i:05d}.parquet") for i in range(len(parts))]
     jobs = [dask.delayed(_predict_part)(p, shipped, columns, list(keep_columns), f) for p, f in zip(parts, files)]
