@@ -273,6 +273,12 @@ def test_the_exact_forest_from_parquet_files_with_incomplete_rankings_and_other_
     arrays = (da.from_array(x, chunks=(70, x.shape[1])), da.from_array(y, chunks=(70, 3)))
     from_arrays = lrank.dask.fit(LabelRankingRandomForest(**params), arrays, client=client, exact=True)
     assert from_arrays.model_ == single.model_ and not hasattr(from_arrays, "feature_names_in_")
+    # A missing label as a null (NaN once in pandas) reads as the 0 a local fit reads.
+    nulls = frame.with_columns([pl.col(f"L{j + 1}").replace(0, None) for j in range(3)])
+    with_nulls = dd.from_pandas(nulls.to_pandas(), npartitions=2)
+    assert nulls.null_count().sum_horizontal().item() > 0
+    from_nulls = lrank.dask.fit(LabelRankingRandomForest(**params), with_nulls, client=client, exact=True)
+    assert from_nulls.model_ == single.model_
 
 
 @pytest.mark.parametrize(("npartitions", "rows_limit"), [(1, None), (3, 0), (3, 15)])

@@ -38,6 +38,7 @@ def _load(part: Any, label_columns: Any, feature_columns: Any, known: Any = None
     """On a worker: a partition's features (float64), rank matrix, and what names its columns;
     categorical columns coded by ``known``, the categories of all partitions."""
     from lrank.estimators._inputs import features
+    from lrank.rankings import as_rank_matrix
 
     x, y, names, labels = _partitions.arrays(part, label_columns, feature_columns)
     if y is None:
@@ -46,7 +47,8 @@ def _load(part: Any, label_columns: Any, feature_columns: Any, known: Any = None
     values = feats.values if feats is not None else x
     categories = feats.categories if feats is not None else [None] * values.shape[1]
     x = np.ascontiguousarray(values, dtype=np.float64)
-    return x, np.ascontiguousarray(y, dtype=np.int32), names, categories, labels
+    # NaN (a null position) is a missing label, as a local fit reads it, not int32's minimum.
+    return x, as_rank_matrix(y), names, categories, labels
 
 
 def _head(loaded: tuple[Any, ...]) -> tuple[Any, ...]:
