@@ -123,7 +123,8 @@ def test_rankings_with_ties_are_written_as_the_python_notation_writes_them():
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (pa.record_batch({"x0": ["a", "b"]}), r"column \"x0\" is of Arrow type 'u'"),
+        (pa.record_batch({"x0": ["a", "b"]}), r"column \"x0\" is of Arrow type string \('u'\)"),
+        (pa.record_batch({"x0": pa.array([1.0, 2.0], type=pa.float16())}), r"is of Arrow type float16 \('e'\)"),
         (pa.record_batch({"x0": pa.array(["a", "b"]).dictionary_encode()}), "dictionary-encoded"),
         (pa.record_batch({"y": [1.0, 2.0]}), r"column \"x0\" is not in the batch \(its columns: y\)"),
         (np.zeros((2, 5)), "expected Arrow data"),

@@ -45,6 +45,27 @@ impl Values {
     }
 }
 
+/// An Arrow C-format string as a reader knows the type ('vu' is "string"), the code beside it.
+fn type_name(format: &str) -> String {
+    let name = match format.split(':').next().unwrap_or("") {
+        "u" | "U" | "vu" => "string",
+        "z" | "Z" | "vz" => "binary",
+        "w" => "fixed-size binary",
+        "e" => "float16",
+        "d" => "decimal",
+        "tdD" | "tdm" => "date",
+        "tts" | "ttm" | "ttu" | "ttn" => "time",
+        "tss" | "tsm" | "tsu" | "tsn" => "timestamp",
+        "tDs" | "tDm" | "tDu" | "tDn" => "duration",
+        "tiM" | "tiD" | "tin" => "interval",
+        "+l" | "+L" | "+vl" | "+vL" => "list",
+        "+s" => "struct",
+        "+m" => "map",
+        _ => return format!("'{format}'"),
+    };
+    format!("{name} ('{format}')")
+}
+
 /// A record batch's fields: names and value kinds (`None`: a type lrank cannot read as a
 /// feature, kept so that only selecting it is an error).
 pub struct Fields(Vec<(String, Result<Values, String>)>);
@@ -70,7 +91,7 @@ impl Fields {
                 let values = match Values::of_format(&format) {
                     Some(v) if child.dictionary.is_null() => Ok(v),
                     _ if !child.dictionary.is_null() => Err("dictionary-encoded (categorical)".to_string()),
-                    _ => Err(format!("of Arrow type '{format}'")),
+                    _ => Err(format!("of Arrow type {}", type_name(&format))),
                 };
                 (name, values)
             })
