@@ -100,7 +100,7 @@ def test_iblr_weights_uniform_as_scikit_lrs_knn_or_dudani_as_the_paper():
     one = [InstanceBasedLabelRanker(n_neighbors=1, weights=w).fit(x, y).predict(x[:50]) for w in ("uniform", "dudani")]
     np.testing.assert_array_equal(one[0], one[1])
     with pytest.raises(InvalidParameterError, match="weights"):
-        InstanceBasedLabelRanker(weights="distance").fit(x, y)
+        InstanceBasedLabelRanker(weights="inverse").fit(x, y)
 
 
 def test_scaling_as_scikit_lrs_knn_takes_features_or_standardised():

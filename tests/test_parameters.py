@@ -123,3 +123,14 @@ def test_more_neighbours_than_rows_is_said(problem, cls):
     with pytest.warns(UserWarning, match=rf"n_neighbors=1000 is more than the {len(x)} training rows"):
         est = cls(n_neighbors=1000).fit(x, y)
     assert est.n_neighbors_ == len(x)
+
+
+def test_dudani_weights_go_by_either_name(problem):
+    # IBLR called them "dudani", IBPLR "distance": each refused the other's name.
+    from lrank import InstanceBasedPartialLabelRanker
+
+    x, y = problem
+    for cls in (InstanceBasedLabelRanker, InstanceBasedPartialLabelRanker):
+        a = cls(weights="dudani", random_state=0).fit(x, y)
+        b = cls(weights="distance", random_state=0).fit(x, y)
+        assert a.model_ == b.model_

@@ -12,7 +12,8 @@ from lrank.estimators._neighbours import KNeighbors
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, parse_optional_count, scaling_option
 
-_WEIGHTS = {"uniform": "Uniform", "dudani": "Dudani"}
+# "distance" as IBPLR and scikit-learn name distance weighting: here Dudani's (see switching.md).
+_WEIGHTS = {"uniform": "Uniform", "dudani": "Dudani", "distance": "Dudani"}
 
 
 class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
@@ -30,8 +31,9 @@ class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
     n_neighbors : k; None chooses k from {5, 10, 15, 20} by leave-one-out on the training data
         (on at most 1000 rows drawn with ``random_state``), as the paper does by inner CV. A k above
         the training rows uses them all (``n_neighbors_``, the k used, says so).
-    weights : "dudani" (default, the paper's) or "uniform" (every neighbour 1, times its sample
-        weight: scikit-lr's ``KNeighborsLabelRanker`` default).
+    weights : "dudani" (default, the paper's; "distance" is the same, as IBPLR names it) or
+        "uniform" (every neighbour 1, times its sample weight: scikit-lr's ``KNeighborsLabelRanker``
+        default).
     scaling : "minmax" (default, the paper's), "standard" or "none" (the features as they are,
         as scikit-lr's kNN takes them).
     max_iter : iteration cap of the EM median.
@@ -111,7 +113,7 @@ class InstanceBasedPlackettLuce(KNeighbors, CoreLearnerRanker):
         {5, 10, 15, 20} by leave-one-out on the training data. A k above the training
         rows uses them all (``n_neighbors_``, the k used, says so).
     weights : "uniform" (default) or "dudani" (Dudani's distance weights times the share of
-        labels a ranking holds, as in IBLR).
+        labels a ranking holds, as in IBLR; "distance" is the same).
     scaling : "minmax" (default), "standard" or "none" (the features as they are, as
         scikit-lr's kNN takes them).
     max_iter, tol : MM stops when no skill changes by more than ``tol`` relative to the largest,
@@ -190,8 +192,8 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-weights",
                 "weights",
-                "dudani or uniform (default dudani)",
-                parse_choice("dudani", "uniform"),
+                "dudani (also called distance) or uniform (default dudani)",
+                parse_choice("dudani", "uniform", "distance"),
                 "W",
             ),
             scaling_option(),
@@ -213,8 +215,8 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-weights",
                 "weights",
-                "uniform or dudani (default uniform)",
-                parse_choice("uniform", "dudani"),
+                "uniform or dudani (also called distance) (default uniform)",
+                parse_choice("uniform", "dudani", "distance"),
                 "W",
             ),
             scaling_option(),

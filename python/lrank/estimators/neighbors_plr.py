@@ -12,7 +12,8 @@ from lrank.estimators._neighbours import KNeighbors
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice, scaling_option
 
-_WEIGHTS = {"distance": True, "uniform": False}
+# "dudani" as IBLR names the same weights.
+_WEIGHTS = {"distance": True, "uniform": False, "dudani": True}
 
 
 def _parse_k(text: str) -> int | None:
@@ -39,7 +40,7 @@ class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
     ----------
     n_neighbors : k, or None to choose it (default). A k above the training rows uses them all
         (``n_neighbors_`` says so).
-    weights : "distance" (default) or "uniform".
+    weights : "distance" (default: Dudani's, as IBLR's "dudani", which is accepted too) or "uniform".
     aggregation : "bpa" (default), "borda-ties" or "copeland-ties".
     beta : its tie threshold (None: the method's default, 0.25 for BPA).
     scaling : "minmax" (default), "standard" or "none".
@@ -108,7 +109,11 @@ LEARNER_SPECS = (
                 "-K", "n_neighbors", "neighbours, 0 = choose from 5, 10, 15, 20 by leave-one-out (0)", _parse_k
             ),
             LearnerOption(
-                "-weights", "weights", "distance (Dudani) or uniform (default distance)", parse_choice(*_WEIGHTS), "W"
+                "-weights",
+                "weights",
+                "distance (Dudani's; also called dudani) or uniform (default distance)",
+                parse_choice(*_WEIGHTS),
+                "W",
             ),
             LearnerOption(
                 "-A",
