@@ -267,6 +267,9 @@ def test_a_parameters_type_error_does_not_state_another_range():
         LabelRankingRandomForest(n_estimators=1.5).fit(x, y)
     with pytest.raises(InvalidParameterError, match="n_estimators: must be at least 1"):
         LabelRankingRandomForest(n_estimators=0).fit(x, y)
+    # Nor does the sign check: -1 was told "0 or more", which 0 then was not (boosting audit).
+    with pytest.raises(InvalidParameterError, match=r"n_estimators: must not be negative, got -1$"):
+        LabelRankingRandomForest(n_estimators=-1).fit(x, y)
 
 
 def _tree_model(tmp_path: Path) -> dict:

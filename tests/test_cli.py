@@ -133,6 +133,8 @@ def test_learners_lists_lrrf_and_its_options():
         (["train", "-t", IRIS, "--", "-Q", "1"], "unknown option '-Q'"),
         (["train", "-t", IRIS, "--", "-I", "many"], "bad value 'many' for -I"),
         (["train", "-t", IRIS, "--", "-I"], "needs a value"),
+        # In the command line's terms (the core's message offers None, which -bins cannot take).
+        (["train", "-t", IRIS, "-W", "GBLR", "--", "-bins", "1"], "-bins: must be 2 to 255, or 0 for the exact search"),
         (["train", "-t", IRIS, "-x", "500"], "cannot make 500 folds"),
         (["predict", "-l", IRIS, "-T", IRIS], "not an lrank model"),
     ],

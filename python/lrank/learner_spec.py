@@ -81,8 +81,9 @@ def parse_depth(text: str) -> int | None:
 
 def parse_max_bins(text: str) -> int | None:
     value = int(text)
-    if value < 0:
-        raise ValueError("must be >= 0 (0 means the exact search)")
+    # Said here in the command line's terms: the core's "None" is -bins 0.
+    if value < 0 or value == 1 or value > 255:
+        raise ValueError("must be 2 to 255, or 0 for the exact search")
     return None if value == 0 else value
 
 

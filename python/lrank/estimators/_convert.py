@@ -33,8 +33,11 @@ def count(name: str, value: Any, *, none: bool = False) -> int | None:
         # 0), checked where it is known; "an int >= 0" here contradicted "at least 1" there.
         allowed = "an int or None" if none else "an int"
         raise _bad(name, f"must be {allowed}, got {value!r}")
-    if value < 0 or value >= 2**63:
-        raise _bad(name, f"must be a whole number, 0 or more (below 2**63), got {value!r}")
+    # No lower bound stated but 0: the parameter's own (at least 1, say) is the core's to state.
+    if value < 0:
+        raise _bad(name, f"must not be negative, got {value!r}")
+    if value >= 2**63:
+        raise _bad(name, f"must be below 2**63, got {value!r}")
     return int(value)
 
 
