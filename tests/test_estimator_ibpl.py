@@ -54,7 +54,7 @@ def test_chosen_k_errors_and_cli(problem):
     assert est.n_neighbors_ in (5, 10, 15, 20)
     for kwargs, match in [
         ({"n_neighbors": 0}, "n_neighbors"),
-        ({"weights": "distance"}, "weights"),
+        ({"weights": "inverse"}, "weights"),
         ({"max_iter": 0}, "max_iter"),
     ]:
         with pytest.raises(InvalidInputError, match=match):
