@@ -400,3 +400,27 @@ def test_declared_categories_that_some_partition_lacks_are_coded_as_one_fit_code
     # Categories are read by value: another declaration order predicts the same.
     reordered = features.with_columns(pl.col("region").cast(pl.Utf8).cast(pl.Enum(["west", "east", "south", "north"])))
     np.testing.assert_array_equal(forest.predict(reordered), forest.predict(features))
+
+
+def test_the_pass_over_categories_is_skipped_only_when_the_schema_has_none(wine, tmp_path):
+    # The pass reads every partition once more; data whose schema cannot hold a categorical
+    # column skips it (its answer, None, is then known).
+    from lrank.dask import _partitions
+
+    _, frame = wine
+    numbers = dd.from_pandas(frame.to_pandas(), npartitions=2)
+    assert not _partitions._may_hold_categories(numbers, _partitions.partitions(numbers))
+    labelled = frame.with_columns(pl.Series("region", ["a", "b"] * (frame.height // 2) + ["a"] * (frame.height % 2)))
+    as_category = dd.from_pandas(labelled.to_pandas().astype({"region": "category"}), npartitions=2)
+    assert _partitions._may_hold_categories(as_category, _partitions.partitions(as_category))
+    x = da.from_array(frame.drop(["L1", "L2", "L3"]).to_numpy(), chunks=(60, -1))
+    y = da.from_array(frame.select(["L1", "L2", "L3"]).to_numpy(), chunks=(60, -1))
+    assert not _partitions._may_hold_categories((x, y), _partitions.partitions((x, y)))
+    plain, categorical = tmp_path / "plain", tmp_path / "categorical"
+    plain.mkdir()
+    categorical.mkdir()
+    frame.write_parquet(plain / "part0.parquet")
+    labelled[:50].write_parquet(categorical / "part0.parquet")
+    labelled[50:].with_columns(pl.col("region").cast(pl.Categorical)).write_parquet(categorical / "part1.parquet")
+    assert not _partitions._may_hold_categories(str(plain), _partitions.partitions(plain))
+    assert _partitions._may_hold_categories(str(categorical), _partitions.partitions(categorical))

@@ -129,11 +129,31 @@ def union_categories(per_partition: list[list[Any]]) -> list[list[Any] | None] |
     return union
 
 
-def known_categories(client: Any, parts: list[Any], label_columns: Any, feature_columns: Any) -> Any:
+def _may_hold_categories(data: Any, parts: list[Any]) -> bool:
+    """Whether a column of the data can be categorical, from its schema alone: arrays cannot,
+    Parquet files say so in their footers, a Dask DataFrame in its dtypes (numbers and booleans
+    cannot; anything else is looked at, partition by partition)."""
+    import polars as pl
+
+    from lrank.estimators._inputs import _is_polars_categorical
+
+    if isinstance(data, tuple):
+        return False
+    if isinstance(data, (str, os.PathLike)):
+        return any(_is_polars_categorical(t) for part in parts for t in pl.read_parquet_schema(part).values())
+    dtypes = getattr(data, "dtypes", None)
+    if dtypes is None:
+        return True
+    return not all(isinstance(t, np.dtype) and t.kind in "biuf" for t in dtypes)
+
+
+def known_categories(client: Any, data: Any, parts: list[Any], label_columns: Any, feature_columns: Any) -> Any:
     """The categories of every partition's categorical columns, as one local fit codes them (a
-    pass over the partitions before the fit)."""
+    pass over the partitions before the fit, skipped when no column can be categorical)."""
     import dask
 
+    if not _may_hold_categories(data, parts):
+        return None
     found = client.gather(
         client.compute([dask.delayed(categories_of)(p, label_columns, feature_columns) for p in parts])
     )
@@ -153,9 +173,9 @@ def column_names(data: Any) -> list[str] | None:
     return None
 
 
-def check_columns(data: Any, wanted: list[str], what: str) -> None:
-    """Refuses, on the driver, ``wanted`` columns the data does not have."""
-    columns = column_names(data)
+def check_columns(data: Any, wanted: list[str], what: str, columns: list[str] | None = None) -> None:
+    """Refuses, on the driver, ``wanted`` columns the data (whose ``columns`` may be known) does not have."""
+    columns = column_names(data) if columns is None else columns
     if columns is None:
         return
     missing = [c for c in wanted if c not in columns]
@@ -169,4 +189,4 @@ def check_fit_columns(data: Any, label_columns: list[str] | None, feature_column
     if columns is None:
         return
     labels = label_columns if label_columns is not None else kebi_label_columns(columns)
-    check_columns(data, [*labels, *(feature_columns or [])], "columns")
+    check_columns(data, [*labels, *(feature_columns or [])], "columns", columns)

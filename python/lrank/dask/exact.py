@@ -146,7 +146,7 @@ def fit_exact(
     if max_bins is None:
         raise DaskError("exact=True searches histograms: set max_bins (the exact search needs every row at once)")
     parts = _partitions.partitions(data)
-    known = _partitions.known_categories(client, parts, label_columns, feature_columns)
+    known = _partitions.known_categories(client, data, parts, label_columns, feature_columns)
     loaded = client.compute([dask.delayed(_load)(p, label_columns, feature_columns, known) for p in parts])
     heads = client.gather([client.submit(_head, f) for f in loaded])
     rows = [h[0] for h in heads]

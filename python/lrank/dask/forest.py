@@ -192,7 +192,7 @@ def fit(
     # As a local fit reads random_state: None draws a fresh seed (it gave every such forest the
     # seed-0 one), a RandomState draws one from its stream.
     seeds = np.random.SeedSequence(resolve_seed(params.get("random_state"))).generate_state(len(parts), np.uint64)
-    known = _partitions.known_categories(client, parts, label_columns, feature_columns)
+    known = _partitions.known_categories(client, data, parts, label_columns, feature_columns)
     jobs = [
         dask.delayed(_fit_part)(p, type(estimator), params, k, int(s), label_columns, feature_columns, known)
         for p, k, s in zip(parts, trees, seeds)

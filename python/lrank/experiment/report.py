@@ -180,9 +180,9 @@ def build_tables(
             # A learner run at other p only (a store joined with a later one) would leave every
             # data set of this p incomplete, and so out of every rank and statistic.
             here = set(sub.get_column("learner").unique().to_list())
-            not_run = [lab for lab in chosen_learners if lab not in here]
-            table_learners = [lab for lab in chosen_learners if lab in here] or chosen_learners
-            not_run = [lab for lab in not_run if lab not in table_learners]
+            if any(lab in here for lab in chosen_learners):
+                table_learners = [lab for lab in chosen_learners if lab in here]
+                not_run = [lab for lab in chosen_learners if lab not in here]
         agg = sub.group_by("dataset", "learner").agg(
             pl.col(measure).fill_nan(None).mean().alias("mean"),
             pl.len().alias("count"),
