@@ -91,6 +91,11 @@ def test_data_sets_from_files_directories_and_globs(tmp_path):
         expand_datasets([f"all={DATASETS}"])
     with pytest.raises(ExperimentError, match="no such file or directory"):
         expand_datasets([str(tmp_path / "nope.xarff")])
+    # A bundled data set by name, as lrank train -t wine takes it (a file of that name comes first).
+    from lrank.datasets import path as bundled
+
+    (found,) = expand_datasets(["wine"], base_dir=tmp_path)
+    assert found.name == "wine" and Path(found.path).samefile(bundled("wine"))
     with pytest.raises(ExperimentError, match="no data files"):
         expand_datasets([str(tmp_path / "*.arff")])
     (tmp_path / "empty").mkdir()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
+import os
+import sys
 import warnings
+from typing import Any
 
 import click
 
@@ -33,6 +37,38 @@ class _LazyGroup(click.Group):
         module, name = _SUBCOMMANDS[cmd_name]
         command: click.Command = getattr(importlib.import_module(module), name)
         return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """The subcommand, with the endings a script can tell apart: 130 after Ctrl-C (not
+        click's 1 of a bad file), 141 and silence when the reader of stdout has gone (``| head``),
+        one line when stdout cannot be written (a full disk) or is closed."""
+        if sys.stdout is None:  # started with stdout closed (>&-): the output would vanish
+            raise click.ClickException("standard output is closed: redirect it to a file or /dev/null")
+        try:
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a full disk shows here, not as a traceback at exit
+            return result
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+        except OSError as exc:
+            if exc.errno != errno.EPIPE:
+                name = f"{exc.filename}: " if exc.filename else "cannot write the output: "
+                _stop_writing_stdout()
+                raise click.ClickException(f"{name}{exc.strerror or exc}") from None
+            _stop_writing_stdout()
+            raise click.exceptions.Exit(141) from None  # 128 + SIGPIPE, as other tools in a pipe end
+
+
+def _stop_writing_stdout() -> None:
+    """Points stdout at /dev/null, so that its unwritten buffer is not flushed again at exit
+    (which printed "Exception ignored ... BrokenPipeError")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (CliRunner's stdout)
+        pass
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
+import os
+import stat
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -21,6 +26,8 @@ def user_errors() -> Iterator[None]:
     except LrankError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            raise  # the reader of stdout has gone: the command group ends quietly
         name = f"{exc.filename}: " if exc.filename else ""
         raise click.ClickException(f"{name}{exc.strerror or exc}") from None
 
@@ -47,3 +54,37 @@ def kebi_label_names(data: Any, target: str) -> tuple[Any, str | None]:
     kebi_names = tuple(f"L{j + 1}" for j in range(len(data.labels)))
     pairs = ", ".join(f"{old} = {new}" for old, new in zip(data.labels, kebi_names))
     return dataclasses.replace(data, labels=kebi_names), f"Note: the KEBI CSV layout names labels L1, L2, ...: {pairs}"
+
+
+@contextlib.contextmanager
+def replaced_when_written(out: str) -> Iterator[str]:
+    """A temporary file beside ``out`` to write, moved onto ``out`` once the block ends well:
+    a failure or Ctrl-C leaves an existing ``out`` as it was, and never a cut-short file that
+    looks complete (a Makefile would take it as made). A device or a pipe (``/dev/null``) is
+    written in place; a symbolic link's target is replaced."""
+    target = Path(os.path.realpath(out))
+    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+        yield out
+        return
+    try:
+        # The data writers choose the format by suffix: the temporary name ends as ``out`` does.
+        fd, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=f".partial{target.suffix}", dir=target.parent
+        )
+    except OSError as exc:
+        raise click.ClickException(f"{out}: cannot write: {exc.strerror or exc}") from None
+    os.close(fd)
+    if target.exists():
+        mode = stat.S_IMODE(target.stat().st_mode)  # an existing file keeps its permissions
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask  # as open() would create it (mkstemp makes it private)
+    os.chmod(temporary, mode)
+    try:
+        yield temporary
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -7,15 +7,14 @@ from pathlib import Path
 
 import click
 
-from lrank.cli.common import kebi_label_names, user_errors
-from lrank.data import read_dataset, write_dataset
+from lrank.cli.common import kebi_label_names, replaced_when_written, user_errors
+from lrank.data import DATA_SUFFIXES, read_dataset, write_dataset
 from lrank.data.summary import summarize
 from lrank.datasets import resolve
 from lrank.model_file import load_model
 from lrank.registry import get_learner
 
 # Data files by suffix (lrank.data.read_dataset); anything else is read as a model file.
-DATA_SUFFIXES = (".xarff", ".arff", ".csv", ".parquet")
 
 
 @click.command("info", context_settings={"help_option_names": ["-h", "--help"]})
@@ -39,6 +38,9 @@ def info_command(file: str, fmt: str, tree: int | None, depth: int | None) -> No
     if tree is not None and fmt == "json":
         raise click.UsageError("--tree prints text: leave out --format json")
     suffix = Path(file).suffix.lower()
+    if suffix not in DATA_SUFFIXES and not Path(file).exists() and not resolve(file).exists():
+        # Neither a data file (by suffix) nor a bundled data set: "unknown suffix" hid the typo.
+        raise click.ClickException(f"{file}: file not found")
     if suffix in (".lrm", ".json") or (suffix not in DATA_SUFFIXES and Path(file).is_file()):
         _model_info(file, fmt, tree, 10 if depth is None else depth)
         return
@@ -129,7 +131,10 @@ def convert_command(source: str, target: str) -> None:
     The KEBI CSV layout names labels L1, L2, ...: other names are replaced, and a note says how."""
     with user_errors():
         data, note = kebi_label_names(read_dataset(resolve(source)), target)
-        write_dataset(data, target)
+        if Path(target).suffix.lower() not in DATA_SUFFIXES:
+            write_dataset(data, target)  # refuses the suffix, naming TARGET
+        with replaced_when_written(target) as temporary:  # a failed write leaves TARGET as it was
+            write_dataset(data, temporary)
     if note is not None:
         click.echo(note, err=True)
     click.echo(f"wrote {data.n_rows} rows to {target}", err=True)

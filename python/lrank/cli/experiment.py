@@ -257,8 +257,12 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, stopping the run as Ctrl-C does, but ending with its own status (143)."""
+
+
 def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
+    raise _Terminated
 
 
 def _run_with_progress(plan: Any, store: ResultStore) -> Any:
@@ -279,13 +283,14 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
             item_show_func=lambda row: row and f"{row['dataset']} / {row['learner']}",
         ) as bar:
             return run_experiment(plan, store, on_cell=lambda row: bar.update(1, row), on_cluster=_announce_cluster)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         stored = store.read().height
         click.echo(
             f"\ninterrupted: {stored} cells are stored in {store.path}; run the same command again to compute the rest",
             err=True,
         )
-        raise click.exceptions.Exit(130) from None
+        # 128 + the signal, as a shell reports a process the signal ended.
+        raise click.exceptions.Exit(143 if isinstance(exc, _Terminated) else 130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
 import polars as pl
 
-from lrank.cli.common import jobs_option, kebi_label_names, user_errors
+from lrank.cli.common import jobs_option, kebi_label_names, replaced_when_written, user_errors
 from lrank.data import DATA_SUFFIXES, LabelRankingDataset, read_dataset, write_dataset
 from lrank.data.alignment import aligned_features
 from lrank.data.parquet import read_parquet
@@ -53,6 +53,13 @@ from lrank.ranking_notation import format_rank_rows
 def predict_command(model_file: str, data_file: str, out: str | None, jobs: int | None, confidence: bool) -> None:
     """Write one predicted ranking per row of the data file, as a>b>c (most preferred first; label
     names quoted where they hold > = | or blanks), or the data with the predicted rankings."""
+    if out == "-":
+        out = None  # the usual name of standard output
+    if data_file == "-":
+        raise click.BadParameter(
+            "lrank predict reads a data file, not standard input: save the data and give its path",
+            param_hint="-T",
+        )
     as_data = out is not None and Path(out).suffix.lower() in DATA_SUFFIXES
     if out is not None and Path(out).suffix.lower() in _UNWRITTEN_FORMATS:
         # Text lines under a name that promises another format would mislead whoever reads it.
@@ -83,29 +90,35 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
                 for data in _batches(path)
             ]
             written, note = kebi_label_names(concatenated(parts), out)
-            with _naming(out):
-                write_dataset(written, out)
+            with _naming(out), replaced_when_written(out) as temporary:
+                write_dataset(written, temporary)
             if note is not None:
                 click.echo(note, err=True)
             return
-        batches = _batches(path)
-        # The first slice (the whole file, unless Parquet) is read before OUT is opened: a bad
-        # data file leaves an existing OUT as it was.
-        first = _same_labels(next(batches), loaded.labels)
-        with _naming(out), open(out, "w", encoding="utf-8") if out else contextlib.nullcontext(None) as fh:
-            for data in itertools.chain([first], batches):
-                x = aligned_features(loaded.attributes, data)
-                if confidence:
-                    pred, conf = loaded.estimator.predict_with_confidence(x)
-                    rows = format_rank_rows(pred, loaded.labels, quoted=True)
-                    lines = [f"{row}\t{c:.6g}" for row, c in zip(rows, conf)]
-                else:
-                    lines = format_rank_rows(loaded.estimator.predict(x), loaded.labels, quoted=True)
-                text = "".join(line + "\n" for line in lines)
-                if fh is not None:
-                    fh.write(text)
-                else:
-                    click.echo(text, nl=False)
+        # OUT is written under another name and takes its place at the end: a bad data file
+        # (even in a later Parquet slice) or Ctrl-C leaves an existing OUT as it was.
+        if out is None:
+            _write_rankings(_batches(path), loaded, confidence, None)
+            return
+        with _naming(out), replaced_when_written(out) as temporary, open(temporary, "w", encoding="utf-8") as fh:
+            _write_rankings(_batches(path), loaded, confidence, fh)
+
+
+def _write_rankings(batches: Iterator[LabelRankingDataset], loaded: Any, confidence: bool, fh: Any) -> None:
+    """One predicted ranking per row of every slice, to ``fh`` or stdout (None)."""
+    for data in batches:
+        x = aligned_features(loaded.attributes, _same_labels(data, loaded.labels))
+        if confidence:
+            pred, conf = loaded.estimator.predict_with_confidence(x)
+            rows = format_rank_rows(pred, loaded.labels, quoted=True)
+            lines = [f"{row}\t{c:.6g}" for row, c in zip(rows, conf)]
+        else:
+            lines = format_rank_rows(loaded.estimator.predict(x), loaded.labels, quoted=True)
+        text = "".join(line + "\n" for line in lines)
+        if fh is not None:
+            fh.write(text)
+        else:
+            click.echo(text, nl=False)
 
 
 # Suffixes of formats lrank predict does not write (text lines would go out under their name).

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from lrank import _core
-from lrank.data import LabelRankingDataset, read_dataset
+from lrank.data import DATA_SUFFIXES, LabelRankingDataset, read_dataset
 from lrank.data.alignment import aligned_features, aligned_rankings
 from lrank.datasets import resolve
 from lrank.errors import InvalidInputError, InvalidParameterError, LrankError
@@ -220,6 +220,7 @@ def train_and_evaluate(
         refusal = unsaveable(make(), spec.name)
         if refusal is not None:  # said before the fit, not after it
             raise LrankError(refusal)
+        _check_model_path(model_out, [resolve(f) for f in (train, test) if isinstance(f, (str, os.PathLike))])
         where = os.path.dirname(os.path.abspath(model_out))
         if os.path.isdir(model_out) or not os.path.isdir(where) or not os.access(where, os.W_OK):
             problem = (
@@ -393,6 +394,19 @@ def _naming(source: str | None, spec: LearnerSpec, where: Callable[[int], str] |
 
 # The core's complaint about one training ranking: "row 12 of the rank matrix is not a ranking".
 _MATRIX_ROW = re.compile(r"row (\d+) of the rank matrix\b")
+
+
+def _check_model_path(model_out: PathLike, data_files: list[Any]) -> None:
+    """Refuses a model path that names data: one swapped argument (``-d iris.xarff``) wrote the
+    model over the very file it was trained on."""
+    suffix = os.path.splitext(os.fspath(model_out))[1].lower()
+    if suffix in DATA_SUFFIXES:
+        raise LrankError(
+            f"{os.fspath(model_out)}: a model file is not data ({suffix}): name it .lrm (binary) or .json (JSON)"
+        )
+    for data_file in data_files:
+        if os.path.exists(model_out) and os.path.exists(data_file) and os.path.samefile(model_out, data_file):
+            raise LrankError(f"{os.fspath(model_out)}: is the data file the model learns from or is tested on")
 
 
 def _fit_final_model(

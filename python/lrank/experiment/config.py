@@ -193,6 +193,10 @@ def _files_of(spec: str, base_dir: str | os.PathLike[str] | None) -> list[Path]:
                 f"{spec}: unknown data file suffix {full.suffix or '(none)'!r}: expected {', '.join(DATA_SUFFIXES)}"
             )
         return [full]
+    from lrank import datasets
+
+    if spec in datasets.NAMES:  # a bundled data set by name, as lrank train -t iris takes it
+        return [datasets.path(spec)]
     raise ExperimentError(f"{spec}: no such file or directory")
 
 
