@@ -300,3 +300,14 @@ def test_an_edited_tree_is_refused_naming_the_file(tmp_path, case, problem):
     with pytest.raises(ModelFormatError, match=problem) as err:
         load_model(path)
     assert str(err.value).startswith(f"{path}: ")
+
+
+def test_one_number_as_sample_weight_weighs_every_row_alike(problem):
+    # scikit-learn reads sample_weight=2.0 as every row's weight; lrank said "must have shape (n,), got ()".
+    x, y = problem
+    scalar = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(x, y, sample_weight=2.0)
+    full = LabelRankingRandomForest(n_estimators=5, random_state=0).fit(x, y, sample_weight=np.full(len(x), 2.0))
+    np.testing.assert_array_equal(scalar.predict(x), full.predict(x))
+    assert scalar.model_ == full.model_
+    with pytest.raises(InvalidInputError, match=r"sample_weight must have shape"):
+        LabelRankingRandomForest().fit(x, y, sample_weight=[1.0, 2.0])

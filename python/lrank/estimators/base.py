@@ -203,9 +203,11 @@ class LabelRanker(MetadataRequests, LabelNamePredictions):
         w = None
         if sample_weight is not None:
             try:
-                w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+                w = np.asarray(sample_weight, dtype=np.float64)
             except (TypeError, ValueError):
                 raise InvalidInputError(f"sample_weight must be numbers, got {sample_weight!r:.80}") from None
+            # One number weighs every row alike, as scikit-learn reads it.
+            w = np.full(xa.shape[0], w) if w.ndim == 0 else np.ascontiguousarray(w)
             if w.shape != (xa.shape[0],):
                 raise InvalidInputError(f"sample_weight must have shape ({xa.shape[0]},), got {w.shape}")
         self.n_labels_ = ya.shape[1]

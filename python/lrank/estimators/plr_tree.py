@@ -31,6 +31,10 @@ _DOC_MODEL = """
     node's consensus ("disagreements"), or that share with a reversed pair counting twice
     ("distance"). A leaf predicts the consensus bucket order of its rows (``aggregation``:
     "bpa", BPA-LIA-MP2, by default; "borda-ties" or "copeland-ties"); predictions may tie labels.
+    A label pair that none of a node's rows order (labels left out) takes the relation of the
+    parent node's consensus (at the root: 1/2 each way, no evidence); with very sparse rankings
+    BPA then predicts whole leaves as one bucket, where "borda-ties" does not (see the guide's
+    "Rankings with ties").
 
     Thresholds: with ``max_bins=None`` every midpoint between consecutive distinct values is
     tried (the paper's search); with ``max_bins=N`` each feature is cut once per fit into at

@@ -110,6 +110,12 @@ pub fn k_nearest_rows(index: &KdIndex, n_train: usize, queries: Queries<'_>, k: 
         Queries::Rows(x, _) => (x.n_rows(), n_train),
         Queries::Training(_) => (n_train, n_train.saturating_sub(1)),
     };
+    if available == 0 {
+        // One training row: kneighbors() without X has no other row to offer.
+        return Err(crate::error::invalid(
+            "kneighbors() without X needs two training rows or more: the one training row has no neighbour but itself",
+        ));
+    }
     if k == 0 || k > available {
         let what = if let Queries::Training(_) = queries { "the training rows but the row itself" } else { "the training rows" };
         return Err(crate::error::invalid(format!("n_neighbors must be 1 to {available} ({what}), got {k}")));

@@ -186,4 +186,8 @@ fn kneighbors_of_the_training_points_leave_each_point_out_and_equal_brute_force(
     }
     let err = k_nearest_rows(&tree, n, Queries::Training(&pts), n).unwrap_err().to_string();
     assert!(err.contains("n_neighbors must be 1 to 149 (the training rows but the row itself)"), "{err}");
+    // One training row has no neighbour but itself: said so, not as the empty range "1 to 0".
+    let one = KdIndex::build(&pts[..d], d, None);
+    let err = k_nearest_rows(&one, 1, Queries::Training(&pts[..d]), 1).unwrap_err().to_string();
+    assert!(err.contains("needs two training rows or more"), "{err}");
 }
