@@ -256,7 +256,7 @@ def render_csv(tables: Sequence[ResultTable], *, digits: int = 6, std: bool = Fa
                     t.measure,
                     f"{t.missing:g}",
                     "average rank",
-                    *[x for r in t.average_ranks for x in (f"{r:.4f}", *[""] * (len(per) - 1))],
+                    *[x for r in t.average_ranks for x in (f"{r:.{digits}f}", *[""] * (len(per) - 1))],
                 ]
             )
             wins = [x for w in t.wins for x in (str(w), *[""] * (len(per) - 1))]
