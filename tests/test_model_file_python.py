@@ -70,3 +70,22 @@ def test_labels_and_attributes_that_contradict_the_estimator_are_refused(frame, 
     save_model(path, plain)
     loaded = load_model(path)
     assert loaded.labels == ["L1", "L2", "L3"] and [a.name for a in loaded.attributes] == ["x1", "x2"]
+
+
+def test_a_frame_whose_categories_are_declared_in_sorted_order_is_coded_by_name(frame, tmp_path):
+    # When a frame's categories, sorted, equalled the training declaration, they were read as
+    # numbers ("1" as code 1, "a" refused by Polars) and a row's ranking hung on its batch.
+    x, y, labels = frame
+    for names in (["a", "b", "c"], ["1", "2", "3"]):
+        sorted_x = x.copy()
+        sorted_x["colour"] = pd.Categorical(np.array(names)[np.arange(150) % 3], categories=names)
+        est = LabelRankingTree(max_depth=4, random_state=0).fit(sorted_x, y, labels=labels)
+        save_model(tmp_path / "m.lrm", est)
+        loaded = load_model(tmp_path / "m.lrm")
+        np.testing.assert_array_equal(loaded.predict(sorted_x), est.predict(sorted_x))
+        np.testing.assert_array_equal(loaded.predict(pl.from_pandas(sorted_x)), est.predict(sorted_x))
+        np.testing.assert_array_equal(loaded.predict(sorted_x.iloc[::3]), est.predict(sorted_x)[::3])
+    text = x.astype({"sl": str})
+    text.loc[0, "sl"] = "n/a"
+    with pytest.raises(LrankError, match="the frame's column 'sl' must hold numbers"):
+        load_model(tmp_path / "m.lrm").predict(text)

@@ -265,6 +265,12 @@ def test_reordered_or_renamed_columns_raise_scikit_learns_error():
     with pytest.warns(UserWarning, match="does not have valid feature names"):
         est.predict(x)
     assert kendall_tau(y, est.predict(frame)) > 0.5
+    # Every method that reads X points the warning at the user's line, not inside lrank (shown
+    # once per line of lrank's otherwise, whatever the user's lines).
+    for method in (est.predict_strings, est.predict_orderings, est.apply, lambda x: est.score(x, y)):
+        with pytest.warns(UserWarning, match="does not have valid feature names") as record:
+            method(x)
+        assert {r.filename for r in record} == {__file__}, [r.filename for r in record]
 
 
 def test_n_jobs_none_takes_the_thread_limit_joblib_workers_set(monkeypatch):

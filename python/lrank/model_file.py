@@ -92,9 +92,19 @@ def _frame_as_data_set(frame: Any, attributes: list[Attribute]) -> Any:
     for a in used:
         col = table.get_column(a.name)
         if a.kind == "nominal":
-            col = col.cast(pl.Utf8)
-            declared.append(Attribute(a.name, "nominal", tuple(sorted(col.drop_nulls().unique().to_list()))))
+            # Coded by the values it holds, declared so: aligned_features maps them to the
+            # training codes by name (text columns read as numbers had given "1" the code 1).
+            values = tuple(sorted(col.cast(pl.Utf8).drop_nulls().unique().to_list()))
+            col = col.cast(pl.Utf8).cast(pl.Enum(list(values)))
+            declared.append(Attribute(a.name, "nominal", values))
         else:
+            try:
+                col = col.cast(pl.Float64)
+            except pl.exceptions.PolarsError:
+                raise LrankError(
+                    f"the frame's column {a.name!r} must hold numbers (the model's attribute is numeric), "
+                    f"got {col.dtype}"
+                ) from None
             declared.append(a)
         columns.append(col)
     return LabelRankingDataset(

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from lrank.estimators import _convert
+from lrank.estimators._inputs import _user_stacklevel
 
 
 class KNeighbors:
@@ -26,7 +27,7 @@ class KNeighbors:
                 f"{type(self).__name__}: n_neighbors={asked} is more than the {k_used} training rows: "
                 f"all {k_used} are every row's neighbours",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=_user_stacklevel(),
             )
 
     def kneighbors(

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from lrank.errors import InvalidParameterError
 from lrank.estimators import _convert
+from lrank.estimators._inputs import _user_stacklevel
 from lrank.rankings import has_ties
 
 
@@ -56,7 +57,7 @@ def estimate(
             "by every tree of some label pair): they have no out-of-bag prediction and the out-of-bag "
             "score leaves them out (use more members)",
             UserWarning,
-            stacklevel=3,
+            stacklevel=_user_stacklevel(),
         )
     est.oob_prediction_ = ranks
     if not covered.any():

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from lrank import _core
 from lrank.errors import InvalidInputError, InvalidParameterError
 from lrank.estimators import _convert
+from lrank.estimators._inputs import _user_stacklevel
 
 # Parameters a warm refit may change.
 _FREE = ("n_estimators", "n_jobs", "oob_score", "warm_start")
@@ -87,7 +88,9 @@ class Previous:
             )
         model: _core.Model = self.est.model_
         if n_estimators == self.est._warm_trees:
-            warnings.warn("warm_start with n_estimators unchanged fits no new trees", UserWarning, stacklevel=4)
+            warnings.warn(
+                "warm_start with n_estimators unchanged fits no new trees", UserWarning, stacklevel=_user_stacklevel()
+            )
             return model
         return model.add_trees(n_estimators, x, y, w, n_jobs=n_jobs, nominal=nominal)
 

@@ -314,14 +314,14 @@ def _check_feature_names(est: Any, names: list[str] | None) -> None:
         warnings.warn(
             f"X does not have valid feature names, but {type(est).__name__} was fitted with feature names",
             UserWarning,
-            stacklevel=4,
+            stacklevel=_inputs._user_stacklevel(),
         )
         return
     if fitted is None:
         warnings.warn(
             f"X has feature names, but {type(est).__name__} was fitted without feature names",
             UserWarning,
-            stacklevel=4,
+            stacklevel=_inputs._user_stacklevel(),
         )
         return
     if list(fitted) == list(names):

@@ -109,7 +109,7 @@ class BaggingLabelRanker(CoreLearnerRanker):
                 warnings.warn(
                     "BaggingLabelRanker(base_estimator=...) is deprecated; use estimator=...",
                     FutureWarning,
-                    stacklevel=3,
+                    stacklevel=_inputs._user_stacklevel(),
                 )
             base = self.base_estimator
         if base is None:

@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
+from lrank.estimators._inputs import _user_stacklevel
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import (
     LearnerOption,
@@ -171,7 +172,7 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
                 "GradientBoostingLabelRanker: early_stopping=True, but the training data has too few rows "
                 "to hold out a validation share: every round is kept",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=_user_stacklevel(),
             )
         self.init_scores_ = np.asarray(summary["init_scores"], dtype=np.float64)
         tuned = summary.get("tuned")

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
+from lrank.estimators._inputs import _user_stacklevel
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice
 
@@ -96,7 +97,7 @@ class LinearLabelRanker(CoreLearnerRanker):
             warnings.warn(
                 f"LinearLabelRanker did not converge in {self.max_iter} L-BFGS steps; raise max_iter (-max-iter)",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=_user_stacklevel(),
             )
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.estimators import _convert
+from lrank.estimators._inputs import _user_stacklevel
 from lrank.estimators.base import CoreLearnerRanker
 from lrank.learner_spec import LearnerOption, LearnerSpec, parse_choice
 
@@ -96,7 +97,7 @@ class RankingByPairwiseComparison(CoreLearnerRanker):
                 f"RPC: {summary['not_converged']} of {summary['n_pairs']} pairwise models did not converge "
                 f"in {self.max_iter} Newton steps; raise max_iter (-max-iter) or tol",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=_user_stacklevel(),
             )
 
     def predict_scores(self, X: ArrayLike) -> NDArray[np.float64]:
