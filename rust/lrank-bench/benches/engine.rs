@@ -2,7 +2,7 @@
 //! thread: the split search of a node (a depth-1 tree: the root's sorted sweep over every
 //! feature), the k-d tree search behind IBLR's predictions, and an LR-RF forest.
 //!
-//!     cargo bench -p lrank-core --bench engine
+//!     cargo bench -p lrank-bench --bench engine
 //!
 //! They replace the probes earlier sessions ran from programs outside the repository.
 

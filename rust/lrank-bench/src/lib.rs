@@ -1,0 +1,1 @@
+//! Benchmarks only: `cargo bench -p lrank-bench --bench engine` (see `benches/engine.rs`).
