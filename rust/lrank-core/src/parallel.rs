@@ -44,12 +44,23 @@ pub fn threads_of_n_jobs(n_jobs: Option<i64>) -> Result<Option<usize>> {
     }
 }
 
+/// Threads that may become one-thread pools of their own. rayon keeps the registry of such a
+/// pool for the life of the process (about 7.5 KB), even after its thread has ended: a server
+/// starting a thread per request grew by that much per request. Later threads run one-thread
+/// work on the shared pool of all cores instead (results do not depend on the thread count).
+const MAX_THREADS_OF_THEIR_OWN: usize = 64;
+static THREADS_OF_THEIR_OWN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 thread_local! {
-    /// The calling thread as a one-thread pool (`None` if rayon could not make one). rayon keeps
-    /// the registry of such a pool for the life of the process: a few kilobytes for each thread
-    /// that ever ran one-thread work.
-    static THIS_THREAD: Option<rayon::ThreadPool> =
-        rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build().ok();
+    /// The calling thread as a one-thread pool (`None` if rayon could not make one, or too many
+    /// threads already have one).
+    static THIS_THREAD: Option<rayon::ThreadPool> = {
+        use std::sync::atomic::Ordering;
+        let admitted = THREADS_OF_THEIR_OWN
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| (k < MAX_THREADS_OF_THEIR_OWN).then_some(k + 1))
+            .is_ok();
+        if admitted { rayon::ThreadPoolBuilder::new().num_threads(1).use_current_thread().build().ok() } else { None }
+    };
 }
 
 fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
@@ -59,8 +70,9 @@ fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
         THIS_THREAD.try_with(|here| here.as_ref().map(|p| p.install(|| (f.take().expect("called once"))()))).ok().flatten();
     match (outcome, f) {
         (Some(value), _) => Ok(value),
-        // No pool of this thread (being torn down, or rayon refused): a shared one-thread pool.
-        (None, Some(f)) => Ok(pool(1)?.install(f)),
+        // No pool of this thread (one thread too many, being torn down, or rayon refused): the
+        // shared pool of all cores, whose threads the callers of every thread share.
+        (None, Some(f)) => Ok(pool(0)?.install(f)),
         (None, None) => unreachable!("f runs only when the pool exists"),
     }
 }
@@ -68,10 +80,22 @@ fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
 /// Stack of each pool thread (address space only: pages are used as the stack grows).
 const POOL_STACK_BYTES: usize = 16 << 20;
 
+/// The pools made so far, by size, and the process that made them.
+type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
+
 /// The shared pool of `n` threads (`0`: rayon's default size).
 fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
-    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
+    let mut guard =
+        POOLS.get_or_init(|| Mutex::new((std::process::id(), HashMap::new()))).lock().unwrap_or_else(|e| e.into_inner());
+    let (pid, pools) = &mut *guard;
+    if *pid != std::process::id() {
+        // A child of fork: the pools' threads stayed in the parent, and work sent to them would
+        // wait forever (a server that loads a model, predicts, then forks its workers). Their
+        // handles are forgotten, not dropped: dropping signals threads this process lacks.
+        std::mem::forget(std::mem::take(pools));
+        *pid = std::process::id();
+    }
     if let Some(p) = pools.get(&n) {
         return Ok(p.clone());
     }
@@ -82,7 +106,12 @@ fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
             // Trees grow by recursion (at most MAX_TREE_DEPTH levels): room for them in any build.
             .stack_size(POOL_STACK_BYTES)
             .build()
-            .map_err(|e| LrankError::InvalidInput(format!("cannot start {n} threads: {e}")))?,
+            .map_err(|e| {
+                let what = if n == 0 { "a thread per core".to_string() } else { format!("{n} threads") };
+                LrankError::InvalidInput(format!(
+                    "cannot start {what}: {e} (a limit on threads or memory; n_jobs=1 runs on the calling thread)"
+                ))
+            })?,
     );
     pools.insert(n, p.clone());
     Ok(p)
@@ -115,7 +144,8 @@ mod tests {
 
     #[test]
     fn one_thread_work_from_many_short_lived_threads() {
-        let handles: Vec<_> = (0..16)
+        // More threads than may have pools of their own: the later ones share the pool of all cores.
+        let handles: Vec<_> = (0..MAX_THREADS_OF_THEIR_OWN as u64 + 16)
             .map(|t| {
                 std::thread::spawn(move || {
                     with_threads(Some(1), || (0..100u64).into_par_iter().map(|i| i + t).sum::<u64>()).unwrap()
@@ -125,6 +155,7 @@ mod tests {
         for (t, h) in handles.into_iter().enumerate() {
             assert_eq!(h.join().unwrap(), (0..100u64).map(|i| i + t as u64).sum::<u64>());
         }
+        assert_eq!(THREADS_OF_THEIR_OWN.load(std::sync::atomic::Ordering::Relaxed), MAX_THREADS_OF_THEIR_OWN);
     }
 
     #[test]
