@@ -2,6 +2,7 @@
 
 use crate::error::{LrankError, Result};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Runs `f` with `n_jobs` rayon threads (`None` or `Some(0)`: one per core, or
@@ -46,16 +47,15 @@ pub fn threads_of_n_jobs(n_jobs: Option<i64>) -> Result<Option<usize>> {
 
 /// Threads that may become one-thread pools of their own. rayon keeps the registry of such a
 /// pool for the life of the process (about 7.5 KB), even after its thread has ended: a server
-/// starting a thread per request grew by that much per request. Later threads run one-thread
-/// work on the shared pool of all cores instead (results do not depend on the thread count).
+/// starting a thread per request grew by that much per request. Later threads borrow a spare
+/// one-thread pool for the call (see [`Process::spare`]).
 const MAX_THREADS_OF_THEIR_OWN: usize = 64;
-static THREADS_OF_THEIR_OWN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static THREADS_OF_THEIR_OWN: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// The calling thread as a one-thread pool (`None` if rayon could not make one, or too many
     /// threads already have one).
     static THIS_THREAD: Option<rayon::ThreadPool> = {
-        use std::sync::atomic::Ordering;
         let admitted = THREADS_OF_THEIR_OWN
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| (k < MAX_THREADS_OF_THEIR_OWN).then_some(k + 1))
             .is_ok();
@@ -70,9 +70,15 @@ fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
         THIS_THREAD.try_with(|here| here.as_ref().map(|p| p.install(|| (f.take().expect("called once"))()))).ok().flatten();
     match (outcome, f) {
         (Some(value), _) => Ok(value),
-        // No pool of this thread (one thread too many, being torn down, or rayon refused): the
-        // shared pool of all cores, whose threads the callers of every thread share.
-        (None, Some(f)) => Ok(pool(0)?.install(f)),
+        // No pool of this thread (one thread too many, being torn down, or rayon refused): a
+        // spare one-thread pool, returned after the call.
+        (None, Some(f)) => {
+            let process = Process::current();
+            let spare = process.take_spare()?;
+            let value = spare.install(f);
+            process.spare.lock().unwrap_or_else(|e| e.into_inner()).push(spare);
+            Ok(value)
+        }
         (None, None) => unreachable!("f runs only when the pool exists"),
     }
 }
@@ -80,39 +86,72 @@ fn on_this_thread<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T> {
 /// Stack of each pool thread (address space only: pages are used as the stack grows).
 const POOL_STACK_BYTES: usize = 16 << 20;
 
-/// The pools made so far, by size, and the process that made them.
-type Pools = (u32, HashMap<usize, Arc<rayon::ThreadPool>>);
+/// The pools of this process. A child of fork starts its own: the parent's pool threads do not
+/// exist in the child, and work sent to them waited forever (a server that loads a model,
+/// predicts, then forks its workers); their locks may even be held by a parent's thread. The
+/// parent's are left as they are (dropping them would signal threads the child lacks).
+struct Process {
+    pid: u32,
+    /// The shared pools by size.
+    pools: Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>,
+    /// One-thread pools lent to the threads without a pool of their own, one per call at a time:
+    /// as many as such calls ever ran at once.
+    spare: Mutex<Vec<rayon::ThreadPool>>,
+}
+
+static PROCESS: AtomicPtr<Process> = AtomicPtr::new(std::ptr::null_mut());
+
+impl Process {
+    fn current() -> &'static Process {
+        let pid = std::process::id();
+        let seen = PROCESS.load(Ordering::Acquire);
+        // SAFETY: the pointer is null or a leaked Box, never freed.
+        if let Some(process) = unsafe { seen.as_ref() } {
+            if process.pid == pid {
+                return process;
+            }
+        }
+        let fresh: &'static mut Process =
+            Box::leak(Box::new(Process { pid, pools: Mutex::new(HashMap::new()), spare: Mutex::new(Vec::new()) }));
+        match PROCESS.compare_exchange(seen, fresh, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => fresh,
+            // Another thread of this process installed its own first: use that one (a few
+            // bytes of ours stay leaked, once).
+            // SAFETY: as above.
+            Err(other) => unsafe { &*other },
+        }
+    }
+
+    fn take_spare(&self) -> Result<rayon::ThreadPool> {
+        if let Some(p) = self.spare.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            return Ok(p);
+        }
+        build_pool(1)
+    }
+}
+
+fn build_pool(n: usize) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(move |i| format!("lrank-{n}-{i}"))
+        // Trees grow by recursion (at most MAX_TREE_DEPTH levels): room for them in any build.
+        .stack_size(POOL_STACK_BYTES)
+        .build()
+        .map_err(|e| {
+            let what = if n == 0 { "a thread per core".to_string() } else { format!("{n} threads") };
+            LrankError::InvalidInput(format!(
+                "cannot start {what}: {e} (a limit on threads or memory; n_jobs=1 runs on the calling thread)"
+            ))
+        })
+}
 
 /// The shared pool of `n` threads (`0`: rayon's default size).
 fn pool(n: usize) -> Result<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
-    let mut guard =
-        POOLS.get_or_init(|| Mutex::new((std::process::id(), HashMap::new()))).lock().unwrap_or_else(|e| e.into_inner());
-    let (pid, pools) = &mut *guard;
-    if *pid != std::process::id() {
-        // A child of fork: the pools' threads stayed in the parent, and work sent to them would
-        // wait forever (a server that loads a model, predicts, then forks its workers). Their
-        // handles are forgotten, not dropped: dropping signals threads this process lacks.
-        std::mem::forget(std::mem::take(pools));
-        *pid = std::process::id();
-    }
+    let mut pools = Process::current().pools.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = pools.get(&n) {
         return Ok(p.clone());
     }
-    let p = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .thread_name(move |i| format!("lrank-{n}-{i}"))
-            // Trees grow by recursion (at most MAX_TREE_DEPTH levels): room for them in any build.
-            .stack_size(POOL_STACK_BYTES)
-            .build()
-            .map_err(|e| {
-                let what = if n == 0 { "a thread per core".to_string() } else { format!("{n} threads") };
-                LrankError::InvalidInput(format!(
-                    "cannot start {what}: {e} (a limit on threads or memory; n_jobs=1 runs on the calling thread)"
-                ))
-            })?,
-    );
+    let p = Arc::new(build_pool(n)?);
     pools.insert(n, p.clone());
     Ok(p)
 }
@@ -155,7 +194,10 @@ mod tests {
         for (t, h) in handles.into_iter().enumerate() {
             assert_eq!(h.join().unwrap(), (0..100u64).map(|i| i + t as u64).sum::<u64>());
         }
-        assert_eq!(THREADS_OF_THEIR_OWN.load(std::sync::atomic::Ordering::Relaxed), MAX_THREADS_OF_THEIR_OWN);
+        assert_eq!(THREADS_OF_THEIR_OWN.load(Ordering::Relaxed), MAX_THREADS_OF_THEIR_OWN);
+        // One-thread work of a thread past the cap runs on one thread (a spare pool), not on all cores.
+        let threads = std::thread::spawn(|| with_threads(Some(1), rayon::current_num_threads).unwrap()).join().unwrap();
+        assert_eq!(threads, 1);
     }
 
     #[test]
