@@ -81,6 +81,18 @@ def test_an_output_is_replaced_whole_keeping_its_permissions(model, tmp_path):
     assert link.is_symlink() and len(target.read_text().splitlines()) == 150
     assert run("predict", "-l", model, "-T", IRIS, "-o", os.devnull).exit_code == 0
     assert Path(os.devnull).is_char_device()
+    # A second hard link sees the new contents (the file is written in place, not replaced).
+    twin = tmp_path / "twin.txt"
+    twin.hardlink_to(out)
+    assert run("predict", "-l", model, "-T", IRIS, "-o", str(out)).exit_code == 0
+    assert len(twin.read_text().splitlines()) == 150
+    # An error writing names OUT, not the temporary file beside it.
+    nominal = tmp_path / "nominal.xarff"
+    nominal.write_text("@relation n\n@attribute c {a,b}\n@attribute L RANKING {x,y}\n@data\na,x>y\nb,y>x\n")
+    refused = run("convert", str(nominal), str(tmp_path / "out.csv"))
+    assert refused.exit_code == 1 and refused.output.startswith(f"Error: {tmp_path / 'out.csv'}: cannot write"), (
+        refused.output
+    )
     converted = tmp_path / "iris.parquet"
     assert run("convert", IRIS, str(converted)).exit_code == 0
     assert run("convert", str(tmp_path / "absent.xarff"), str(converted)).exit_code == 1
@@ -120,10 +132,20 @@ def test_a_reader_that_went_away_ends_the_command_quietly_with_141():
     assert (done.returncode, done.stderr) == (141, "")
 
 
-def test_a_closed_stdout_is_an_error_not_silence():
+def test_a_closed_stdout_is_an_error_not_silence(tmp_path):
     done = lrank("info", IRIS, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=_close_stdout)
     assert done.returncode == 1
     assert done.stderr == "Error: standard output is closed: redirect it to a file or /dev/null\n"
+    # A command that writes files only does not need stdout.
+    out = tmp_path / "iris.parquet"
+    done = lrank("convert", IRIS, str(out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=_close_stdout)
+    assert done.returncode == 0 and out.stat().st_size > 0
+
+
+def test_dev_stdout_as_the_output_writes_into_the_pipe(model):
+    # /dev/stdout is written in place (it was resolved to a pipe's /proc name and refused).
+    done = lrank("predict", "-l", model, "-T", IRIS, "-o", "/dev/stdout", stdout=subprocess.PIPE, text=True)
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 150
 
 
 def _close_stdout() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import sys
 import warnings
@@ -42,8 +43,8 @@ class _LazyGroup(click.Group):
         """The subcommand, with the endings a script can tell apart: 130 after Ctrl-C (not
         click's 1 of a bad file), 141 and silence when the reader of stdout has gone (``| head``),
         one line when stdout cannot be written (a full disk) or is closed."""
-        if sys.stdout is None:  # started with stdout closed (>&-): the output would vanish
-            raise click.ClickException("standard output is closed: redirect it to a file or /dev/null")
+        if sys.stdout is None:  # started with stdout closed (>&-): output would vanish unsaid
+            sys.stdout = _ClosedStdout()
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # a full disk shows here, not as a traceback at exit
@@ -58,6 +59,19 @@ class _LazyGroup(click.Group):
                 raise click.ClickException(f"{name}{exc.strerror or exc}") from None
             _stop_writing_stdout()
             raise click.exceptions.Exit(141) from None  # 128 + SIGPIPE, as other tools in a pipe end
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when the process started without one: a command that writes to it fails
+    with one line; one that writes only files (convert, predict -o) runs as usual."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not text:
+            return 0
+        raise click.ClickException("standard output is closed: redirect it to a file or /dev/null")
 
 
 def _stop_writing_stdout() -> None:

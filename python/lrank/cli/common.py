@@ -56,14 +56,41 @@ def kebi_label_names(data: Any, target: str) -> tuple[Any, str | None]:
     return dataclasses.replace(data, labels=kebi_names), f"Note: the KEBI CSV layout names labels L1, L2, ...: {pairs}"
 
 
+def _replaceable(path: Path) -> bool:
+    """Whether writing ``path`` anew and moving it into place is what writing it would do: a new
+    or plain file of ours, alone (no other hard link), that we may write, in a directory we may
+    write. Anything else (a device, a pipe, ``/dev/stdout``, a symbolic link, another user's file,
+    a read-only one) is written in place, as before."""
+    if not os.access(path.parent if str(path.parent) else ".", os.W_OK | os.X_OK):
+        return False
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and st.st_uid == os.geteuid() and os.access(path, os.W_OK)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux says it (threads may be running)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def replaced_when_written(out: str) -> Iterator[str]:
     """A temporary file beside ``out`` to write, moved onto ``out`` once the block ends well:
     a failure or Ctrl-C leaves an existing ``out`` as it was, and never a cut-short file that
-    looks complete (a Makefile would take it as made). A device or a pipe (``/dev/null``) is
-    written in place; a symbolic link's target is replaced."""
-    target = Path(os.path.realpath(out))
-    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+    looks complete (a Makefile would take it as made). Paths that are not a plain file of ours
+    are written in place (see :func:`_replaceable`). Errors name ``out``, not the temporary file."""
+    target = Path(out)
+    if not _replaceable(target):
         yield out
         return
     try:
@@ -74,17 +101,26 @@ def replaced_when_written(out: str) -> Iterator[str]:
     except OSError as exc:
         raise click.ClickException(f"{out}: cannot write: {exc.strerror or exc}") from None
     os.close(fd)
-    if target.exists():
-        mode = stat.S_IMODE(target.stat().st_mode)  # an existing file keeps its permissions
-    else:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask  # as open() would create it (mkstemp makes it private)
-    os.chmod(temporary, mode)
     try:
         yield temporary
+        # Permissions as an existing OUT had them, or as open() would create it (mkstemp's are
+        # private); set after the writing, so that a read-only mode cannot stop it.
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
         os.replace(temporary, target)
+    except LrankError as exc:
+        _remove(temporary)
+        raise click.ClickException(str(exc).replace(temporary, out)) from None
+    except OSError as exc:
+        _remove(temporary)
+        if exc.errno == errno.EPIPE:
+            raise
+        raise click.ClickException(f"{out}: {exc.strerror or exc}") from None
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        _remove(temporary)
         raise
+
+
+def _remove(temporary: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(temporary)
