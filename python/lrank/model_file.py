@@ -94,8 +94,9 @@ def _frame_as_data_set(frame: Any, attributes: list[Attribute]) -> Any:
         if a.kind == "nominal":
             # Coded by the values it holds, declared so: aligned_features maps them to the
             # training codes by name (text columns read as numbers had given "1" the code 1).
-            values = tuple(sorted(col.cast(pl.Utf8).drop_nulls().unique().to_list()))
-            col = col.cast(pl.Utf8).cast(pl.Enum(list(values)))
+            text = col.cast(pl.Utf8)
+            values = tuple(sorted(text.drop_nulls().unique().to_list()))
+            col = text.cast(pl.Enum(list(values)))
             declared.append(Attribute(a.name, "nominal", values))
         else:
             try:

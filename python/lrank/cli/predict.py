@@ -95,8 +95,8 @@ def predict_command(model_file: str, data_file: str, out: str | None, jobs: int 
             if note is not None:
                 click.echo(note, err=True)
             return
-        # OUT is written under another name and takes its place at the end: a bad data file
-        # (even in a later Parquet slice) or Ctrl-C leaves an existing OUT as it was.
+        # A plain file OUT is written under another name and takes its place at the end: a bad
+        # data file (even in a later Parquet slice) or Ctrl-C leaves it as it was.
         if out is None:
             _write_rankings(_batches(path), loaded, confidence, None)
             return
