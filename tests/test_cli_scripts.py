@@ -166,3 +166,91 @@ def test_ctrl_c_during_a_fit_ends_with_130(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.strip() == "interrupted" and "Traceback" not in err
+
+
+def test_kill_during_predict_ends_with_143_and_leaves_no_temporary_file(tmp_path):
+    # SIGTERM (kill, a scheduler's time limit) ended the process at once: the hidden temporary
+    # file beside OUT stayed behind.
+    import numpy as np
+    from lrank.data import dataset_from_arrays, read_dataset, write_parquet
+
+    iris = read_dataset(IRIS)
+    rows = np.resize(np.arange(iris.n_rows), 400_000)
+    big = dataset_from_arrays(iris.feature_matrix()[rows], iris.rankings[rows], labels=list(iris.labels))
+    data = tmp_path / "big.parquet"
+    write_parquet(big, data)
+    model_file = tmp_path / "m.lrm"
+    assert run("train", "-t", IRIS, "--no-cv", "-d", str(model_file), "--", "-I", "300").exit_code == 0
+    out = tmp_path / "rankings.txt"
+    out.write_text("precious\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lrank.cli",
+            "predict",
+            "-l",
+            str(model_file),
+            "-T",
+            str(data),
+            "-o",
+            str(out),
+            "-j",
+            "1",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not any(".partial" in p.name for p in tmp_path.iterdir()):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "predict made no temporary file in time"
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert err.strip() == "terminated" and "Traceback" not in err
+    assert out.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.parquet", "m.lrm", "rankings.txt"]
+
+
+def test_sigterm_is_caught_only_where_it_would_end_the_process(tmp_path):
+    import threading
+
+    from lrank.cli.signals import Terminated, terminated_as_interrupt
+
+    def killed() -> None:
+        with terminated_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises at the next bytecode
+
+    with pytest.raises(Terminated):
+        killed()
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    # A handler of the user's (an embedding program) stays theirs.
+    seen = []
+    previous = signal.signal(signal.SIGTERM, lambda *_: seen.append(1))
+    try:
+        with terminated_as_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)
+        assert seen == [1]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    # Off the main thread (where Python cannot set handlers) the block runs as it is.
+    failures = []
+
+    def other() -> None:
+        try:
+            with terminated_as_interrupt():
+                pass
+        except Exception as exc:
+            failures.append(exc)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert failures == []

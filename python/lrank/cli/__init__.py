@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from lrank import __version__
+from lrank.cli.signals import Terminated
 
 # Each subcommand's module and object, imported when the command runs (or help lists it): every
 # ``lrank train`` paid for importing the experiment commands and their dependencies.
@@ -41,17 +42,20 @@ class _LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         """The subcommand, with the endings a script can tell apart: 130 after Ctrl-C (not
-        click's 1 of a bad file), 141 and silence when the reader of stdout has gone (``| head``),
-        one line when stdout cannot be written (a full disk) or is closed."""
+        click's 1 of a bad file), 143 after a SIGTERM it caught (:mod:`lrank.cli.signals`), 141
+        and silence when the reader of stdout has gone (``| head``), one line when stdout cannot
+        be written (a full disk) or is closed."""
         if sys.stdout is None:  # started with stdout closed (>&-): output would vanish unsaid
             sys.stdout = _ClosedStdout()
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # a full disk shows here, not as a traceback at exit
             return result
-        except KeyboardInterrupt:
-            click.echo("\ninterrupted", err=True)
-            raise click.exceptions.Exit(130) from None
+        except KeyboardInterrupt as exc:
+            # 128 + the signal, as a shell reports a process the signal ended.
+            terminated = isinstance(exc, Terminated)
+            click.echo("\nterminated" if terminated else "\ninterrupted", err=True)
+            raise click.exceptions.Exit(143 if terminated else 130) from None
         except OSError as exc:
             if exc.errno != errno.EPIPE:
                 name = f"{exc.filename}: " if exc.filename else "cannot write the output: "

@@ -7,7 +7,6 @@ lrank experiment plot cd|missing|parameter STORE -o FIGURE.png|svg
 
 from __future__ import annotations
 
-import signal
 import sys
 from typing import Any
 
@@ -15,6 +14,7 @@ import click
 
 from lrank import __version__
 from lrank.cli.common import jobs_option, user_errors
+from lrank.cli.signals import Terminated, terminated_as_interrupt
 from lrank.errors import ExperimentError
 from lrank.experiment.config import (
     DEFAULT_OUTPUT,
@@ -257,32 +257,12 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, stopping the run as Ctrl-C does, but ending with its own status (143)."""
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise _Terminated
-
-
 def _run_with_progress(plan: Any, store: ResultStore) -> Any:
-    total = len(plan.pending)
     # `kill` or a job scheduler's time limit stops a run like Ctrl-C does: the computed cells are
     # written and the worker processes stopped, instead of being orphaned mid-cell.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        if not _stderr_is_terminal() or total == 0:  # no bar in logs and pipes
-            return run_experiment(plan, store, on_cluster=_announce_cluster)
-        with click.progressbar(
-            length=total,
-            label="cells",
-            file=sys.stderr,
-            show_eta=True,
-            show_pos=True,
-            show_percent=True,
-            item_show_func=lambda row: row and f"{row['dataset']} / {row['learner']}",
-        ) as bar:
-            return run_experiment(plan, store, on_cell=lambda row: bar.update(1, row), on_cluster=_announce_cluster)
+        with terminated_as_interrupt():
+            return _run_showing_progress(plan, store)
     except KeyboardInterrupt as exc:
         stored = store.read().height
         click.echo(
@@ -290,9 +270,23 @@ def _run_with_progress(plan: Any, store: ResultStore) -> Any:
             err=True,
         )
         # 128 + the signal, as a shell reports a process the signal ended.
-        raise click.exceptions.Exit(143 if isinstance(exc, _Terminated) else 130) from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        raise click.exceptions.Exit(143 if isinstance(exc, Terminated) else 130) from None
+
+
+def _run_showing_progress(plan: Any, store: ResultStore) -> Any:
+    total = len(plan.pending)
+    if not _stderr_is_terminal() or total == 0:  # no bar in logs and pipes
+        return run_experiment(plan, store, on_cluster=_announce_cluster)
+    with click.progressbar(
+        length=total,
+        label="cells",
+        file=sys.stderr,
+        show_eta=True,
+        show_pos=True,
+        show_percent=True,
+        item_show_func=lambda row: row and f"{row['dataset']} / {row['learner']}",
+    ) as bar:
+        return run_experiment(plan, store, on_cell=lambda row: bar.update(1, row), on_cluster=_announce_cluster)
 
 
 def _print_report(
