@@ -273,7 +273,6 @@ def test_config_file_with_command_line_overrides(tmp_path):
         (["experiment", "run", "-W", "LRRF"], "no data sets"),
         (["experiment", "run", IRIS, "-W", "LRRF", "-W", "LRRF"], "learner label 'LRRF' is given twice"),
         (["experiment", "run", IRIS, "-W", "LRRF", "--missing", "1.5"], "must lie in [0, 1)"),
-        (["experiment", "run", IRIS, "-W", "LRRF", "-x", "1"], "folds must be at least 2"),
         # Seeds are stored as 64-bit integers, the repeats taking s..s+R-1.
         (["experiment", "run", IRIS, "-W", "LRRF", "-s", str(2**63), "--repeats", "1"], "the seed must lie in 0.."),
         (["experiment", "run", IRIS, "-W", "LRRF", "-s", str(2**63 - 1), "--repeats", "2"], "with 2 repeats"),
@@ -292,6 +291,29 @@ def test_user_errors_are_one_line_messages(args, message, tmp_path, monkeypatch)
     assert message in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
     assert not (tmp_path / "experiment.parquet").exists()  # nothing ran
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-x", "1"], ["--repeats", "0"], ["--repeats", "10001"], ["--workers", "0"], ["-s", "-1"], ["-j", "0"]],
+)
+def test_out_of_range_options_are_usage_errors(args, tmp_path, monkeypatch):
+    # They ended with 1, as a bad file does, where click's own checks end with 2.
+    monkeypatch.chdir(tmp_path)
+    result = invoke("experiment", "run", IRIS, "-W", "LRRF", *args)
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{args[0]}" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "experiment.parquet").exists()
+
+
+def test_all_cores_as_minus_one_is_accepted(tmp_path, monkeypatch):
+    # -j -1 (all cores, as in lrank train and scikit-learn) was refused: "jobs must be at least 1".
+    monkeypatch.chdir(tmp_path)
+    result = invoke(
+        "experiment", "run", IRIS, "-W", "LRRF -I 3", "-x", "2", "--repeats", "1", "-j", "-1", "--no-report"
+    )
+    assert result.exit_code == 0, result.output
+    assert pl.read_parquet(tmp_path / "experiment.parquet").height == 2
 
 
 def test_store_level_errors(store, tmp_path):

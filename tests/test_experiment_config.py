@@ -151,6 +151,31 @@ def test_config_checks_itself():
             ExperimentConfig(datasets=data, learners=learners, repeats=repeats)
     with pytest.raises(ExperimentError, match="workers"):
         ExperimentConfig(datasets=data, learners=learners, workers=0)
+    with pytest.raises(ExperimentError, match="seed must be at least 0"):
+        ExperimentConfig(datasets=data, learners=learners, seed=-1)
+    with pytest.raises(ExperimentError, match="jobs must not be 0"):
+        ExperimentConfig(datasets=data, learners=learners, jobs=0)
+    # jobs as scikit-learn's n_jobs: -1 all cores, -2 all but one (refused before as "at least 1")
+    assert ExperimentConfig(datasets=data, learners=learners, jobs=-1).jobs == -1
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("folds = 1", "folds must be at least 2, got 1"),
+        ("repeats = 0", "repeats must lie in 1..10000, got 0"),
+        ("seed = -3", "seed must be at least 0, got -3"),
+        ("workers = 0", "workers must be at least 1, got 0"),
+        ("jobs = 0", "jobs must not be 0: give a positive number of threads, or -1 for all cores"),
+    ],
+)
+def test_a_config_files_out_of_range_number_names_the_file(tmp_path, setting, message):
+    # The message named no file: a reader could not tell the file's value from the options'.
+    config = tmp_path / "exp.toml"
+    config.write_text(f'datasets = ["{DATASETS}/iris.xarff"]\nlearners = ["LRRF"]\n{setting}\n')
+    with pytest.raises(ExperimentError) as err:
+        load_config_file(config)
+    assert str(err.value) == f"{config}: {message}"
 
 
 def test_toml_files(tmp_path):

@@ -16,6 +16,7 @@ from lrank import __version__
 from lrank.cli.common import jobs_option, user_errors
 from lrank.cli.signals import Terminated, terminated_as_interrupt
 from lrank.errors import ExperimentError
+from lrank.evaluation.cross_validation import MAX_REPEATS
 from lrank.experiment.config import (
     DEFAULT_OUTPUT,
     ExperimentConfig,
@@ -88,18 +89,35 @@ def _format_seconds(seconds: float) -> str:
     "workers, dask; options given here override it.",
 )
 @click.option(
-    "-x", "--folds", type=int, default=None, help="Cross-validation folds, stratified by top label. [default: 10]"
+    "-x",
+    "--folds",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Cross-validation folds, stratified by top label. [default: 10]",
 )
-@click.option("--repeats", type=int, default=None, help="Repeats of cross-validation, seeds s..s+R-1. [default: 5]")
+@click.option(
+    "--repeats",
+    type=click.IntRange(1, MAX_REPEATS),
+    default=None,
+    help="Repeats of cross-validation, seeds s..s+R-1. [default: 5]",
+)
 @click.option(
     "--missing",
     multiple=True,
     metavar="P[,P...]",
     help="Missing-label probabilities for the training rankings, e.g. 0,0.3,0.6 (repeatable). [default: 0]",
 )
-@click.option("-s", "--seed", type=int, default=None, help="Seed of folds, label deletion and learners. [default: 1]")
+@click.option(
+    "-s",
+    "--seed",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Seed of folds, label deletion and learners. [default: 1]",
+)
 @jobs_option("Threads per learner. [default: all cores; 1 with --workers > 1]")
-@click.option("--workers", type=int, default=None, help="Cells computed in parallel processes. [default: 1]")
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=None, help="Cells computed in parallel processes. [default: 1]"
+)
 @click.option(
     "--dask",
     "dask",

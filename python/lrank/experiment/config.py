@@ -260,20 +260,15 @@ class ExperimentConfig:
             # Marks in parentheses: a digit after "LRRF -I 5" would read as another option value.
             example = " ".join(f"-W '{dup[0]} ({'ab'[i]})={spec}'" for i, spec in enumerate(specs[:2]))
             raise ExperimentError(f"learner label {dup[0]!r} is given twice; name them apart, e.g. {example}")
-        if self.folds < 2:
-            raise ExperimentError(f"folds must be at least 2, got {self.folds}")
         # Checked here as the command line checks them: before any work, not cell by cell.
+        check_counts({"folds": self.folds, "repeats": self.repeats, "seed": self.seed, "workers": self.workers})
         object.__setattr__(self, "missing", parse_missing(self.missing))
-        if not 1 <= self.repeats <= MAX_REPEATS:
-            raise ExperimentError(f"repeats must lie in 1..{MAX_REPEATS}, got {self.repeats}")
         # The repeats take seeds s..s+R-1, stored as signed 64-bit integers.
-        if not 0 <= self.seed <= 2**63 - self.repeats:
+        if not self.seed <= 2**63 - self.repeats:
             top = 2**63 - self.repeats
             raise ExperimentError(f"the seed must lie in 0..{top} with {self.repeats} repeats, got {self.seed}")
-        if self.workers < 1:
-            raise ExperimentError(f"workers must be at least 1, got {self.workers}")
-        if self.jobs is not None and self.jobs < 1:
-            raise ExperimentError(f"jobs must be at least 1, got {self.jobs}")
+        if self.jobs is not None:
+            check_counts({"jobs": self.jobs})
         if self.dask is not None:
             if self.workers != 1:
                 raise ExperimentError("give workers (processes here) or dask (a cluster), not both")
@@ -284,6 +279,21 @@ class ExperimentConfig:
     @property
     def n_cells(self) -> int:
         return len(self.datasets) * len(self.learners) * len(self.missing) * self.repeats * self.folds
+
+
+def check_counts(values: Mapping[str, int]) -> None:
+    """The whole-number settings given (folds, repeats, seed, workers, jobs) in their ranges;
+    jobs as scikit-learn's n_jobs (-1 all cores, -2 all but one), not 0."""
+    for key, value in values.items():
+        if key == "jobs":
+            if value == 0:
+                raise ExperimentError("jobs must not be 0: give a positive number of threads, or -1 for all cores")
+            continue
+        low = {"folds": 2, "repeats": 1, "seed": 0, "workers": 1}[key]
+        if key == "repeats" and not low <= value <= MAX_REPEATS:
+            raise ExperimentError(f"repeats must lie in 1..{MAX_REPEATS}, got {value}")
+        if value < low:
+            raise ExperimentError(f"{key} must be at least {low}, got {value}")
 
 
 CONFIG_KEYS = (
@@ -345,6 +355,7 @@ def load_config_file(path: str | os.PathLike[str]) -> dict[str, Any]:
         for key in ("folds", "repeats", "seed", "jobs", "workers"):
             if key in raw:
                 out[key] = integer(key)
+                check_counts({key: out[key]})
         if "missing" in raw:
             out["missing"] = parse_missing(raw["missing"])
         if "dask" in raw:
