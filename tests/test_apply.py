@@ -72,8 +72,22 @@ def test_tree_counts_and_proximities():
 
 def test_models_without_trees_refuse_and_the_width_is_checked():
     x, y = make_problem(n=60, seed=6)
-    with pytest.raises(InvalidInputError, match="no trees to apply"):
+    # Learners that never grow trees have no such methods (hasattr said True, and calling one
+    # raised), as scikit-learn's available_if hides them; others refuse when fitted without trees.
+    from lrank import DummyLabelRanker, InstanceBasedPartialLabelRanker, LinearLabelRanker
+
+    for never in (
+        InstanceBasedLabelRanker(),
+        InstanceBasedPartialLabelRanker(),
+        DummyLabelRanker(),
+        LinearLabelRanker(),
+    ):
+        assert not any(hasattr(never, name) for name in ("apply", "get_depth", "get_n_leaves"))
+    with pytest.raises(AttributeError, match="InstanceBasedLabelRanker has no trees, so no apply"):
         InstanceBasedLabelRanker().fit(x, y).apply(x)
+    assert hasattr(LabelRankingTree(), "get_n_leaves") and hasattr(OneVsOneLabelRanker(), "apply")
+    with pytest.raises(InvalidInputError, match="no trees"):
+        BaggingLabelRanker(InstanceBasedLabelRanker(), n_estimators=2).fit(x, y).get_n_leaves()
     with pytest.raises(InvalidInputError, match="no trees to apply"):
         BaggingLabelRanker(InstanceBasedLabelRanker(), n_estimators=2).fit(x, y).apply(x)
     tree = LabelRankingTree().fit(x, y)

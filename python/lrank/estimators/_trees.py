@@ -4,6 +4,9 @@ the trees' sizes, ``get_depth()`` and ``get_n_leaves()``, as scikit-learn's tree
 
 from __future__ import annotations
 
+import functools
+import types
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,11 +15,34 @@ from numpy.typing import ArrayLike, NDArray
 from lrank.errors import InvalidInputError
 
 
+class _TreeMethod:
+    """A method that estimators without trees (``_has_trees = False``: the nearest-neighbour,
+    linear and dummy learners) do not have, so ``hasattr`` says False, as scikit-learn's
+    ``available_if`` hides one; those whose trees depend on their parameters (a pairwise
+    learner's classifier, an ensemble's member) have it and refuse when fitted without trees."""
+
+    def __init__(self, method: Callable[..., Any]) -> None:
+        self.method = method
+        functools.update_wrapper(self, method)  # type: ignore[arg-type]
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        cls = owner if obj is None else type(obj)
+        if not getattr(cls, "_has_trees", True):
+            raise AttributeError(f"{cls.__name__} has no trees, so no {self.name}()")
+        return self.method if obj is None else types.MethodType(self.method, obj)
+
+
 class LeafApply:
     """The ``apply`` method of the estimators fitted by the core."""
 
     model_: Any
+    # False for learners that never grow trees: apply, get_depth and get_n_leaves are absent.
+    _has_trees = True
 
+    @_TreeMethod
     def apply(self, X: ArrayLike) -> NDArray[np.int64]:
         """The leaf each row of ``X`` reaches in each tree, shape (n, n_trees): the leaf's node
         number within its tree, so rows sharing a number in a column share that tree's leaf.
@@ -38,6 +64,7 @@ class LeafApply:
             raise InvalidInputError(f"{type(self).__name__} with these parameters has no trees")
         return np.asarray(shapes, dtype=np.int64).reshape(-1, 2)
 
+    @_TreeMethod
     def get_depth(self) -> Any:
         """The tree's depth (splits on its longest root-to-leaf path), as scikit-learn's trees
         give it; for a model of several trees (forests, pairwise learners, ensembles) an array
@@ -45,6 +72,7 @@ class LeafApply:
         depths = self._tree_shapes()[:, 0]
         return int(depths[0]) if depths.size == 1 else depths
 
+    @_TreeMethod
     def get_n_leaves(self) -> Any:
         """The tree's number of leaves; for a model of several trees an array with each tree's,
         in ``apply``'s order."""

@@ -31,6 +31,8 @@ class DummyLabelRanker(CoreLearnerRanker):
     ranking_ : the predicted rank vector (1-based positions of the labels).
     """
 
+    _has_trees = False
+
     # Pickles made before ``beta`` existed restore no such attribute: they get this default.
     beta: float | None = None
     _core_kind = "Dummy"

@@ -56,6 +56,8 @@ class LinearLabelRanker(CoreLearnerRanker):
     :meth:`predict_with_confidence` gives each predicted ranking's probability under the model.
     """
 
+    _has_trees = False
+
     _core_kind = "Linear"
 
     def __init__(

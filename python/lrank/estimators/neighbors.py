@@ -48,6 +48,8 @@ class InstanceBasedLabelRanker(KNeighbors, CoreLearnerRanker):
         (the best is ``n_neighbors_``); empty when k was given.
     """
 
+    _has_trees = False
+
     def __init__(
         self,
         n_neighbors: int | None = None,
@@ -124,6 +126,8 @@ class InstanceBasedPlackettLuce(KNeighbors, CoreLearnerRanker):
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); results do not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     """
+
+    _has_trees = False
 
     _core_kind = "InstanceBased"
 

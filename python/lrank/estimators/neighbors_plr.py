@@ -54,6 +54,8 @@ class InstanceBasedPartialLabelRanker(KNeighbors, CoreLearnerRanker):
     k_scores_ : leave-one-out mean tau_x of each candidate k (empty when k was given).
     """
 
+    _has_trees = False
+
     _core_kind = "InstanceBasedPlr"
     _added_params: ClassVar[dict[str, Any]] = {"scaling": "minmax"}
     _core_names: ClassVar[dict[str, str]] = {"k": "n_neighbors", "consensus": "aggregation"}
