@@ -144,3 +144,38 @@ def test_a_label_no_training_ranking_holds_goes_last_instead_of_tying_all():
         pred = est.fit(x, y).predict(np.array([[0.5], [-0.5]]))
         np.testing.assert_array_equal(pred, [[1, 2, 3, 4], [3, 2, 1, 4]], err_msg=type(est).__name__)
     np.testing.assert_array_equal(DummyLabelRanker(aggregation="bpa").fit(x, y).predict(x[:1]), [[1, 1, 1, 2]])
+
+
+@pytest.mark.parametrize("cls", [PartialLabelRankingTree, PartialLabelRankingForest])
+def test_min_samples_leaf_keeps_that_much_weight_in_every_leaf(cls):
+    # The PLR trees had no min_samples_leaf: a fully grown tree kept one-row leaves.
+    x, y = make_tied_problem(n=300)
+    kwargs = {"n_estimators": 3, "bootstrap": False} if cls is PartialLabelRankingForest else {}
+    plain = cls(random_state=0, **kwargs).fit(x, y)
+    assert plain.get_params()["min_samples_leaf"] == 0
+    for min_leaf, least in [(15, 15), (0.1, 30)]:  # rows, or a share of the training weight
+        est = cls(min_samples_leaf=min_leaf, random_state=0, **kwargs).fit(x, y)
+        leaves = est.apply(x)
+        for t in range(leaves.shape[1]):
+            assert np.bincount(leaves[:, t])[np.unique(leaves[:, t])].min() >= least
+        assert np.all(np.asarray(est.tree_n_leaves_) < np.asarray(plain.tree_n_leaves_))
+    with pytest.raises(InvalidParameterError, match="min_samples_leaf"):
+        cls(min_samples_leaf=-1, **kwargs).fit(x, y)
+
+
+def test_min_samples_leaf_on_the_command_line_and_in_model_files(tmp_path):
+    from click.testing import CliRunner
+    from lrank.cli import main
+    from lrank.data import dataset_from_arrays, write_xarff
+    from lrank.model_file import load_model
+
+    x, y = make_tied_problem()
+    data = tmp_path / "tied.xarff"
+    write_xarff(dataset_from_arrays(x, y), data)
+    model = tmp_path / "plrt.lrm"
+    out = CliRunner().invoke(
+        main, ["train", "-t", str(data), "--no-cv", "-W", "PLRT", "-d", str(model), "--", "-L", "12"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "-L 12" in out.output
+    assert load_model(model).estimator.get_params()["min_samples_leaf"] == 12

@@ -15,6 +15,7 @@ from lrank.learner_spec import (
     LearnerSpec,
     max_bins_option,
     max_features_option,
+    min_leaf_option,
     min_split_option,
     oob_option,
     parse_choice,
@@ -47,8 +48,8 @@ _DOC_MODEL = """
 class _PlrTrees(CoreLearnerRanker):
     _core_kind = "PlrTree"
     _core_names: ClassVar[dict[str, str]] = {"consensus": "aggregation"}
-    # Pickled before the histogram search: exact search.
-    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None}
+    # Pickled before the histogram search: exact search; before min_samples_leaf: none.
+    _added_params: ClassVar[dict[str, Any]] = {"max_bins": None, "min_samples_leaf": 0}
 
     def _ensemble(self) -> dict[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -62,6 +63,7 @@ class _PlrTrees(CoreLearnerRanker):
                 **self._ensemble(),
                 "max_depth": _convert.count("max_depth", self.max_depth, none=True),  # type: ignore[attr-defined]
                 "min_samples_split": _convert.finite("min_samples_split", self.min_samples_split),  # type: ignore[attr-defined]
+                "min_samples_leaf": _convert.finite("min_samples_leaf", self.min_samples_leaf),  # type: ignore[attr-defined]
                 "seed": seed,
                 "max_bins": _convert.max_bins(self.max_bins),  # type: ignore[attr-defined]
                 # A single tree's nodes already draw per-node seeds; the forest's only when asked.
@@ -93,6 +95,8 @@ class PartialLabelRankingTree(_PlrTrees):
     max_depth : maximum splits from root to leaf; None: unlimited (a fully grown tree).
     min_samples_split : nodes with less total weight are leaves (default 2); a value in (0, 1) is
         that share of the training weight (scikit-learn's fraction of the samples).
+    min_samples_leaf : least total weight on each side of a split (default 0: none; a value in
+        (0, 1) is that share of the training weight).
     max_bins : None (default): exact split search; N (2 to 255): histogram search, N bins.
     random_state : order in which features are scored (ties go to the first), and the features
         drawn per node with ``max_features``; None: random.
@@ -118,6 +122,7 @@ class PartialLabelRankingTree(_PlrTrees):
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
         max_features: str | int | float = "all",
+        min_samples_leaf: float = 0,
     ) -> None:
         self.criterion = criterion
         self.aggregation = aggregation
@@ -129,6 +134,7 @@ class PartialLabelRankingTree(_PlrTrees):
         self.n_jobs = n_jobs
         self.categorical_features = categorical_features
         self.max_features = max_features
+        self.min_samples_leaf = min_samples_leaf
 
     def _ensemble(self) -> dict[str, Any]:
         return {"n_estimators": 1, "bootstrap": False, "max_features": _convert.max_features(self.max_features)}
@@ -156,7 +162,8 @@ class PartialLabelRankingForest(_PlrTrees):
     n_estimators : number of trees (default 100).
     max_features : features drawn per node: "sqrt" (default), "log2+1", "all", an int or a share.
     bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
-    criterion, aggregation, beta, max_depth, min_samples_split : as for PartialLabelRankingTree.
+    criterion, aggregation, beta, max_depth, min_samples_split, min_samples_leaf : as for
+        PartialLabelRankingTree.
     max_bins : histogram search with at most this many bins per feature (2 to 255; default 255);
         None: exact search.
     node_seeds : a random seed per node rather than a stream per tree (default False).
@@ -187,6 +194,7 @@ class PartialLabelRankingForest(_PlrTrees):
         random_state: int | None = None,
         n_jobs: int | None = None,
         categorical_features: ArrayLike | None = None,
+        min_samples_leaf: float = 0,
     ) -> None:
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -196,6 +204,7 @@ class PartialLabelRankingForest(_PlrTrees):
         self.beta = beta
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
         self.max_bins = max_bins
         self.node_seeds = node_seeds
         self.oob_score = oob_score
@@ -207,6 +216,7 @@ class PartialLabelRankingForest(_PlrTrees):
     # Pickled before per-node seeds: a stream per tree; before out-of-bag estimates: none.
     _added_params: ClassVar[dict[str, Any]] = {
         "max_bins": None,
+        "min_samples_leaf": 0,
         "node_seeds": False,
         "oob_score": False,
         "warm_start": False,
@@ -246,6 +256,7 @@ _OPTIONS = (
     ),
     LearnerOption("-depth", "max_depth", "maximum depth in splits, 0 = unlimited (default 0)", parse_depth),
     min_split_option(),
+    min_leaf_option("0"),
 )
 
 LEARNER_SPECS = (

@@ -238,6 +238,11 @@ pub mod file_version {
         added_in(10, d)
     }
 
+    /// A field added in model format version 14.
+    pub fn added_in_14<'de, D: Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+        added_in(14, d)
+    }
+
     /// Whether a consensus with ties compares its thresholds with a tolerance: stored from
     /// format 12 on; files of format 11 did (it came with that format), older ones did not.
     pub fn tolerant_ties<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {

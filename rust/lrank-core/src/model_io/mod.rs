@@ -28,8 +28,9 @@ use serde::{Deserialize, Serialize};
 /// 10, IBLR's and IB-PL's feature scaling; 11, BPA with the global DANI (a consensus method of
 /// its own, the default; files before keep their BPA with the DANI of each call); 12, whether a
 /// consensus with ties compares its thresholds with a tolerance; 13, the linear learner, and a
-/// consensus with ties setting aside labels that no ranking observes.
-pub const FORMAT_VERSION: u32 = 13;
+/// consensus with ties setting aside labels that no ranking observes; 14, the PLR trees'
+/// `min_samples_leaf`.
+pub const FORMAT_VERSION: u32 = 14;
 /// The oldest version the current types read directly: from it on, a layout only gains fields,
 /// which older files lack and which take their defaults
 /// ([`crate::numeric::file_version`]).

@@ -132,6 +132,8 @@ fn exact_plr_forest_from_parts_is_the_forest_grown_on_all_rows() {
         PlrTreeParams { criterion: PlrCriterion::Disagreements, max_depth: Some(4), ..base.clone() },
         PlrTreeParams { criterion: PlrCriterion::Distance, min_samples_split: 6.0, max_bins: Some(9), ..base.clone() },
         PlrTreeParams { min_samples_split: 0.03, ..base.clone() },
+        PlrTreeParams { min_samples_leaf: 7.0, ..base.clone() },
+        PlrTreeParams { min_samples_leaf: 0.05, criterion: PlrCriterion::Disagreements, ..base.clone() },
         PlrTreeParams { bootstrap: false, n_estimators: 2, max_features: crate::tree::MaxFeatures::All, ..base },
     ];
     for (k, params) in cases.into_iter().enumerate() {

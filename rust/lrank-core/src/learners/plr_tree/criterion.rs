@@ -161,6 +161,8 @@ pub struct PairOrderImpurity<'a> {
     pub(super) fixed: FixedXlnx,
     /// `fixed(c + 1) - fixed(c)` for the whole counts of the table (a unit weight moving).
     pub(super) unit_steps: Vec<i64>,
+    /// Least weight on each side of a split (0: any side with weight).
+    pub(super) min_leaf: f64,
 }
 
 impl<'a> PairOrderImpurity<'a> {
@@ -171,7 +173,12 @@ impl<'a> PairOrderImpurity<'a> {
         let table = XlnxTable::new(max_count + 1);
         let fixed = FixedXlnx::with_headroom(max_count + 1, codes.n_pairs.max(1));
         let unit_steps = (0..=max_count as u32).map(|c| fixed.whole(c + 1) - fixed.whole(c)).collect();
-        PairOrderImpurity { codes, kind, consensus, table, fixed, unit_steps }
+        PairOrderImpurity { codes, kind, consensus, table, fixed, unit_steps, min_leaf: 0.0 }
+    }
+
+    /// The criterion that scores only splits leaving at least `min_leaf` weight on each side.
+    pub fn with_min_leaf(self, min_leaf: f64) -> Self {
+        PairOrderImpurity { min_leaf, ..self }
     }
 }
 

@@ -114,7 +114,9 @@ impl ExactPlrForest {
         let (grow, sampling) = shape.growth(data.layout.n_features(), params.seed);
         // No rows here: every pair is observed by every row (complete rankings).
         let codes = PairCodes::new(&RankMatrixView::new(&[], 0, n_labels)?);
-        let criterion = PairOrderImpurity::new(codes.clone(), params.criterion, params.consensus, max_count(data.n_rows));
+        let min_leaf = node_weight(params.min_samples_leaf, data.n_rows as f64, 1.0);
+        let criterion = PairOrderImpurity::new(codes.clone(), params.criterion, params.consensus, max_count(data.n_rows))
+            .with_min_leaf(min_leaf);
         let leaf = CountsLeaf { codes: Cow::Owned(codes), consensus: params.consensus };
         let growth = ExactGrowth::new(criterion, leaf, data, grow, sampling, budget)?;
         Ok(ExactPlrForest { params, setup, growth })

@@ -4,7 +4,7 @@
 //! - Grown by the tree engine (binary splits, `x <= t` left; nominal features one value against
 //!   the rest) with the pair-order impurity of [`criterion`]: entropy (default), disagreements or
 //!   distance. A node is a leaf when its impurity is 0, its weight is below `min_samples_split`,
-//!   or at `max_depth`.
+//!   or at `max_depth`; a split leaves at least `min_samples_leaf` weight on each side.
 //! - A leaf predicts the consensus bucket order of its rows' pair-order counts (BPA-LIA-MP2 with
 //!   beta = 0.25 by default, or Borda or Copeland with ties); incomplete training rankings count
 //!   the pairs they hold.
@@ -52,6 +52,9 @@ pub struct PlrTreeParams {
     pub max_depth: Option<usize>,
     /// Nodes with less total weight are leaves.
     pub min_samples_split: f64,
+    /// Least total weight on each side of a split (0: none; files before format 14 had none).
+    #[serde(default, deserialize_with = "crate::numeric::file_version::added_in_14")]
+    pub min_samples_leaf: f64,
     pub seed: u64,
     /// Histogram split search with at most this many bins per feature; `None`: exact search
     /// (files before format 5 were grown exactly).
@@ -75,6 +78,7 @@ impl PlrTreeParams {
             max_features: MaxFeatures::All,
             max_depth: None,
             min_samples_split: 2.0,
+            min_samples_leaf: 0.0,
             seed: 0,
             max_bins: None,
             node_seeds: false,
@@ -90,8 +94,10 @@ impl PlrTreeParams {
 impl Params for PlrTreeParams {
     fn validate(&self) -> Result<()> {
         check_models("n_estimators", self.models())?;
-        if !(self.min_samples_split >= 0.0) || self.min_samples_split.is_infinite() {
-            return Err(bad_param("min_samples_split", "must be a finite number >= 0"));
+        for (name, value) in [("min_samples_split", self.min_samples_split), ("min_samples_leaf", self.min_samples_leaf)] {
+            if !(value >= 0.0) || value.is_infinite() {
+                return Err(bad_param(name, "must be a finite number >= 0"));
+            }
         }
         self.consensus.validate()?;
         check_max_bins(self.max_bins)?;
@@ -291,7 +297,8 @@ impl PlrTreeModel {
         } else {
             distributed::max_count(x.n_rows())
         };
-        let criterion = PairOrderImpurity::new(&codes, params.criterion, params.consensus, max_count);
+        let min_leaf = node_weight(params.min_samples_leaf, total, data.row_weight);
+        let criterion = PairOrderImpurity::new(&codes, params.criterion, params.consensus, max_count).with_min_leaf(min_leaf);
         let leaf = ConsensusLeaf { codes: &codes, consensus: params.consensus };
         let grow = GrowParams {
             max_depth: params.max_depth,

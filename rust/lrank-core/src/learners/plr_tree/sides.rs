@@ -120,7 +120,8 @@ impl SplitSides for WholeCompleteSides<'_, '_> {
     #[inline]
     fn score(&self) -> Option<f64> {
         let w_right = self.total - self.w_left;
-        if self.w_left == 0 || w_right == 0 {
+        let min_leaf = self.criterion.min_leaf;
+        if self.w_left == 0 || w_right == 0 || (self.w_left as f64) < min_leaf || (w_right as f64) < min_leaf {
             return None;
         }
         let t = &self.criterion.fixed;
@@ -202,7 +203,8 @@ impl SplitSides for PairEntropySides<'_, '_> {
     #[inline]
     fn score(&self) -> Option<f64> {
         let w_right = self.total - self.w_left;
-        if self.w_left <= 0.0 || w_right <= 1e-12 * self.total {
+        let min_leaf = self.criterion.min_leaf;
+        if self.w_left <= 0.0 || w_right <= 1e-12 * self.total || self.w_left < min_leaf || w_right < min_leaf {
             return None;
         }
         let units = self.criterion.codes.n_pairs.max(1) as f64 * PAIR_ENTROPY_SCALE;
@@ -251,7 +253,8 @@ impl SplitSides for ConsensusSides<'_, '_> {
     #[inline]
     fn score(&self) -> Option<f64> {
         let w_right = self.total - self.w_left;
-        if self.w_left <= 0.0 || w_right <= 1e-12 * self.total {
+        let min_leaf = self.criterion.min_leaf;
+        if self.w_left <= 0.0 || w_right <= 1e-12 * self.total || self.w_left < min_leaf || w_right < min_leaf {
             return None;
         }
         let (i_left, i_right) = (self.criterion.impurity(&self.left), self.criterion.impurity(&self.right));

@@ -307,3 +307,34 @@ fn forest_predictions_in_blocks_and_flat_trees_equal_each_row_alone() {
     assert_eq!(merged.trees.len(), 14);
     assert_eq!(merged.predict_ranks(&qv).unwrap(), reference(&merged, n));
 }
+
+#[test]
+fn min_samples_leaf_bounds_every_leafs_weight_and_zero_changes_nothing() {
+    let n = 300;
+    let (x, y) = few_valued_plr_problem(n, 11);
+    let (xv, yv) = (FeatureMatrixView::new(&x, n, 3).unwrap(), RankMatrixView::new(&y, n, 4).unwrap());
+    // Weights 1 to 3: the bound counts weight (in rows of the average weight), not rows.
+    let weights: Vec<f64> = (0..n).map(|i| 1.0 + (i % 3) as f64).collect();
+    let row_weight = weights.iter().sum::<f64>() / n as f64;
+    for (criterion, max_bins) in
+        [(PlrCriterion::Entropy, None), (PlrCriterion::Entropy, Some(255)), (PlrCriterion::Distance, Some(8))]
+    {
+        let free = PlrTreeParams { criterion, max_bins, ..PlrTreeParams::tree() };
+        let plain = fit_checked::<PlrTreeModel>(free.clone(), xv, yv, Some(&weights)).unwrap();
+        let zero = PlrTreeParams { min_samples_leaf: 0.0, ..free.clone() };
+        assert_eq!(plain.trees, fit_checked::<PlrTreeModel>(zero, xv, yv, Some(&weights)).unwrap().trees);
+        for min_leaf in [5.0, 20.0] {
+            let params = PlrTreeParams { min_samples_leaf: min_leaf, ..free.clone() };
+            let tree = &fit_checked::<PlrTreeModel>(params, xv, yv, Some(&weights)).unwrap().trees[0];
+            let mut leaf_weight = vec![0.0; tree.leaves.len()];
+            for (i, w) in weights.iter().enumerate() {
+                leaf_weight[tree.leaf_index_for(xv.row(i), &[0.0; 3])] += w;
+            }
+            let lightest = leaf_weight.iter().copied().fold(f64::INFINITY, f64::min);
+            assert!(lightest >= min_leaf * row_weight * (1.0 - 1e-9), "{criterion:?} {max_bins:?} {min_leaf}: {lightest}");
+            assert!(tree.leaves.len() > 1 && tree.leaves.len() < plain.trees[0].leaves.len());
+        }
+    }
+    assert!(PlrTreeParams { min_samples_leaf: -1.0, ..PlrTreeParams::tree() }.validate().is_err());
+    assert!(PlrTreeParams { min_samples_leaf: f64::NAN, ..PlrTreeParams::tree() }.validate().is_err());
+}
