@@ -13,7 +13,7 @@ import lrank.registry
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from lrank import BaggingLabelRanker, InvalidInputError
+from lrank import BaggingLabelRanker, InvalidInputError, LabelRankingTree
 from lrank.cli import main
 from lrank.metrics import kendall_tau, tau_x
 from lrank.registry import LearnerOption, LearnerSpec
@@ -50,6 +50,44 @@ class MeanRanker:
         return ranks - 1 if self.mode == "zero-based" else ranks
 
 
+class Picky(MeanRanker):
+    """Refuses its own parameters in __init__, as many estimators do."""
+
+    def __init__(self, mode: str = "ok", k: int = 1, random_state: int | None = None) -> None:
+        if k < 1:
+            raise ValueError("k must be >= 1")
+        super().__init__(mode, random_state)
+        self.k = k
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {**super().get_params(deep), "k": self.k}
+
+
+class NoParams:
+    """No get_params: the report came after the whole fit, and crashed."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.first_ = np.asarray(y)[0]
+        return self
+
+    def predict(self, X):
+        return np.tile(self.first_, (len(X), 1))
+
+
+class ScaledTree(LabelRankingTree):
+    """A plug-in's subclass of an lrank estimator, with state of its own."""
+
+    def fit(self, X, y, sample_weight=None):
+        self.mu_ = np.mean(X, axis=0)
+        return super().fit(np.asarray(X) - self.mu_, y, sample_weight)
+
+    def predict(self, X):
+        return super().predict(np.asarray(X) - self.mu_)
+
+
+MODES = {"ok": "ok", "zero": "zero-based"}
+
+
 class Unweighted(MeanRanker):
     def fit(self, X, y):  # takes no sample_weight
         return super().fit(X, y)
@@ -58,6 +96,14 @@ class Unweighted(MeanRanker):
 SPECS = [
     LearnerSpec("MEAN", MeanRanker, "mean positions", options=(LearnerOption("-mode", "mode", "how", str, "M"),)),
     LearnerSpec("UNWEIGHTED", Unweighted, "mean positions, no weights"),
+    LearnerSpec(
+        "PICKY",
+        Picky,
+        "mean positions",
+        options=(LearnerOption("-k", "k", "k", int, "K"), LearnerOption("-m", "mode", "how", MODES.__getitem__, "M")),
+    ),
+    LearnerSpec("NOPARAMS", NoParams, "first ranking", seed_param=None, jobs_param=None),
+    LearnerSpec("SCALED", ScaledTree, "a tree on centred features"),
 ]
 
 
@@ -122,3 +168,47 @@ def test_a_plugins_model_file_is_refused_before_the_fit(tmp_path):
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "MEAN: a model file holds lrank's own models" in result.output
     assert not model.exists()
+
+
+def test_zero_based_predictions_of_a_bagged_plugin_are_refused_not_reranked():
+    # Bagging read position 0 as a label left out and ranked it anew: tau 0.11, no error.
+    result = train("-W", "Bagging", "--", "-I", "3", "-W", "MEAN", "--", "-mode", "zero-based")
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    line = result.output.strip()
+    assert line.startswith("Error: bagged MeanRanker predicted no complete ranking"), line
+    assert "if its positions are 0-based, add 1" in line and "iris" not in line  # not the data file's fault
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # a plug-in's __init__ refusing a value
+        (["-W", "PICKY", "--", "-k", "0"], "PICKY (a learner plug-in) failed: ValueError: k must be >= 1"),
+        # a parser raising another kind than ValueError
+        (["-W", "PICKY", "--", "-m", "c"], "PICKY: bad value 'c' for -m: KeyError: 'c'"),
+        # a plug-in failing inside Bagging
+        (["-W", "Bagging", "--", "-I", "2", "-W", "MEAN", "--", "-mode", "raise"], "MEAN (a learner plug-in) failed"),
+    ],
+)
+def test_a_plugins_mistakes_are_one_line_naming_it(args, message):
+    result = train(*args)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and message in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_a_plugin_without_get_params_gets_its_report():
+    result = train("-W", "NOPARAMS")
+    assert result.exit_code == 0, result.output
+    assert "Learner:      NOPARAMS" in result.output
+
+
+def test_a_plugins_subclass_of_an_lrank_estimator_gets_no_model_file(tmp_path):
+    # The file held the tree without the subclass's mu_: lrank predict crashed on it.
+    model = tmp_path / "m.lrm"
+    result = CliRunner().invoke(main, ["train", "-t", IRIS, "--no-cv", "-W", "SCALED", "-d", str(model)])
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert "a plug-in's subclass of LabelRankingTree" in result.output
+    assert not model.exists()
+    result = CliRunner().invoke(main, ["train", "-t", IRIS, "-x", "3", "-W", "SCALED"])
+    assert result.exit_code == 0, result.output

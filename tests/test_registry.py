@@ -86,6 +86,13 @@ def _install_fake_entry_points(monkeypatch, *points: tuple[str, str]) -> list[in
     module.no_factory = LearnerSpec("NOFAC", None, "no factory")
     module.unknown_param = LearnerSpec("UNK", _Majority, "x", options=(LearnerOption("-z", "zzz", "unknown"),))
     module.spaced = LearnerSpec("MY SPACE", _Majority, "a name with a space")
+    # options=(LearnerOption(...)) without its comma: crashed every command that lists learners.
+    module.one_option = LearnerSpec("ONE", _Majority, "x", options=(LearnerOption("-F", "flip", "flip it", None, "")))
+    module.labelled = LearnerSpec("A=B", _Majority, "a name -W reads as a label")
+    module.twice = LearnerSpec(
+        "TWICE", _Majority, "x", options=(LearnerOption("-F", "flip", "a"), LearnerOption("-F", "flip", "b"))
+    )
+    module.seedless = LearnerSpec("SEEDLESS", _Majority, "x", seed_param="seed")
 
     def failing_factory():
         raise RuntimeError("plug-in bug")
@@ -156,6 +163,10 @@ def test_entry_points_are_read_once(monkeypatch):
         ("fake_lrank_plugin:no_factory", "its factory is a NoneType, not a callable"),
         ("fake_lrank_plugin:unknown_param", "its option -z sets 'zzz', which _Majority does not take"),
         ("fake_lrank_plugin:spaced", "its learner name 'MY SPACE' holds a space"),
+        ("fake_lrank_plugin:one_option", "one option needs a trailing comma: options=(LearnerOption(...),)"),
+        ("fake_lrank_plugin:labelled", "its learner name 'A=B' holds '=' or starts with '-'"),
+        ("fake_lrank_plugin:twice", "its option flag -F is given twice"),
+        ("fake_lrank_plugin:seedless", "its seed_param 'seed' is no parameter of _Majority"),
     ],
 )
 def test_a_broken_plugin_is_skipped_with_a_warning_naming_it(monkeypatch, value, problem):

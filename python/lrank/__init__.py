@@ -9,7 +9,14 @@ ties labels).
 
 from lrank import registry  # noqa: F401 - whichever lrank module is imported, the specs can find learners by name
 from lrank._core import __version__
-from lrank.errors import DataFormatError, InvalidInputError, InvalidParameterError, LrankError, ModelFormatError
+from lrank.errors import (
+    DataFormatError,
+    InvalidInputError,
+    InvalidParameterError,
+    LearnerOutputError,
+    LrankError,
+    ModelFormatError,
+)
 from lrank.estimators import (
     AdaBoostLabelRanker,
     BaggingLabelRanker,
@@ -47,6 +54,7 @@ __all__ = [
     "LabelwiseDecisionTree",
     "LabelwisePartialLabelRanker",
     "LabelwiseRandomForest",
+    "LearnerOutputError",
     "LinearLabelRanker",
     "LrankError",
     "ModelFormatError",

@@ -23,6 +23,11 @@ class InvalidParameterError(InvalidInputError):
     reason: str
 
 
+class LearnerOutputError(LrankError, ValueError):
+    """A learner's own output is not what lrank can use (a plug-in's predictions that leave
+    labels out, say): the learner's fault, so the message names it, not the data file."""
+
+
 class ModelFormatError(LrankError, ValueError):
     """A saved model file is corrupt, of another format version, or not a model."""
 

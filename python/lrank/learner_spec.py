@@ -318,6 +318,8 @@ class LearnerSpec:
                         f"{self.name}: unknown option '--' (options: {known}); in a learner string the "
                         f"options follow the name without '--', e.g. '{f'{self.name} {rest}'.strip()}'"
                     )
+                if tok in ("-h", "--help", "-help"):
+                    raise LearnerOptionError(f"{self.name}: `lrank learners {self.name}` lists its options ({known})")
                 raise LearnerOptionError(f"{self.name}: unknown option {tok!r} (options: {known})")
             if opt.parse is None:
                 params[opt.param] = opt.switch_value
@@ -329,6 +331,9 @@ class LearnerSpec:
                 params[opt.param] = opt.parse(tokens[i + 1])
             except ValueError as exc:
                 bad = f"{self.name}: bad value {tokens[i + 1]!r} for {tok}: {_reason(exc)}"
+                raise LearnerOptionError(bad) from None
+            except Exception as exc:  # a plug-in's parser raising another kind (a dict lookup's KeyError)
+                bad = f"{self.name}: bad value {tokens[i + 1]!r} for {tok}: {type(exc).__name__}: {exc}"
                 raise LearnerOptionError(bad) from None
             i += 2
         return params

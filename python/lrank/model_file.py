@@ -134,7 +134,14 @@ def _data_set(data: Any, method: str) -> Any:
 def unsaveable(estimator: Any, learner: str) -> str | None:
     """Why ``estimator`` (built, not yet fitted) cannot go into a model file, or None when it can:
     model files hold lrank's core models, which a plug-in's estimator, or an ensemble of one
-    bagged in Python, is not."""
+    bagged in Python, is not; nor is a plug-in's subclass of an lrank estimator, whose own
+    attributes and methods a model file would lose."""
+    if _foreign_class(estimator):
+        return (
+            f"{learner}: a model file holds lrank's own models, and this learner's is a plug-in's subclass of "
+            f"{_foreign_class(estimator)} (the file would lose what the subclass adds); pickle the fitted estimator "
+            "from Python instead"
+        )
     core_params = getattr(estimator, "_core_params", None)
     try:
         core = callable(core_params) and core_params(0) is not None
@@ -146,6 +153,25 @@ def unsaveable(estimator: Any, learner: str) -> str | None:
         f"{learner}: a model file holds lrank's own models, and this learner's is not one "
         "(a plug-in, or an ensemble of one); pickle the fitted estimator from Python instead"
     )
+
+
+def _foreign_class(estimator: Any, depth: int = 0) -> str | None:
+    """The lrank class a plug-in subclassed, in ``estimator`` or an estimator it holds; None
+    when every one is lrank's own (or no lrank class at all: :func:`unsaveable` tells that)."""
+    cls = type(estimator)
+    if not cls.__module__.startswith("lrank."):
+        own = next((base for base in cls.__mro__[1:] if base.__module__.startswith("lrank.")), None)
+        if own is not None and hasattr(estimator, "_core_params"):
+            return own.__name__
+    get_params = getattr(estimator, "get_params", None)
+    if depth > 8 or not callable(get_params) or isinstance(estimator, type):
+        return None
+    for value in get_params(deep=False).values():
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            found = _foreign_class(value, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def save_model(

@@ -297,8 +297,8 @@ def train_command(
         "learner": {
             "name": result.spec.name,
             "options": result.options,
-            "params": _jsonable(result.estimator.get_params(deep=False)),
-            "options_in_effect": result.spec.describe(result.estimator.get_params(deep=False)),
+            "params": _jsonable(_params_of(result.estimator)),
+            "options_in_effect": result.spec.describe(_params_of(result.estimator)),
             **_tuned(result.spec, result.estimator),
         },
         "seed": seed,
@@ -317,6 +317,13 @@ def train_command(
         "evaluations": [e.to_dict() for e in result.evaluations],
     }
     _print(report, result.predictions, result.data.labels, chosen, result.evaluations[-1].name, fmt)
+
+
+def _params_of(estimator: Any) -> dict[str, Any]:
+    """The estimator's parameters; none for a plug-in's estimator without ``get_params`` (its
+    report came after the whole fit, and crashed)."""
+    get_params = getattr(estimator, "get_params", None)
+    return get_params(deep=False) if callable(get_params) else {}
 
 
 def _print(

@@ -85,7 +85,10 @@ class AdaBoostLabelRanker(CoreLearnerRanker):
             base = LabelRankingTree()
         inner = nested_core_params(base)
         if inner is None:
-            raise InvalidInputError(f"AdaBoostLabelRanker boosts lrank's own learners only, got estimator={base!r}")
+            raise InvalidInputError(
+                f"BoostLR (AdaBoostLabelRanker) boosts lrank's own learners only, not {type(base).__name__} "
+                "(a plug-in, or an ensemble of one): bag it with Bagging -W NAME instead"
+            )
         return {
             "Boosting": {
                 "base": inner,
@@ -131,7 +134,7 @@ LEARNER_SPECS = (
     LearnerSpec(
         name="BoostLR",
         factory=AdaBoostLabelRanker,
-        summary="BoostLR: AdaBoost.R2 over label ranking trees (or another learner), Kendall error",
+        summary="BoostLR: AdaBoost.R2 over label ranking trees (or another lrank learner), Kendall error",
         reference="Dery & Shmueli 2020; Drucker 1997 (AdaBoost.R2)",
         options=(
             LearnerOption(

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lrank.aggregation import AGGREGATORS
-from lrank.errors import InvalidInputError, InvalidParameterError
+from lrank.errors import InvalidInputError, InvalidParameterError, LearnerOutputError
 from lrank.estimators import _convert, _inputs, _oob
 from lrank.estimators.base import CoreLearnerRanker, _legacy_y, nested_core_params, resolve_seed
 from lrank.estimators.base import _clone_param as _clone
@@ -21,6 +21,7 @@ from lrank.learner_spec import (
     parse_learner_name,
     parse_share_percent,
 )
+from lrank.rankings import as_predictions
 
 # Seeds handed to members bagged in Python: below 2**31, which every seed-taking library accepts
 # (numpy's RandomState and scikit-learn's random_state stop at 2**32 - 1), as scikit-learn's
@@ -234,7 +235,23 @@ class BaggingLabelRanker(CoreLearnerRanker):
             return self._members(X)
         x = self._validate_x(X, reset=False)
         assert self.estimators_ is not None  # fitted in Python
-        return np.stack([m.predict(x) for m in self.estimators_])
+        return np.stack([self._member_prediction(m, x) for m in self.estimators_])
+
+    def _member_prediction(self, member: Any, x: NDArray[np.float64]) -> NDArray[np.int32]:
+        """A member's predictions, refused in its name unless they rank every label from 1 (a
+        plug-in's 0-based positions were read as labels left out, and the consensus ranked
+        them otherwise)."""
+        predicted = member.predict(x)
+        name = type(member).__name__
+        shape = np.shape(predicted)
+        if shape != (x.shape[0], self.n_labels_):
+            raise LearnerOutputError(
+                f"bagged {name} predicted an array of shape {shape} for {x.shape[0]} rows of {self.n_labels_} labels"
+            )
+        try:
+            return as_predictions(predicted, name="its predictions")
+        except InvalidInputError as exc:
+            raise LearnerOutputError(f"bagged {name} predicted no complete ranking: {exc}") from None
 
     def predict(self, X: ArrayLike) -> NDArray[np.int32]:
         """The consensus of the members' rankings, row by row (complete rank matrix)."""

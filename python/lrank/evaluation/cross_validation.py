@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from lrank.errors import InvalidInputError
+from lrank.errors import InvalidInputError, LearnerOutputError
 from lrank.evaluation.measures import Evaluation
 from lrank.rankings import delete_labels, top_labels
 
@@ -239,7 +239,7 @@ def add_predictions(
     0-based positions, say) refused in its name rather than scored."""
     shape = np.shape(predicted)
     if shape != y_true.shape:
-        raise InvalidInputError(
+        raise LearnerOutputError(
             f"{learner} predicted an array of shape {shape} for {y_true.shape[0]} rows of {y_true.shape[1]} labels"
         )
     try:
@@ -247,7 +247,7 @@ def add_predictions(
     except InvalidInputError as exc:
         if "Y_pred" not in str(exc):
             raise
-        raise InvalidInputError(
+        raise LearnerOutputError(
             f"{learner} predicted no complete ranking: {str(exc).replace('Y_pred', 'its predictions')}"
         ) from None
 

@@ -179,6 +179,7 @@ def train_and_evaluate(
     spec = get_learner(learner) if isinstance(learner, str) else learner
     options = list(options)
     spec.parse_options(options)  # report option mistakes before reading any data
+    plugins = plugins_in(spec, options)
     if isinstance(train, TrainingData):
         data = train
     elif isinstance(train, LabelRankingDataset):
@@ -204,7 +205,8 @@ def train_and_evaluate(
         check_data(data.dataset, None if test_set is None else test_set[2])
 
     def make() -> Any:
-        return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
+        with plugin_failures(plugins):  # a plug-in's __init__ refusing its parameters: one line
+            return spec.build(options, seed=seed, n_jobs=n_jobs, categorical_features=data.categorical)
 
     def make_fold() -> Any:
         # Folds are scored on their held-out rows: an out-of-bag estimate per fold goes unread
@@ -232,7 +234,7 @@ def train_and_evaluate(
     # A file's name goes in front of the learners' complaints about its data; callers that hand
     # over data already loaded name it themselves (the experiment runner names the cell).
     named = not isinstance(train, (TrainingData, LabelRankingDataset))
-    with _naming(data.dataset.source if named else None, spec, data.dataset.where):
+    with _naming(data.dataset.source if named else None, spec, data.dataset.where, plugins):
         if final_model:
             building = f"building {spec.name} on {data.n_rows} rows"
             with stage(building) if stage is not None else contextlib.nullcontext():
@@ -356,19 +358,48 @@ def check_parameters(spec: LearnerSpec, estimator: Any) -> None:
     params_json = getattr(estimator, "_params_json", None)
     if params_json is None:
         return  # not one of lrank's core learners (a plug-in): its fit checks them
-    with _naming(None, spec):
+    with _naming(None, spec, plugins=plugins_in(spec, ())):
         text = params_json(0)
         if text != "null":  # a Python-side ensemble: its members are checked when they are built
             _core.validate_params(text)
 
 
+def plugins_in(spec: LearnerSpec, options: Sequence[str]) -> list[str]:
+    """The names of the plug-ins a learner setting uses: itself, or learners nested in it."""
+    return [used.name for used in spec.learners_used(options) if not is_builtin(used)]
+
+
 @contextlib.contextmanager
-def _naming(source: str | None, spec: LearnerSpec, where: Callable[[int], str] | None = None) -> Iterator[None]:
-    """Puts the training file's name in front of the learners' complaints about its data (its
-    line, with ``where``, when the complaint names a row of the rank matrix); an invalid
-    parameter is no fault of the file, and is told with the learner's option."""
+def plugin_failures(plugins: Sequence[str]) -> Iterator[None]:
+    """A plug-in's own error (not lrank's) as one line naming it, not a traceback: its author's
+    to read. Without plug-ins, errors pass as they are (lrank's own bug: the traceback is what to
+    report)."""
     try:
         yield
+    except LrankError:
+        raise
+    except Exception as exc:
+        if not plugins:
+            raise
+        names = " or ".join(dict.fromkeys(plugins))
+        kind = "a learner plug-in" if len(set(plugins)) == 1 else "learner plug-ins"
+        raise LrankError(f"{names} ({kind}) failed: {type(exc).__name__}: {exc}") from exc
+
+
+@contextlib.contextmanager
+def _naming(
+    source: str | None,
+    spec: LearnerSpec,
+    where: Callable[[int], str] | None = None,
+    plugins: Sequence[str] = (),
+) -> Iterator[None]:
+    """Puts the training file's name in front of the learners' complaints about its data (its
+    line, with ``where``, when the complaint names a row of the rank matrix); an invalid
+    parameter is no fault of the file, and is told with the learner's option. A plug-in's own
+    error is one line naming it (:func:`plugin_failures`)."""
+    try:
+        with plugin_failures(plugins):
+            yield
     except InvalidParameterError as exc:
         option_error = spec.option_error(exc)
         if option_error is None:
@@ -383,13 +414,6 @@ def _naming(source: str | None, spec: LearnerSpec, where: Callable[[int], str] |
         if source is None or str(exc).startswith(source):
             raise
         raise InvalidInputError(f"{source}: {exc}") from None
-    except LrankError:
-        raise
-    except Exception as exc:
-        if is_builtin(spec):
-            raise  # lrank's own bug: the traceback is what to report
-        # A plug-in's own error is its author's to read: one line naming it, not a traceback.
-        raise LrankError(f"{spec.name} (a learner plug-in) failed: {type(exc).__name__}: {exc}") from exc
 
 
 # The core's complaint about one training ranking: "row 12 of the rank matrix is not a ranking".

@@ -105,22 +105,42 @@ def _spec_problem(spec: LearnerSpec) -> str | None:
     cannot break `lrank learners` for every learner), or None."""
     if any(c.isspace() for c in spec.name):
         return f"its learner name {spec.name!r} holds a space, which -W NAME OPTIONS cannot name"
+    if "=" in spec.name or spec.name.startswith("-"):
+        return f"its learner name {spec.name!r} holds '=' or starts with '-', which -W reads as a label or an option"
     if not callable(spec.factory):
         return f"its factory is a {type(spec.factory).__name__}, not a callable that builds the estimator"
+    if not isinstance(spec.options, (tuple, list)):
+        # options=(LearnerOption(...)) without the comma is the option itself, not a tuple of one.
+        return (
+            f"its options must be a tuple of lrank.registry.LearnerOption values, not a {type(spec.options).__name__} "
+            "(one option needs a trailing comma: options=(LearnerOption(...),))"
+        )
     for opt in spec.options:
         if not isinstance(opt, LearnerOption):
             return f"its options must be lrank.registry.LearnerOption values, not a {type(opt).__name__} ({opt!r})"
         if not (isinstance(opt.flag, str) and opt.flag.startswith("-") and isinstance(opt.param, str)):
             return f"its option {opt.flag!r} needs a flag starting with '-' and a parameter name"
+    flags = [opt.flag for opt in spec.options]
+    twice = next((flag for flag in flags if flags.count(flag) > 1), None)
+    if twice is not None:
+        return f"its option flag {twice} is given twice"
     try:
         takes = inspect.signature(spec.factory).parameters
     except (TypeError, ValueError):  # no signature to read: building tells
         return None
     if not any(p.kind == p.VAR_KEYWORD for p in takes.values()):
+        factory = getattr(spec.factory, "__name__", "its factory")
         for opt in spec.options:
             if "__" not in opt.param and opt.param not in takes:
-                factory = getattr(spec.factory, "__name__", "its factory")
                 return f"its option {opt.flag} sets {opt.param!r}, which {factory} does not take"
+        # A name given (not the defaults, set only where the factory takes them) that the
+        # factory lacks: -s and -j set nothing, and a run said "seed 7" that no seed reached.
+        for what, param, default in (
+            ("seed_param", spec.seed_param, "random_state"),
+            ("jobs_param", spec.jobs_param, "n_jobs"),
+        ):
+            if param is not None and param != default and param not in takes:
+                return f"its {what} {param!r} is no parameter of {factory} (None when it has none)"
     return None
 
 
