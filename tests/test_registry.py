@@ -191,6 +191,9 @@ def test_a_broken_plugin_does_not_break_the_cli(monkeypatch):
     assert result.exit_code == 0, result.output
     assert "LRRF: Label ranking random forest" in result.output
     assert "MAJ: always the Borda consensus" in result.output and "BROKEN" not in result.output
+    # a plug-in says where it comes from; lrank's own learners do not
+    assert "MAJ: always the Borda consensus\n    a plug-in, from MAJ (unknown version)" in result.output
+    assert result.output.count("a plug-in, from") == 1
 
 
 def test_a_plugin_cannot_take_another_plugins_name(monkeypatch):

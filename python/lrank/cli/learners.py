@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from lrank.cli.common import user_errors
-from lrank.registry import available_learners, get_learner
+from lrank.registry import available_learners, get_learner, is_builtin, plugin_source
 
 
 @click.command("learners")
@@ -17,6 +17,8 @@ def learners_command(names: tuple[str, ...]) -> None:
         specs = [get_learner(name) for name in names] if names else list(available_learners().values())
     for spec in specs:
         click.echo(f"{spec.name}: {spec.summary}")
+        if not is_builtin(spec):
+            click.echo(f"    a plug-in, from {plugin_source(spec)}")
         if spec.reference:
             click.echo(f"    {spec.reference}")
         if spec.usage():

@@ -195,6 +195,11 @@ def is_builtin(spec: LearnerSpec) -> bool:
     return any(spec is own for own in _BUILTIN_SPECS)
 
 
+def plugin_source(spec: LearnerSpec) -> str:
+    """The installed distribution that gave a plug-in's spec, as "name version"."""
+    return _plugin_sources.get(id(spec), f"{spec.name} (unknown version)")
+
+
 def plugin_versions(name: str, options: Sequence[str] = ()) -> str:
     """The plug-ins a learner setting uses (itself, or learners nested in it), each as its
     distribution's "name version" ("name (unknown version)" when no installed distribution
@@ -203,7 +208,7 @@ def plugin_versions(name: str, options: Sequence[str] = ()) -> str:
     found: list[str] = []
     for spec in get_learner(name).learners_used(options):
         if not is_builtin(spec):
-            source = _plugin_sources.get(id(spec), f"{spec.name} (unknown version)")
+            source = plugin_source(spec)
             if source not in found:
                 found.append(source)
     return "; ".join(found)
@@ -247,5 +252,6 @@ __all__ = [
     "available_learners",
     "get_learner",
     "is_builtin",
+    "plugin_source",
     "plugin_versions",
 ]
