@@ -103,6 +103,8 @@ SPECS = [
         options=(LearnerOption("-k", "k", "k", int, "K"), LearnerOption("-m", "mode", "how", MODES.__getitem__, "M")),
     ),
     LearnerSpec("NOPARAMS", NoParams, "first ranking", seed_param=None, jobs_param=None),
+    # A parser that changes the value: no text of -k gives the 3 that "-k 300" sets.
+    LearnerSpec("PCT", Picky, "mean positions", options=(LearnerOption("-k", "k", "k", lambda t: int(t) // 100, "K"),)),
     LearnerSpec("SCALED", ScaledTree, "a tree on centred features"),
 ]
 
@@ -212,3 +214,12 @@ def test_a_plugins_subclass_of_an_lrank_estimator_gets_no_model_file(tmp_path):
     assert not model.exists()
     result = CliRunner().invoke(main, ["train", "-t", IRIS, "-x", "3", "-W", "SCALED"])
     assert result.exit_code == 0, result.output
+
+
+def test_the_parameters_line_leaves_out_what_no_option_text_gives():
+    # "Parameters: -k 3" was printed for "-k 300": copied into a command, it set k to 0.
+    result = train("-W", "PCT", "--no-cv", "--", "-k", "300")
+    assert result.exit_code == 0, result.output
+    assert "Learner:      PCT -k 300" in result.output
+    parameters = next(line for line in result.output.splitlines() if line.startswith("Parameters:"))
+    assert "-k" not in parameters

@@ -169,6 +169,20 @@ def _option_text(parse: Callable[[str], Any], value: Any) -> str:
     return "0" if value is None else str(value)
 
 
+def _reads_back(parse: Callable[[str], Any], text: str, value: Any) -> bool:
+    """Whether ``parse`` reads ``text`` as ``value`` (else the text would misstate it)."""
+    try:
+        back = parse(text)
+    except Exception:
+        return False
+    if isinstance(value, float) and isinstance(back, float) and value != value:
+        return back != back  # NaN
+    try:
+        return bool(back == value)
+    except Exception:  # arrays and the like: no plain comparison
+        return False
+
+
 def _all_learners() -> dict[str, LearnerSpec]:
     from lrank.registry import available_learners  # the registry is loaded with lrank
 
@@ -386,7 +400,10 @@ class LearnerSpec:
                 continue
             if value is None and not _zero_means_none(opt.parse):
                 continue  # None (e.g. "chosen when fitting") has no option text: the default
-            words += [opt.flag, _option_text(opt.parse, value)]
+            text = _option_text(opt.parse, value)
+            if opt.param != self.nested_param and not _reads_back(opt.parse, text, value):
+                continue  # a plug-in's parser that changes the value (t / 100): no text gives it
+            words += [opt.flag, text]
             if opt.param == self.nested_param and hasattr(value, "get_params"):
                 inner = find_learner(words[-1]).describe(value.get_params(deep=False))
                 nested = ["--", inner] if inner else []
