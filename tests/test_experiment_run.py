@@ -509,3 +509,21 @@ def test_the_store_records_plugin_versions_and_a_resume_after_an_upgrade_says_so
         )
     finally:
         lrank.registry._forget_plugins()
+
+
+def test_a_skipped_plugin_is_told_once_not_once_per_worker(tmp_path):
+    plugins = tmp_path / "plugins"
+    install_entry_point(str(plugins))
+    points = next(plugins.glob("*.dist-info")) / "entry_points.txt"
+    points.write_text(points.read_text() + "BROKEN = no_such_lrank_module:SPEC\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(plugins), str(ROOT / "tests"), str(ROOT / "python")]))
+    args = ["experiment", "run", IRIS, "-W", "LRRF -I 2", "-x", "2", "--repeats", "2", "--workers", "2"]
+    out = subprocess.run(
+        [sys.executable, "-m", "lrank.cli", *args, "--no-report", "-o", str(tmp_path / "s.parquet")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("learner plug-in 'BROKEN'") == 1, out.stderr

@@ -16,6 +16,7 @@ import signal
 import time
 import traceback
 import uuid
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from lrank.evaluation.workflow import (
 from lrank.experiment.config import DatasetSource, ExperimentConfig, LearnerSetting
 from lrank.experiment.store import KEY, MEASURE_COLUMNS, ResultStore, StoreWriter
 from lrank.rankings import has_ties
-from lrank.registry import get_learner, plugin_versions
+from lrank.registry import LearnerPluginWarning, get_learner, plugin_versions
 
 __all__ = ["CellTask", "DatasetInfo", "RunSummary", "execute_cell", "plan_experiment", "run_experiment"]
 
@@ -345,6 +346,8 @@ class RunSummary:
 def _ignore_sigint() -> None:
     # Ctrl-C goes to the whole process group; only the parent handles it (it stops the workers).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent has read the plug-ins and said which it skipped: once, not once per worker.
+    warnings.filterwarnings("ignore", category=LearnerPluginWarning)
 
 
 def _results(
