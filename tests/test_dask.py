@@ -4,6 +4,7 @@ as in one process, resuming, a worker killed mid-run, and clear errors."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 
 import polars as pl
@@ -157,3 +158,25 @@ def test_a_cell_the_cluster_cancels_is_submitted_again_then_refused_by_name(monk
     cancels["left"] = 10
     with pytest.raises(LrankError, match=r"cell 1 \(iris\.xarff\) was cancelled by the Dask cluster 4 times"):
         list(dask_experiment.cell_results(tasks, "local:1"))
+
+
+def test_without_dask_installed_every_entry_says_how_to_install_it(monkeypatch, tmp_path):
+    # lrank.dask.fit and predict raised a bare ModuleNotFoundError, experiment run --dask printed
+    # a 42-line traceback; only open_client said what to install.
+    import sys
+
+    import lrank.dask
+    from lrank import LabelRankingRandomForest
+    from lrank.dask import DaskError
+
+    for module in ("dask", "distributed"):
+        monkeypatch.setitem(sys.modules, module, None)  # import raises ImportError
+    install = "Dask is not installed: pip install 'lrank[dask]'"
+    with pytest.raises(DaskError, match=re.escape(install)):
+        lrank.dask.fit(LabelRankingRandomForest(), str(tmp_path))
+    with pytest.raises(DaskError, match=re.escape(install)):
+        lrank.dask.predict("m.lrm", str(tmp_path), str(tmp_path / "out"))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["experiment", "run", "iris", "-W", "Dummy", "--dask", "local:2"])
+    assert result.exit_code == 1 and result.output.strip() == f"Error: {install}", result.output
+    assert not (tmp_path / "experiment.parquet").exists()

@@ -1,6 +1,6 @@
 """Model files and pickles written by older lrank versions keep loading and predicting the same
-(tests/fixtures/v2, v3, v4, v10 and v12: written by lrank with model format versions 2, 3, 4, 10
-and 12, see make.py there; v10's ``*_ties`` models use the consensus with ties where the rounding
+(tests/fixtures/v2, v3, v4, v10, v12 and v13: written by lrank with model format versions 2, 3,
+4, 10, 12 and 13, see make.py there; v10's ``*_ties`` models use the consensus with ties where the rounding
 tolerance of format 11 would move their predictions; v12's ``*_unobserved`` models hold a label no
 training ranking holds, which format 13's consensus sets aside and format 12's ties with all)."""
 
@@ -23,7 +23,7 @@ X = read_dataset(ROOT / "datasets" / "iris.xarff").feature_matrix()
 def _cases() -> list[tuple[str, str, str, list]]:
     """(format directory, fixture, learner name, expected predictions) of every fixture."""
     cases = []
-    for version in ("v2", "v3", "v4", "v10", "v12"):
+    for version in ("v2", "v3", "v4", "v10", "v12", "v13"):
         for fixture, entry in json.loads((FIXTURES / version / "expected.json").read_text()).items():
             # v2 stores the predictions under the learner's name; v3 names the learner.
             learner, predict = (fixture, entry) if isinstance(entry, list) else (entry["learner"], entry["predict"])
@@ -39,8 +39,8 @@ IDS = [f"{v}-{f}" for v, f, _, _ in CASES]
 ADDED_IN = {"Linear": 13}
 
 
-@pytest.mark.parametrize("version", ["v3", "v4", "v10", "v12"])
-def test_every_learner_has_a_fixture_of_formats_3_4_10_and_12(version) -> None:
+@pytest.mark.parametrize("version", ["v3", "v4", "v10", "v12", "v13"])
+def test_every_learner_has_a_fixture_of_formats_3_4_10_12_and_13(version) -> None:
     from lrank.registry import available_learners
 
     existing = {name for name in available_learners() if ADDED_IN.get(name, 0) <= int(version[1:])}

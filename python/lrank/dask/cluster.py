@@ -26,7 +26,8 @@ def max_local_workers() -> int:
 
 def check_spec(spec: str) -> str:
     """``local:N`` (N >= 1 worker processes) or a scheduler address (``tcp://host:8786``,
-    ``host:8786``); raises DaskError naming the problem."""
+    ``host:8786``); raises DaskError naming the problem, or that Dask is not installed."""
+    require_dask()
     match = _LOCAL.match(spec)
     if match is not None:
         if int(match.group(1)) < 1:
@@ -45,11 +46,20 @@ def check_spec(spec: str) -> str:
 
 
 def _distributed() -> Any:
+    require_dask()
+    import distributed
+
+    return distributed
+
+
+def require_dask() -> None:
+    """Raises DaskError with the install command when Dask or distributed is missing (a bare
+    ModuleNotFoundError from inside lrank told the user nothing)."""
     try:
-        import distributed
+        import dask  # noqa: F401
+        import distributed  # noqa: F401
     except ImportError:
         raise DaskError("Dask is not installed: pip install 'lrank[dask]'") from None
-    return distributed
 
 
 @contextlib.contextmanager

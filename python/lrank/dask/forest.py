@@ -21,16 +21,15 @@ from typing import Any
 import numpy as np
 
 from lrank.dask import _partitions
-from lrank.dask.cluster import DaskError
+from lrank.dask.cluster import DaskError, require_dask
 
 
 def _client(client: Any) -> Any:
     if client is not None:
         return client
-    try:
-        from distributed import get_client
-    except ImportError:
-        raise DaskError("Dask is not installed: pip install 'lrank[dask]'") from None
+    require_dask()
+    from distributed import get_client
+
     try:
         return get_client()
     except ValueError:
@@ -161,6 +160,7 @@ def fit(
     rows at once
     (:mod:`lrank.dask.exact`); ``progress(rounds, trees_grown, n_trees)`` is then called after
     every round (e.g. to update a progress bar)."""
+    require_dask()
     import dask
 
     from lrank import _core

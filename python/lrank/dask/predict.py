@@ -15,7 +15,7 @@ from typing import Any
 
 from lrank.arrow import _ranks_in_core, model_estimator
 from lrank.dask import _partitions
-from lrank.dask.cluster import DaskError
+from lrank.dask.cluster import DaskError, require_dask
 from lrank.dask.forest import _client
 
 
@@ -73,6 +73,7 @@ def predict(
     ``lrank train -d``) and writes the results to ``output_dir``; returns the files written.
     The features are the model's columns (its ``feature_names_in_``, or the attributes of the
     model file), unless ``feature_columns`` names them."""
+    require_dask()
     import dask
 
     client = _client(client)
