@@ -138,9 +138,9 @@ def unsaveable(estimator: Any, learner: str) -> str | None:
     attributes and methods a model file would lose."""
     if _foreign_class(estimator):
         return (
-            f"{learner}: a model file holds lrank's own models, and this learner's is a plug-in's subclass of "
-            f"{_foreign_class(estimator)} (the file would lose what the subclass adds); pickle the fitted estimator "
-            "from Python instead"
+            f"{learner}: a model file holds lrank's own models, and this learner's is a subclass of "
+            f"{_foreign_class(estimator)} made outside lrank (the file would lose what the subclass adds); pickle "
+            "the fitted estimator from Python instead"
         )
     core_params = getattr(estimator, "_core_params", None)
     try:
