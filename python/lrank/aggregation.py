@@ -3,15 +3,19 @@
 Every function takes a rank matrix (rows = rankings; entry = 1-based position, 0 = missing;
 labels sharing a position are tied) and optional row weights, and returns a complete rank vector.
 ``borda``, ``copeland``, ``kemeny``, ``mallows`` and ``plackett_luce`` return rankings without
-ties (equal scores go to the lower label index); Borda gives tied labels the votes of their
-mid-rank, Copeland and Kemeny count a tied pair for neither order, Mallows and Plackett-Luce
-refuse ties.  The partial-label-ranking consensus keeps ties: ``bpa`` (BPA-LIA-MP2), ``tied_borda``
-and ``tied_copeland`` (with a tie threshold beta), all computed from ``pair_order_matrix``; they
-return bucket orders (dense positions, tied labels sharing one). A label that none of the
-rankings holds is set aside: the consensus orders the other labels (their pair-order matrix) and
-puts it in a last bucket of its own (several such labels tie there), where its entries of 1/2
-would otherwise pull it into the middle (BPA would even take it as a pivot and tie every label).
-:func:`bucket_order_of_matrix` sees only a matrix, so it cannot tell such labels apart.
+ties (equal scores go to the lower label index; scores are compared as computed in floating
+point, so weights that are no exact binary fractions, such as 0.1, can split a tie by rounding:
+whole-number weights give exactly the consensus of the rankings repeated). Borda gives tied
+labels the votes of their mid-rank, Copeland and Kemeny count a tied pair for neither order,
+Mallows and Plackett-Luce refuse ties. The partial-label-ranking consensus keeps ties: ``bpa``
+(BPA-LIA-MP2), ``tied_borda`` and ``tied_copeland`` (with a tie threshold beta), all computed
+from ``pair_order_matrix``; they return bucket orders (dense positions, tied labels sharing
+one). A label that no ranking orders against another label (none holds it, or only rankings
+of that label alone) is set aside: the consensus orders the other labels (their pair-order
+matrix) and puts it in a last bucket of its own (several such labels tie there), where its
+entries of 1/2 would otherwise pull it into the middle (BPA would even take it as a pivot and
+tie every label). :func:`bucket_order_of_matrix` sees only a matrix, so it cannot tell such
+labels apart.
 """
 
 from __future__ import annotations
@@ -31,9 +35,17 @@ def _weights(weights: ArrayLike | None) -> NDArray[np.float64] | None:
     if weights is None:
         return None
     try:
-        return np.ascontiguousarray(weights, dtype=np.float64)
+        w = np.ascontiguousarray(weights, dtype=np.float64)
     except (TypeError, ValueError):
         raise InvalidInputError(f"weights must be numbers, got {weights!r:.80}") from None
+    if w.ndim != 1:
+        raise InvalidInputError(f"weights must be one number per ranking (1-D), got shape {w.shape}")
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if np.isfinite(w).all() and not np.isfinite(total):
+        # Each weight finite, their sum not: counts overflowed to a pair order of 0 against 0.
+        raise InvalidInputError(f"weights must have a finite sum, got {total}: scale them down")
+    return w
 
 
 def _bad(name: str, reason: str) -> InvalidParameterError:

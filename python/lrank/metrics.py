@@ -92,9 +92,17 @@ def _mean(values: NDArray[np.float64], sample_weight: ArrayLike | None) -> float
         return float("nan")
     if sample_weight is None:
         return float(values[ok].mean())
-    w = np.asarray(sample_weight, dtype=np.float64)
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"sample_weight must be numbers, got {sample_weight!r:.80}") from None
     if w.shape != values.shape:
-        raise ValueError(f"sample_weight has shape {w.shape}, expected ({values.shape[0]},)")
+        raise InvalidInputError(f"sample_weight has shape {w.shape}, expected ({values.shape[0]},)")
+    # A negative weight moved the mean out of the measure's range (tau 3.0), a NaN gave NaN.
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not (np.isfinite(w).all() and (w >= 0).all() and np.isfinite(total)):
+        raise InvalidInputError("sample_weight must be finite and non-negative, with a finite sum")
     return float(np.average(values[ok], weights=w[ok])) if w[ok].sum() > 0 else float("nan")
 
 
@@ -135,9 +143,10 @@ def footrule(
     sample_weight: ArrayLike | None = None,
     labels: Sequence[str] | None = None,
 ) -> float:
-    """Mean Spearman footrule distance, sum of |position differences| (lower is better);
-    ``normalized`` (default) divides it by its largest value for the row's labels, so it lies in
-    [0, 1] and compares across data sets."""
+    """Mean Spearman footrule distance, sum of |position differences| (lower is better), on the
+    labels the true ranking holds, tied labels at their mid-rank (``[1, 1, 2]`` against
+    ``[1, 2, 3]``: 1.5, 1.5, 3 against 1, 2, 3, so 1); ``normalized`` (default) divides it by its
+    largest value for the row's labels, so it lies in [0, 1] and compares across data sets."""
     rows = _rows(y_true, y_pred, labels)
     return _mean(rows["normalized_footrule" if normalized else "footrule"], sample_weight)
 
@@ -163,18 +172,26 @@ def kendall_distance(
             f"true and predicted rank matrices differ in shape: {truth.shape[0]}x{truth.shape[1]} vs "
             f"{pred.shape[0]}x{pred.shape[1]}"
         )
-    out = np.empty(truth.shape[0])
-    step = max(1, 2_000_000 // max(1, truth.shape[1] ** 2))  # rows per block: bounded memory
-    for start in range(0, truth.shape[0], step):
+    n, m = truth.shape
+    out = np.empty(n)
+    # Blocks of rows and of first labels, about 2 million ordered pairs each: bounded memory
+    # (one row of 8,000 labels took 0.9 GB at once).
+    step = max(1, 2_000_000 // max(1, m * m))
+    cut = max(1, 2_000_000 // max(1, m))
+    for start in range(0, n, step):
         t, p = truth[start : start + step], pred[start : start + step]
         both = (t > 0) & (p > 0)
-        common = both[:, :, None] & both[:, None, :]
-        st = np.sign(t[:, :, None] - t[:, None, :])
-        sp = np.sign(p[:, :, None] - p[:, None, :])
-        # Ordered pairs count each pair twice: halve at the end.
-        reversed_ = ((st * sp) < 0) & common
-        tied_once = ((st == 0) != (sp == 0)) & common
-        distance = (reversed_.sum(axis=(1, 2)) + 0.5 * tied_once.sum(axis=(1, 2))) / 2.0
+        distance = np.zeros(t.shape[0])
+        for first in range(0, m, cut):
+            u = slice(first, first + cut)
+            common = both[:, u, None] & both[:, None, :]
+            st = np.sign(t[:, u, None] - t[:, None, :])
+            sp = np.sign(p[:, u, None] - p[:, None, :])
+            # Ordered pairs count each pair twice: halved below.
+            reversed_ = ((st * sp) < 0) & common
+            tied_once = ((st == 0) != (sp == 0)) & common
+            distance += reversed_.sum(axis=(1, 2)) + 0.5 * tied_once.sum(axis=(1, 2))
+        distance /= 2.0
         k = both.sum(axis=1)
         pairs = k * (k - 1) / 2.0
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -194,7 +211,9 @@ def top_label_accuracy(
 def exact_match(
     y_true: Any, y_pred: Any, *, sample_weight: ArrayLike | None = None, labels: Sequence[str] | None = None
 ) -> float:
-    """Share of rows whose prediction orders the true ranking's labels exactly as it does."""
+    """Share of rows whose prediction orders the true ranking's labels exactly as it does. A row
+    whose true ranking holds fewer than two labels orders nothing and is left out (NaN when every
+    row is such), where :func:`top_label_accuracy` counts a single label as a correct top."""
     return _mean(_rows(y_true, y_pred, labels)["exact_match"], sample_weight)
 
 

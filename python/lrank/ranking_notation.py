@@ -47,6 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike
 
+from lrank.errors import InvalidInputError
 from lrank.quoting import QUOTES, MalformedTextError, quote, read_quoted
 
 __all__ = [
@@ -130,6 +131,14 @@ def format_rank_rows(
     (``a>b|c>d``).  ``quoted`` as for :func:`format_chains`."""
     names = _label_names(labels, quoted)
     r = np.asarray(rankings)
+    if r.ndim == 2 and r.shape[1] != len(names):
+        # An IndexError from deep inside, or a silently shortened ranking, before.
+        raise InvalidInputError(f"{len(names)} label names for rankings of {r.shape[1]} labels")
+    if r.size:
+        valid = np.isin(r, np.arange(r.shape[-1] + 1))
+        if not valid.all():  # [5, -1] was formatted as "a"
+            bad = r.flat[int(np.argmin(valid))]
+            raise InvalidInputError(f"a ranking holds position {bad}, outside 0..={r.shape[-1]}")
     keys = _row_keys(r)
     if keys is not None:
         # Each distinct row is formatted once: predictions repeat few rankings, and a Python
@@ -307,6 +316,8 @@ def parse_rank_row(
     Raises :class:`lrank.quoting.MalformedTextError`.
     """
     label_index = labels if isinstance(labels, Mapping) else {name: j for j, name in enumerate(labels)}
+    if label_index and max(label_index.values()) >= n_labels:
+        raise InvalidInputError(f"{len(label_index)} label names for rankings of {n_labels} labels")
     chains = split_bucket_chains(text)
     if strip_blanks:
         chains = [[[name.strip() for name in bucket] for bucket in chain] for chain in chains]

@@ -33,7 +33,12 @@ def _text_hint(arr: np.ndarray) -> str:
 def as_rank_matrix(y: ArrayLike, *, name: str = "Y") -> NDArray[np.int32]:
     """``y`` as a C-contiguous int32 rank matrix, validated (raises InvalidInputError); ties
     (labels sharing a position, positions dense) are allowed."""
-    arr = np.asarray(y)
+    try:
+        arr = np.asarray(y)
+    except (TypeError, ValueError):  # rows of different lengths: numpy's "inhomogeneous shape"
+        raise InvalidInputError(
+            f"{name} must be a 2-D rank matrix (n_rows, n_labels): its rows differ in length"
+        ) from None
     if arr.ndim != 2:
         raise InvalidInputError(f"{name} must be a 2-D rank matrix (n_rows, n_labels), got shape {arr.shape}")
     if arr.dtype.kind == "f":
@@ -127,6 +132,8 @@ def _looks_shifted(y: NDArray[np.int32], zeros: NDArray[np.intp]) -> bool:
 def tied_rows(y: ArrayLike) -> NDArray[np.bool_]:
     """Per row of a valid rank matrix: whether it ties labels (fewer buckets than labels present)."""
     arr = np.asarray(y)
+    if arr.ndim != 2:
+        raise InvalidInputError(f"a rank matrix is 2-D (n_rows, n_labels), got shape {arr.shape}")
     if arr.shape[1] == 0:
         return np.zeros(arr.shape[0], dtype=bool)
     return np.asarray(arr.max(axis=1) < (arr > 0).sum(axis=1))
