@@ -90,3 +90,16 @@ def test_whole_number_weights_are_the_rankings_repeated():
         for method in (agg.borda, agg.copeland, agg.kemeny):
             np.testing.assert_array_equal(method(r, w), method(repeated))
     assert format_rank_row([2.0, 1.0], ["a", "b"]) == "b>a"  # whole positions as floats still print
+
+
+def test_blanks_inside_quotes_survive_and_a_blank_name_is_refused():
+    # Blanks were stripped after the quotes were removed: "' a'>b" read label "a", and "a> >b"
+    # made a label named "".
+    from lrank.rankings import rank_matrix_from_strings
+
+    text = format_rank_row([1, 2], [" a", "b"], quoted=True)
+    matrix, labels = rank_matrix_from_strings([text], labels=[" a", "b"])
+    assert labels == [" a", "b"] and matrix.tolist() == [[1, 2]]
+    assert rank_matrix_from_strings([" a > b = c "])[1] == ["a", "b", "c"]  # blanks outside quotes go
+    with pytest.raises(InvalidInputError, match="no label between"):
+        rank_matrix_from_strings(["a> >b"])

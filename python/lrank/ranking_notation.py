@@ -208,28 +208,46 @@ def split_ranking(text: str) -> list[list[str]]:
     return [[bucket[0] for bucket in chain] for chain in chains]
 
 
-def split_bucket_chains(text: str) -> list[list[list[str]]]:
+def split_bucket_chains(text: str, *, strip_blanks: bool = False) -> list[list[list[str]]]:
     """Split ranking text into chains of buckets of label names, quotes removed: ``"a>b='x y'|c"``
-    gives ``[[["a"], ["b", "x y"]], [["c"]]]``.  Names are not checked against any label set."""
+    gives ``[[["a"], ["b", "x y"]], [["c"]]]``.  Names are not checked against any label set.
+    ``strip_blanks`` drops the blanks around each name outside its quotes (``a > ' b'`` gives
+    ``a`` and `` b``); a name of blanks alone is then empty, which is refused."""
     chains: list[list[list[str]]] = []
     chain: list[list[str]] = []
     bucket: list[str] = []
-    buf: list[str] = []
-    had = False  # the current label has a character or a quoted part (possibly empty)
+    parts: list[tuple[str, bool]] = []  # the current name's pieces, and whether each was quoted
+
+    def name_at(i: int) -> str:
+        pieces = list(parts)
+        if strip_blanks:
+            while pieces and not pieces[0][1] and not pieces[0][0].strip():
+                pieces.pop(0)
+            while pieces and not pieces[-1][1] and not pieces[-1][0].strip():
+                pieces.pop()
+            if pieces and not pieces[0][1]:
+                pieces[0] = (pieces[0][0].lstrip(), False)
+            if pieces and not pieces[-1][1]:
+                pieces[-1] = (pieces[-1][0].rstrip(), False)
+        if not pieces:
+            if i >= len(text) and not chains and not chain and not bucket:
+                raise MalformedTextError(EMPTY_RANKING)
+            if i >= len(text):
+                raise MalformedTextError(f"ranking {text!r} ends with {text[-1]!r}: a label name must follow it")
+            raise MalformedTextError(_empty_label(text, i))
+        return "".join(piece for piece, _ in pieces)
+
     i = 0
     n = len(text)
     while i < n:
         c = text[i]
         if c in QUOTES:
             part, i = read_quoted(text, i)
-            buf.append(part)
-            had = True
+            parts.append((part, True))
             continue
         if c == ">" or c == "|" or c == "=":
-            if not had:
-                raise MalformedTextError(_empty_label(text, i))
-            bucket.append("".join(buf))
-            buf, had = [], False
+            bucket.append(name_at(i))
+            parts = []
             if c != "=":
                 chain.append(bucket)
                 bucket = []
@@ -238,14 +256,9 @@ def split_bucket_chains(text: str) -> list[list[list[str]]]:
                 chain = []
             i += 1
             continue
-        buf.append(c)
-        had = True
+        parts.append((c, False))
         i += 1
-    if not had:
-        if not chains and not chain and not bucket:
-            raise MalformedTextError(EMPTY_RANKING)
-        raise MalformedTextError(f"ranking {text!r} ends with {text[-1]!r}: a label name must follow it")
-    bucket.append("".join(buf))
+    bucket.append(name_at(n))
     chain.append(bucket)
     chains.append(chain)
     return chains
@@ -318,9 +331,7 @@ def parse_rank_row(
     label_index = labels if isinstance(labels, Mapping) else {name: j for j, name in enumerate(labels)}
     if label_index and max(label_index.values()) >= n_labels:
         raise InvalidInputError(f"{len(label_index)} label names for rankings of {n_labels} labels")
-    chains = split_bucket_chains(text)
-    if strip_blanks:
-        chains = [[[name.strip() for name in bucket] for bucket in chain] for chain in chains]
+    chains = split_bucket_chains(text, strip_blanks=strip_blanks)
     if chains == [[[""]]] and "" not in label_index:
         raise MalformedTextError(EMPTY_RANKING)
     ties = any(len(bucket) > 1 for chain in chains for bucket in chain)

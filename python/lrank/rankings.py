@@ -254,8 +254,8 @@ def rank_matrix_from_strings(
         found: set[str] = set()
         for i, text in enumerate(texts):
             try:
-                chains = split_bucket_chains(text)
-                found.update(label.strip() for chain in chains for bucket in chain for label in bucket)
+                chains = split_bucket_chains(text, strip_blanks=True)
+                found.update(label for chain in chains for bucket in chain for label in bucket)
             except MalformedTextError as exc:
                 raise InvalidInputError(f"{name}[{i}]: {exc}") from None
         names = sorted(found, key=_natural_key)
