@@ -58,8 +58,10 @@ def _count(name: str, value: object) -> int:
     # The core reads an unsigned count: a negative or huge int would fail in the conversion.
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise _bad(name, f"must be an int, got {value!r:.80}")
-    if not 0 <= value < 2**63:
-        raise _bad(name, f"must be a whole number, 0 or more (below 2**63), got {value}")
+    if value < 1:  # the core's own words for 0, and for -1 too (not "0 or more")
+        raise _bad(name, f"must be at least 1, got {value}")
+    if value >= 2**63:
+        raise _bad(name, f"must be below 2**63, got {value}")
     return int(value)
 
 
