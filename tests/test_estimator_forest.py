@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 from conftest import make_problem
-from lrank import InvalidInputError, LabelRankingRandomForest
+from lrank import InvalidInputError, InvalidParameterError, LabelRankingRandomForest
 from lrank.estimators import NotFittedError
 
 
@@ -228,9 +228,9 @@ def test_leaf_missing_thins_leaf_neighbours_deterministically(problem):
     np.testing.assert_array_equal(thinned.predict(x[:7]), thinned.predict(x)[:7])  # a row alone or in a batch
     assert not np.array_equal(plain.predict(x), thinned.predict(x))
     assert is_complete_ranking_matrix(thinned.predict_per_tree(x).reshape(-1, y.shape[1]))
-    # Everything deleted: every label scores the middle, the ranking is the label order.
-    gone = LabelRankingRandomForest(**kwargs, leaf_missing=1.0).fit(x, y).predict(x)
-    assert np.all(gone == np.arange(1, y.shape[1] + 1))
+    # Everything deleted would make every ranking the label order, whatever the data: refused.
+    with pytest.raises(InvalidParameterError, match=r"leaf_missing: must lie in \[0, 1\), got 1"):
+        LabelRankingRandomForest(**kwargs, leaf_missing=1.0).fit(x, y)
     again = pickle.loads(pickle.dumps(thinned))
     np.testing.assert_array_equal(again.predict(x), thinned.predict(x))
 

@@ -105,9 +105,10 @@ def parse_choice(*choices: str) -> Callable[[str], str]:
 
 
 def parse_probability(text: str) -> float:
+    """A probability below 1 (1 would delete every label)."""
     value = float(text)
-    if not 0 <= value <= 1:
-        raise ValueError("must lie in [0, 1]")
+    if not 0 <= value < 1:
+        raise ValueError("must lie in [0, 1)")
     return value
 
 

@@ -54,7 +54,11 @@ class LabelRankingRandomForest(CoreLearnerRanker):
     ``leaf_missing=p`` applies the authors' missing-label protocol (their Tables 5 and 6): the
     trees grow on the training rankings as given, and at prediction each label of each leaf
     neighbour's ranking is deleted with probability p before the leaf's generalized Borda count
-    (deterministic for the seed; the model then keeps the training rankings).
+    (deterministic for the seed; the model then keeps the training rankings). As in the authors'
+    code, a leaf whose thinned neighbours leave labels tied ranks them in label order, and the
+    forest adds up those orders: with few neighbours per leaf and a large p, predictions lean
+    towards the order the labels are declared in (an audit's synthetic data: at p = 0.8 the first
+    declared label came top in 71% of rows, whichever label that was).
 
     Missing feature values (NaN) are replaced by the training lower median of the feature.
     Categorical features (``categorical_features``) are split one value against the rest.
@@ -72,7 +76,7 @@ class LabelRankingRandomForest(CoreLearnerRanker):
     bootstrap : grow each tree on a bootstrap sample (else on the whole training set).
     max_bins : histogram split search with at most this many bins per feature (2 to 255; default
         255); None: exact search.
-    leaf_missing : probability in [0, 1] that a leaf neighbour's label is deleted at prediction
+    leaf_missing : probability in [0, 1) that a leaf neighbour's label is deleted at prediction
         (default 0: the leaf's consensus).
     node_seeds : a random seed per node rather than a stream per tree (default False).
     warm_start : a refit with more ``n_estimators`` adds trees to this forest (the same training data
@@ -191,7 +195,7 @@ LEARNER_SPECS = (
             LearnerOption(
                 "-leaf-missing",
                 "leaf_missing",
-                "delete each leaf neighbour's label with probability P when predicting (Zhou & Qiu), default 0",
+                "delete each leaf neighbour's label with probability P < 1 when predicting (Zhou & Qiu), default 0",
                 parse_probability,
                 "P",
             ),

@@ -131,8 +131,9 @@ impl Params for RandomForestParams {
         if !(self.entropy_epsilon >= 0.0) {
             return Err(bad_param("entropy_epsilon", "must be >= 0"));
         }
-        if !(0.0..=1.0).contains(&self.leaf_missing) {
-            return Err(bad_param("leaf_missing", format!("must lie in [0, 1], got {}", self.leaf_missing)));
+        // 1 deletes every label: each leaf's consensus is then the label order, whatever the data.
+        if !(0.0..1.0).contains(&self.leaf_missing) {
+            return Err(bad_param("leaf_missing", format!("must lie in [0, 1), got {}", self.leaf_missing)));
         }
         check_max_bins(self.max_bins)
     }
