@@ -181,9 +181,9 @@ fn leaf_missing_grows_the_same_trees_and_thins_leaf_neighbours_at_prediction() {
     // Per-tree rankings are the thinned trees' (their Borda count is the forest's ranking).
     let per_tree = model.member_ranks(&xtv).unwrap().unwrap();
     assert_eq!(per_tree.len(), 12 * 60 * 3);
-    // Every label deleted: every vote is the middle, so every ranking is the label order.
-    let all = thinned(1.0).predict_ranks(&xtv).unwrap();
-    assert!(all.chunks(3).all(|r| r == [1, 2, 3]));
+    // Every label deleted (p = 1) would make every ranking the label order: refused.
+    let every = RandomForestParams { leaf_missing: 1.0, ..base.clone() };
+    assert!(every.validate().unwrap_err().to_string().contains("must lie in [0, 1)"));
     // A model file keeps the neighbours; a model without them but with the option is refused.
     assert!(model.check().is_ok());
     let broken = RandomForestModel { neighbours: None, ..model.clone() };
