@@ -103,3 +103,12 @@ def test_blanks_inside_quotes_survive_and_a_blank_name_is_refused():
     assert rank_matrix_from_strings([" a > b = c "])[1] == ["a", "b", "c"]  # blanks outside quotes go
     with pytest.raises(InvalidInputError, match="no label between"):
         rank_matrix_from_strings(["a> >b"])
+
+
+def test_a_truth_of_one_label_is_no_top_label_hit():
+    # Every prediction's top among one label is that label: a constant learner scored 1.0 on
+    # such rows, where tau and exact match leave them out.
+    truth, pred = [[0, 0, 1, 0, 0], [1, 2, 3, 4, 5]], [[1, 2, 3, 4, 5], [2, 1, 3, 4, 5]]
+    assert np.isnan(metrics.top_label_accuracy(truth[:1], pred[:1]))
+    assert metrics.top_label_accuracy(truth, pred) == 0.0  # the second row alone
+    assert np.isnan(metrics.exact_match(truth[:1], pred[:1]))

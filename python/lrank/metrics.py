@@ -204,7 +204,8 @@ def top_label_accuracy(
 ) -> float:
     """Share of rows whose predicted top label among the true ranking's labels is its first one
     (a label the true ranking leaves out is unknown, not wrong; a tied predicted top counts by its
-    share of true top labels)."""
+    share of true top labels). A row whose true ranking holds fewer than two labels is left out,
+    as every measure leaves it out: any prediction's top among one label is that label."""
     return _mean(_rows(y_true, y_pred, labels)["top_label_correct"], sample_weight)
 
 
@@ -213,7 +214,7 @@ def exact_match(
 ) -> float:
     """Share of rows whose prediction orders the true ranking's labels exactly as it does. A row
     whose true ranking holds fewer than two labels orders nothing and is left out (NaN when every
-    row is such), where :func:`top_label_accuracy` counts a single label as a correct top."""
+    row is such), as by every measure."""
     return _mean(_rows(y_true, y_pred, labels)["exact_match"], sample_weight)
 
 

@@ -44,9 +44,11 @@ fn check_same_shape(a: &RankMatrixView<'_>, b: &RankMatrixView<'_>) -> Result<()
 /// top label. A label the truth leaves out is unknown, not wrong: predicting it first says
 /// nothing about the labels the truth ranks (it scored 0 where tau and exact match scored 1).
 /// 1 or 0 for a prediction without a tied top; a prediction that ties all m labels scores
-/// |true top| / m, not 1. NaN without a true top.
+/// |true top| / m, not 1. NaN, as tau and exact match, when the truth holds fewer than two
+/// labels: a single label is every prediction's top among the labels held (a constant learner
+/// scored 1 on such rows).
 fn top_label_share(t: &[i32], p: &[i32]) -> f64 {
-    if !t.contains(&1) {
+    if t.iter().filter(|&&r| r > 0).count() < 2 {
         return f64::NAN;
     }
     let held = |j: usize| t[j] > 0 && p[j] > 0;
@@ -136,6 +138,10 @@ mod tests {
         let inc = row_measures(&RankMatrixView::new(&t4, 2, 4).unwrap(), &RankMatrixView::new(&p4, 2, 4).unwrap()).unwrap();
         assert_eq!(inc.top_label_correct, vec![1.0, 1.0], "tau and exact match are 1 on these rows");
         assert_eq!((inc.kendall_tau.clone(), inc.exact_match.clone()), (vec![1.0, 1.0], vec![1.0, 1.0]));
+        // A truth of one label orders nothing: no score, as tau and exact match give none.
+        let (t1, p1) = ([0, 1, 0], [1, 2, 3]);
+        let single = row_measures(&RankMatrixView::new(&t1, 1, 3).unwrap(), &RankMatrixView::new(&p1, 1, 3).unwrap()).unwrap();
+        assert!(single.top_label_correct[0].is_nan() && single.kendall_tau[0].is_nan() && single.exact_match[0].is_nan());
         let (c, ic) = pairwise_matrix(&t, &p).unwrap();
         // pair (0 before 1): correct in row 0, incorrect in row 1
         assert_eq!((c[1], ic[1]), (1, 1));
