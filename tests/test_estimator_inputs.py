@@ -136,3 +136,25 @@ def test_pandas_pyarrow_backed_categories_are_nominal_as_a_pandas_categorical(tm
     assert from_arrow.categories_ == from_pandas.categories_ == [["red", "green", "blue"], None]
     np.testing.assert_array_equal(from_arrow.predict(frame), from_pandas.predict(arrow_backed))
     assert from_arrow.model_ == from_pandas.model_
+
+
+def test_rankings_that_teach_no_order_are_warned_about():
+    # Learners fitted on rankings of one label each ranked every row in label order, and put a
+    # label no row ranks anywhere, with nothing said (an audit as a user of incomplete data).
+    import warnings
+
+    import numpy as np
+    from lrank import LabelRankingRandomForest, LabelRankingTree
+
+    x = np.random.default_rng(0).random((30, 2))
+    single = np.zeros((30, 3), dtype=int)
+    single[np.arange(30), np.arange(30) % 3] = 1
+    with pytest.warns(UserWarning, match="no training ranking orders two labels"):
+        LabelRankingTree().fit(x, single)
+    unranked = np.tile([1, 2, 0], (30, 1))
+    unranked[::2] = [2, 1, 0]
+    with pytest.warns(UserWarning, match="no training ranking holds c: its predicted position comes from no data"):
+        LabelRankingRandomForest(n_estimators=3).fit(x, unranked, labels=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        LabelRankingTree().fit(x, np.tile([1, 2, 3], (30, 1)))

@@ -116,7 +116,8 @@ def zero_based_suspicion(y: NDArray[np.int32], holder: str) -> str | None:
         # ranking (one 0, the rest 1..m-1).
         return (
             f"leaves out at least one label (position 0 means a missing label): if {holder} holds "
-            "0-based positions (a tied top bucket at 0), add 1 (positions start at 1)"
+            "0-based positions (a tied top bucket at 0), add 1 (positions start at 1); labels missing "
+            "at random can look alike, and then there is nothing to do"
         )
     return None
 

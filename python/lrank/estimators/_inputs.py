@@ -351,3 +351,29 @@ def fit_takes_sample_weight(estimator: Any) -> bool:
         return "sample_weight" in inspect.signature(estimator.fit).parameters
     except (TypeError, ValueError):  # a fit without a signature (a builtin): assume not
         return False
+
+
+def warn_if_nothing_to_learn(y: NDArray[np.int32], labels: list[str] | None) -> None:
+    """Warns when the training rankings cannot teach an order: none orders two labels (each
+    holds at most one), or some label is ranked by no row. Learners fitted so ranked every row
+    in label order, or such a label anywhere, with nothing said."""
+    if y.shape[0] == 0 or y.shape[1] < 2:
+        return
+    held = y > 0
+    if (held.sum(axis=1) < 2).all():
+        warnings.warn(
+            "no training ranking orders two labels (each holds at most one): there is no preference to learn, "
+            "and every prediction follows the label order",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )
+        return
+    unranked = np.flatnonzero(~held.any(axis=0))
+    if unranked.size:
+        names = [labels[j] if labels is not None else f"label {j}" for j in unranked[:5]]
+        warnings.warn(
+            f"no training ranking holds {', '.join(map(str, names))}{', ...' if unranked.size > 5 else ''}: "
+            "its predicted position comes from no data",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )

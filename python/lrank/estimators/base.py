@@ -212,6 +212,7 @@ class LabelRanker(MetadataRequests, LabelNamePredictions):
                 raise InvalidInputError(f"sample_weight must have shape ({xa.shape[0]},), got {w.shape}")
         self.n_labels_ = ya.shape[1]
         self.labels_ = _label_names(labels if labels is not None else frame_names or names, ya.shape[1])
+        _inputs.warn_if_nothing_to_learn(ya, self.labels_)
         return xa, ya, w
 
     def _nominal_mask(self, n_features: int) -> list[bool] | None:
