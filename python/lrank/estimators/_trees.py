@@ -29,8 +29,8 @@ class _TreeMethod:
         self.name = name
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        cls = owner if obj is None else type(obj)
-        if not getattr(cls, "_has_trees", True):
+        cls = type(obj) if obj is not None else owner
+        if cls is not None and not getattr(cls, "_has_trees", True):
             raise AttributeError(f"{cls.__name__} has no trees, so no {self.name}()")
         return self.method if obj is None else types.MethodType(self.method, obj)
 
