@@ -254,3 +254,19 @@ def test_sigterm_is_caught_only_where_it_would_end_the_process(tmp_path):
     thread.start()
     thread.join()
     assert failures == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["train", "-t", IRIS, "--missing", "nan"],
+        ["train", "-t", IRIS, "--split-percentage", "nan"],
+        ["experiment", "report", "absent.parquet", "--alpha", "nan"],
+    ],
+)
+def test_nan_is_no_number_in_a_range(args):
+    # NaN fails every comparison, so it passed click's range check and reached the data, told
+    # as the data file's fault ("iris.xarff: missing-label probability must lie in [0, 1]").
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert "'nan' is not a number" in result.output

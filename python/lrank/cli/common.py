@@ -41,6 +41,17 @@ def check_jobs(ctx: click.Context, param: click.Parameter, value: int | None) ->
     raise click.BadParameter("0 threads: give a positive number of threads, or -1 for all cores")
 
 
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange refusing NaN, which fails every comparison and so passed the range
+    (``--missing nan`` reached the data and was told as the data file's fault)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"{value!r} is not a number", param, ctx)
+        return number
+
+
 def jobs_option(help: str) -> Any:
     """The -j/--jobs option of the commands that fit or predict: threads, checked by
     :func:`check_jobs`."""

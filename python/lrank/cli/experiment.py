@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from lrank import __version__
-from lrank.cli.common import jobs_option, user_errors
+from lrank.cli.common import FiniteFloatRange, jobs_option, user_errors
 from lrank.cli.signals import Terminated, terminated_as_interrupt
 from lrank.errors import ExperimentError
 from lrank.evaluation.cross_validation import MAX_REPEATS
@@ -141,7 +141,7 @@ def _format_seconds(seconds: float) -> str:
 )
 @click.option(
     "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteFloatRange(0, 1, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="Significance level of the statistics in that report.",
@@ -360,7 +360,7 @@ def _print_report(
 )
 @click.option(
     "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteFloatRange(0, 1, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="Significance level of the statistics.",
@@ -453,7 +453,7 @@ def report_command(
 )
 @click.option(
     "--alpha",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=FiniteFloatRange(0, 1, min_open=True, max_open=True),
     default=0.05,
     show_default=True,
     help="cd: significance level.",

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from lrank.cli.common import jobs_option, user_errors
+from lrank.cli.common import FiniteFloatRange, jobs_option, user_errors
 from lrank.cli.elapsed import elapsed_line
 from lrank.cli.predictions import RANGE_HELP, parse_range, prediction_rows, predictions_text, title_of
 from lrank.cli.report import text_report
@@ -171,7 +171,7 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
 )
 @click.option(
     "--missing",
-    type=click.FloatRange(0.0, 1.0, max_open=True),
+    type=FiniteFloatRange(0.0, 1.0, max_open=True),
     default=0.0,
     show_default=True,
     help="Delete each training label with this probability (at least two kept per ranking).",
@@ -180,7 +180,7 @@ def _weka_hint(command: click.Command, args: list[str]) -> str | None:
 @click.option(
     "--split-percentage",
     "split",
-    type=click.FloatRange(0.0, 100.0, min_open=True, max_open=True),
+    type=FiniteFloatRange(0.0, 100.0, min_open=True, max_open=True),
     default=None,
     help="Instead of cross-validation: train on this percentage of the rows (drawn with -s, stratified "
     "by top label) and evaluate on the rest, as WEKA's -split-percentage.",
