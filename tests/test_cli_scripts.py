@@ -168,55 +168,6 @@ def test_ctrl_c_during_a_fit_ends_with_130(tmp_path):
     assert err.strip() == "interrupted" and "Traceback" not in err
 
 
-def test_kill_during_predict_ends_with_143_and_leaves_no_temporary_file(tmp_path):
-    # SIGTERM (kill, a scheduler's time limit) ended the process at once: the hidden temporary
-    # file beside OUT stayed behind.
-    import numpy as np
-    from lrank.data import dataset_from_arrays, read_dataset, write_parquet
-
-    iris = read_dataset(IRIS)
-    rows = np.resize(np.arange(iris.n_rows), 400_000)
-    big = dataset_from_arrays(iris.feature_matrix()[rows], iris.rankings[rows], labels=list(iris.labels))
-    data = tmp_path / "big.parquet"
-    write_parquet(big, data)
-    model_file = tmp_path / "m.lrm"
-    assert run("train", "-t", IRIS, "--no-cv", "-d", str(model_file), "--", "-I", "300").exit_code == 0
-    out = tmp_path / "rankings.txt"
-    out.write_text("precious\n")
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "lrank.cli",
-            "predict",
-            "-l",
-            str(model_file),
-            "-T",
-            str(data),
-            "-o",
-            str(out),
-            "-j",
-            "1",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while not any(".partial" in p.name for p in tmp_path.iterdir()):
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "predict made no temporary file in time"
-        time.sleep(0.01)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 143, err
-    assert err.strip() == "terminated" and "Traceback" not in err
-    assert out.read_text() == "precious\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.parquet", "m.lrm", "rankings.txt"]
-
-
 def test_sigterm_is_caught_only_where_it_would_end_the_process(tmp_path):
     import threading
 

@@ -223,3 +223,26 @@ def test_the_parameters_line_leaves_out_what_no_option_text_gives():
     assert "Learner:      PCT -k 300" in result.output
     parameters = next(line for line in result.output.splitlines() if line.startswith("Parameters:"))
     assert "-k" not in parameters
+
+
+class ReversedTree(LabelRankingTree):
+    """A subclass whose predict differs from its parent's."""
+
+    def predict(self, X):
+        ranks = super().predict(X)
+        return ranks.max(axis=1, keepdims=True) + 1 - ranks
+
+
+def test_bagging_a_subclass_of_an_lrank_estimator_runs_the_subclass():
+    # The core grew the parent's trees instead: a reversing plug-in scored tau -0.97 alone and
+    # +0.97 bagged. BoostLR, which boosts in the core only, refuses it.
+    from lrank import AdaBoostLabelRanker
+    from lrank.datasets import load_iris
+
+    data = load_iris()
+    x, y = data.feature_matrix(), data.rankings
+    alone = ReversedTree(max_depth=3).fit(x, y).score(x, y)
+    bagged = BaggingLabelRanker(ReversedTree(max_depth=3), n_estimators=3, random_state=0).fit(x, y)
+    assert alone < -0.5 and bagged.score(x, y) < -0.5
+    with pytest.raises(InvalidInputError, match="boosts lrank's own learners only"):
+        AdaBoostLabelRanker(ReversedTree(), n_estimators=2).fit(x, y)

@@ -234,3 +234,15 @@ def test_builtin_learners_come_from_their_estimator_modules():
     assert all(available_learners()[s.name] is s for s in specs)
     assert len({s.name.lower() for s in specs}) == len(specs)
     assert {s.name for s in lrank.estimators.tree.LEARNER_SPECS} == {"LRT", "WLRT", "FLRT"}
+
+
+def test_the_parameters_line_gives_back_what_was_set():
+    # -P 33.33333 was dropped from the line once %g's 6 digits no longer read back, and a float
+    # max_features of 1.0 (all features) was shown as -K 1 (one feature).
+    bagging = get_learner("Bagging")
+    est = bagging.build(["-I", "3", "-P", "33.33333"])
+    assert "-P 33.33333" in bagging.describe(est.get_params(deep=False))
+    lrrf = get_learner("LRRF")
+    words = lrrf.describe(lrrf.build(["-K", "1.0"]).get_params(deep=False)).split()
+    assert words[words.index("-K") + 1] == "1.0"
+    assert lrrf.build(["-K", "1.0"]).get_params()["max_features"] == 1.0

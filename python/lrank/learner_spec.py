@@ -13,6 +13,7 @@ the registry, so the lookup is in place whatever module of lrank is imported fir
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -147,7 +148,7 @@ def _option_text(parse: Callable[[str], Any], value: Any) -> str:
     if parse in (parse_depth, parse_optional_count, parse_max_bins):
         return "0" if value is None else str(value)
     if parse is parse_share_percent:
-        return f"{100 * float(value):g}"
+        return f"{100 * float(value):.12g}"  # %g's 6 digits turned 33.33333 into 33.3333
     if parse is parse_learner_name:
         # The learner whose factory makes this estimator; of LRT, WLRT and FLRT (partials of one
         # class) the one whose fixed keywords the estimator has.
@@ -176,8 +177,11 @@ def _reads_back(parse: Callable[[str], Any], text: str, value: Any) -> bool:
         back = parse(text)
     except Exception:
         return False
-    if isinstance(value, float) and isinstance(back, float) and value != value:
-        return back != back  # NaN
+    if isinstance(value, float) and isinstance(back, float):
+        # NaN, or a value the text gives to within rounding (a share written as a percentage)
+        return back != back if value != value else math.isclose(back, value, rel_tol=1e-9)
+    if isinstance(value, float) and isinstance(back, int) and not isinstance(back, bool):
+        return False  # 1.0 and 1 differ where a parser tells them apart (max_features)
     try:
         return bool(back == value)
     except Exception:  # arrays and the like: no plain comparison
@@ -403,7 +407,12 @@ class LearnerSpec:
                 continue  # None (e.g. "chosen when fitting") has no option text: the default
             text = _option_text(opt.parse, value)
             if opt.param != self.nested_param and not _reads_back(opt.parse, text, value):
-                continue  # a plug-in's parser that changes the value (t / 100): no text gives it
+                # "1" for a float 1.0 reads as the int 1 (max_features: one feature, not all):
+                # the float's own text; a plug-in's parser that changes the value (t / 100)
+                # reads back from no text, and the option is left out rather than misstated.
+                text = repr(float(value)) if isinstance(value, float) else None
+                if text is None or not _reads_back(opt.parse, text, value):
+                    continue
             words += [opt.flag, text]
             if opt.param == self.nested_param and hasattr(value, "get_params"):
                 inner = find_learner(words[-1]).describe(value.get_params(deep=False))

@@ -134,11 +134,13 @@ def format_rank_rows(
     if r.ndim == 2 and r.shape[1] != len(names):
         # An IndexError from deep inside, or a silently shortened ranking, before.
         raise InvalidInputError(f"{len(names)} label names for rankings of {r.shape[1]} labels")
-    if r.size:
-        valid = np.isin(r, np.arange(r.shape[-1] + 1))
-        if not valid.all():  # [5, -1] was formatted as "a"
-            bad = r.flat[int(np.argmin(valid))]
-            raise InvalidInputError(f"a ranking holds position {bad}, outside 0..={r.shape[-1]}")
+    if r.size:  # [5, -1] was formatted as "a"
+        if not np.issubdtype(r.dtype, np.number) or (r.dtype.kind == "f" and not np.all(r == np.floor(r))):
+            raise InvalidInputError("a ranking's positions must be whole numbers")
+        low, high = r.min(), r.max()
+        if low < 0 or high > r.shape[-1]:
+            bad = low if low < 0 else high
+            raise InvalidInputError(f"a ranking holds position {bad}, outside 0 to {r.shape[-1]}")
     keys = _row_keys(r)
     if keys is not None:
         # Each distinct row is formatted once: predictions repeat few rankings, and a Python

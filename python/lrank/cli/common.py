@@ -14,7 +14,6 @@ from typing import Any
 
 import click
 
-from lrank.cli.signals import terminated_as_interrupt
 from lrank.data.kebi_csv import LABEL_COLUMN
 from lrank.errors import LrankError
 
@@ -99,9 +98,11 @@ def _umask() -> int:
 def replaced_when_written(out: str) -> Iterator[str]:
     """A temporary file beside ``out`` to write, moved onto ``out`` once the block ends well:
     a failure or Ctrl-C leaves an existing ``out`` as it was, and never a cut-short file that
-    looks complete (a Makefile would take it as made), nor after ``kill`` the hidden temporary
-    file. Paths that are not a plain file of ours are written in place (see
-    :func:`_replaceable`). Errors name ``out``, not the temporary file."""
+    looks complete (a Makefile would take it as made). ``kill`` (SIGTERM) keeps its default, an
+    immediate end, and may leave the hidden temporary file: a Python handler would run only once
+    the core's work of the moment ended, minutes on a large file. Paths that are not a plain file
+    of ours are written in place (see :func:`_replaceable`). Errors name ``out``, not the
+    temporary file."""
     target = Path(out)
     if not _replaceable(target):
         yield out
@@ -115,8 +116,7 @@ def replaced_when_written(out: str) -> Iterator[str]:
         raise click.ClickException(f"{out}: cannot write: {exc.strerror or exc}") from None
     os.close(fd)
     try:
-        with terminated_as_interrupt():
-            yield temporary
+        yield temporary
         # Permissions as an existing OUT had them, or as open() would create it (mkstemp's are
         # private); set after the writing, so that a read-only mode cannot stop it.
         mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o666 & ~_umask()

@@ -370,7 +370,8 @@ def warn_if_nothing_to_learn(y: NDArray[np.int32], labels: list[str] | None) -> 
         return
     unranked = np.flatnonzero(~held.any(axis=0))
     if unranked.size:
-        names = [labels[j] if labels is not None else f"label {j}" for j in unranked[:5]]
+        # Without names, the column of y (1-based, as the KEBI layout's L1, L2, ...).
+        names = [labels[j] if labels is not None else f"the label of column {j + 1}" for j in unranked[:5]]
         warnings.warn(
             f"no training ranking holds {', '.join(map(str, names))}{', ...' if unranked.size > 5 else ''}: "
             "its predicted position comes from no data",

@@ -530,8 +530,10 @@ class CoreLearnerRanker(LeafApply, LabelRanker):
 
 def nested_core_params(base: Any) -> dict[str, Any] | None:
     """A meta-learner's base learner's core parameters (checked, errors named as the base calls
-    its parameters), or None when the base is not one of the core's learners."""
-    inner = base._core_params() if isinstance(base, CoreLearnerRanker) else None
+    its parameters), or None when the base is not one of the core's learners, nor a subclass
+    made outside lrank (the core would grow the parent's model and drop what it adds)."""
+    own = isinstance(base, CoreLearnerRanker) and type(base).__module__.startswith("lrank.")
+    inner = base._core_params() if own else None
     if inner is None:
         return None
     try:
