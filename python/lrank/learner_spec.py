@@ -410,9 +410,9 @@ class LearnerSpec:
                 # "1" for a float 1.0 reads as the int 1 (max_features: one feature, not all):
                 # the float's own text; a plug-in's parser that changes the value (t / 100)
                 # reads back from no text, and the option is left out rather than misstated.
-                text = repr(float(value)) if isinstance(value, float) else None
-                if text is None or not _reads_back(opt.parse, text, value):
+                if not isinstance(value, float) or not _reads_back(opt.parse, repr(value), value):
                     continue
+                text = repr(value)
             words += [opt.flag, text]
             if opt.param == self.nested_param and hasattr(value, "get_params"):
                 inner = find_learner(words[-1]).describe(value.get_params(deep=False))
