@@ -394,6 +394,26 @@ def test_info_describes_a_model_file(tmp_path):
         assert len(out.output.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    ("learner", "options", "chosen"),
+    [
+        ("LRRF", [], "-class-mode ranking"),  # auto resolved: complete rankings
+        ("IBLR", [], "-K "),  # k chosen by leave-one-out
+        ("LWRF", ["-I", "5", "-tune"], "-depth "),
+        ("LRRF", ["-class-mode", "pairwise"], None),  # nothing left to the fit
+    ],
+)
+def test_info_of_a_model_says_what_the_fit_chose(tmp_path, learner, options, chosen):
+    model = tmp_path / "m.lrm"
+    assert run("train", "-t", IRIS, "--no-cv", "-W", learner, "-d", str(model), "--", *options).exit_code == 0
+    text = run("info", str(model)).output
+    info = json.loads(run("info", str(model), "--format", "json").output)
+    if chosen is None:
+        assert "Chosen when fitting" not in text and info["chosen_when_fitting"] is None
+    else:
+        assert f"Chosen when fitting: {chosen}" in text and info["chosen_when_fitting"].startswith(chosen)
+
+
 def test_a_mismatch_naming_a_line_break_stays_one_line():
     # A forged model file may name an attribute with a line break; the message shows it escaped.
     from lrank.data import Attribute, read_dataset

@@ -104,6 +104,7 @@ def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -
         "learner": loaded.learner,
         "learner_options": loaded.learner_options,
         "options_in_effect": spec.describe(loaded.estimator.get_params(deep=False)),
+        "chosen_when_fitting": spec.describe(_chosen_when_fitting(loaded.estimator)) or None,
         "trained_by_lrank": loaded.metadata.get("lrank_version"),
         "relation": loaded.metadata.get("relation"),
         "labels": loaded.labels,
@@ -115,10 +116,35 @@ def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -
     click.echo(f"Model file:          {file} (lrank {info['trained_by_lrank']})")
     click.echo(f"Learner:             {' '.join([loaded.learner, *loaded.learner_options])}")
     click.echo(f"Parameters:          {info['options_in_effect'] or '(none)'}")
+    if info["chosen_when_fitting"]:
+        click.echo(f"Chosen when fitting: {info['chosen_when_fitting']}")
     click.echo(f"Trained on:          {info['relation']}")
     click.echo(f"Labels:              {len(loaded.labels)} ({', '.join(map(_shown, loaded.labels))})")
     kinds = ", ".join(f"{_shown(a.name)} ({a.kind})" for a in loaded.attributes)
     click.echo(f"Attributes:          {len(loaded.attributes)}: {kinds}")
+
+
+# Fitted attributes that hold what a fit chose for a parameter (class_mode="auto" resolved, k or
+# beta chosen by inner cross-validation, rounds kept by early stopping), by parameter.
+_FITTED_CHOICES = {
+    "class_mode": "class_mode_",
+    "n_neighbors": "n_neighbors_",
+    "beta": "beta_",
+    "max_depth": "max_depth_",
+    "n_estimators": "n_estimators_",
+}
+
+
+def _chosen_when_fitting(estimator: object) -> dict[str, object]:
+    """The parameters whose fitted value differs from the one given, with the fitted value, and
+    what tuning chose (``best_params_``)."""
+    given = estimator.get_params(deep=False)  # type: ignore[attr-defined]
+    chosen = {
+        param: getattr(estimator, attr)
+        for param, attr in _FITTED_CHOICES.items()
+        if param in given and getattr(estimator, attr, None) is not None and getattr(estimator, attr) != given[param]
+    }
+    return {**chosen, **(getattr(estimator, "best_params_", None) or {})}
 
 
 @click.command("convert", context_settings={"help_option_names": ["-h", "--help"]})
