@@ -17,3 +17,16 @@ def test_top_label_accuracy_of_incomplete_truths_counts_only_their_labels():
     assert kendall_tau(y_true[:2], y_pred[:2]) == 1.0 and exact_match(y_true[:2], y_pred[:2]) == 1.0
     assert top_label_accuracy(y_true[:2], y_pred[:2]) == 1.0
     assert top_label_accuracy(y_true[2:], y_pred[2:]) == 0.0  # label 0 before label 1: wrong
+
+
+def test_a_truth_of_one_label_is_left_out_of_the_raw_footrule_as_of_every_measure():
+    """Its raw footrule was 0, a perfect row in the mean (footrule 1.0 where the one comparable
+    row scores 2), while the normalised footrule and tau left it out (a numerical audit)."""
+    from lrank.evaluation.measures import measure_predictions
+    from lrank.metrics import footrule
+
+    y_true = np.array([[1, 2, 0], [0, 1, 0]])
+    y_pred = np.array([[2, 1, 3], [1, 2, 3]])
+    assert footrule(y_true, y_pred, normalized=False) == 2.0
+    assert footrule(y_true, y_pred) == 1.0
+    assert measure_predictions(y_true, y_pred)[0]["footrule"] == 2.0

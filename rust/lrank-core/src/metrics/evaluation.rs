@@ -69,7 +69,11 @@ pub fn row_measures(truth: &RankMatrixView<'_>, pred: &RankMatrixView<'_>) -> Re
             let x = tau_x(t, p);
             let top = top_label_share(t, p);
             let exact = if x.is_nan() { f64::NAN } else { (x == 1.0) as i32 as f64 };
-            [tau, spearman_rho(t, p), spearman_footrule(t, p), normalized_footrule(t, p), top, exact, x]
+            // The raw footrule left out where its normalised form is (fewer than two labels
+            // compared): a one-label truth's 0 lowered the mean as a perfect row.
+            let normalized = normalized_footrule(t, p);
+            let raw = if normalized.is_nan() { f64::NAN } else { spearman_footrule(t, p) };
+            [tau, spearman_rho(t, p), raw, normalized, top, exact, x]
         })
         .collect();
     let col = |k: usize| rows.iter().map(|r| r[k]).collect::<Vec<f64>>();
@@ -142,6 +146,7 @@ mod tests {
         let (t1, p1) = ([0, 1, 0], [1, 2, 3]);
         let single = row_measures(&RankMatrixView::new(&t1, 1, 3).unwrap(), &RankMatrixView::new(&p1, 1, 3).unwrap()).unwrap();
         assert!(single.top_label_correct[0].is_nan() && single.kendall_tau[0].is_nan() && single.exact_match[0].is_nan());
+        assert!(single.footrule[0].is_nan() && single.normalized_footrule[0].is_nan());
         let (c, ic) = pairwise_matrix(&t, &p).unwrap();
         // pair (0 before 1): correct in row 0, incorrect in row 1
         assert_eq!((c[1], ic[1]), (1, 1));

@@ -73,6 +73,16 @@ pub(super) struct NewtonCriterion<'a> {
     pub l2: f64,
     /// Least total sample weight on each side of a split.
     pub min_leaf: f64,
+    /// See [`min_curvature`].
+    pub min_curvature: f64,
+}
+
+/// A label's H + λ at or below this (a thousandth of an average training row's weight) gives no
+/// step and no gain: without L2, a leaf whose rows the model already ranks surely has H near 0,
+/// and its Newton step -G/H overflowed the scores (a leaf of one row: scores 7e287, losses NaN).
+/// With the default λ = 1 and unit weights it never applies.
+pub(super) fn min_curvature(row_weight: f64) -> f64 {
+    1e-3 * row_weight
 }
 
 /// A node's G (m), then H (m); its total weight and Σ_j G_j²/(H_j + λ).
@@ -89,7 +99,7 @@ impl NewtonCriterion<'_> {
     #[inline]
     fn term(&self, g: f64, h: f64) -> f64 {
         let d = h + self.l2;
-        if d > 0.0 {
+        if d > self.min_curvature {
             g * g / d
         } else {
             0.0
@@ -214,6 +224,8 @@ pub(super) struct NewtonLeaves<'a> {
     pub grads: Gradients<'a>,
     pub l2: f64,
     pub learning_rate: f64,
+    /// See [`min_curvature`].
+    pub min_curvature: f64,
     pub record: &'a LeafValues,
     pub offset: usize,
 }
@@ -248,7 +260,7 @@ impl LeafFitter for NewtonLeaves<'_> {
         let scores = (0..m)
             .map(|j| {
                 let d = h_sum[j] + self.l2;
-                if d > 0.0 {
+                if d > self.min_curvature {
                     -self.learning_rate * g_sum[j] / d
                 } else {
                     0.0

@@ -2,7 +2,7 @@ use super::*;
 use crate::data::ranking::ranks_of_order;
 use crate::metrics::distance::kendall_tau;
 use crate::parallel::with_threads;
-use crate::tree::{Boundaries, SortedSample, SplitCriterion};
+use crate::tree::{Boundaries, LeafFitter, SortedSample, SplitCriterion};
 
 /// Rankings of 4 labels by sorting noisy linear scores of 3 features.
 fn problem(n: usize, seed: u64) -> (Vec<f64>, Vec<i32>) {
@@ -78,7 +78,7 @@ fn the_split_gain_is_the_drop_of_the_second_order_approximation() {
     let h: Vec<f64> = (0..n * m).map(|_| rng.uniform()).collect();
     let w: Vec<f64> = (0..n).map(|_| 1.0 + rng.below(3) as f64).collect();
     let gh: Vec<f64> = (0..n).flat_map(|i| g[i * m..(i + 1) * m].iter().chain(&h[i * m..(i + 1) * m]).copied()).collect();
-    let criterion = NewtonCriterion { grads: Gradients { gh: &gh, m }, l2, min_leaf: 1.0 };
+    let criterion = NewtonCriterion { grads: Gradients { gh: &gh, m }, l2, min_leaf: 1.0, min_curvature: 0.0 };
     let rows: Vec<u32> = (0..n as u32).collect();
     let sorted: Vec<SortedSample> = (0..n).map(|i| SortedSample { value: i as f64, sample: i as u32, weight: w[i] }).collect();
     let node = criterion.node_stats(&rows, &w);
@@ -343,4 +343,31 @@ fn the_training_loss_is_the_loss_of_the_models_own_scores() {
         let last = *model.train_loss.last().unwrap();
         assert!((mean - last).abs() <= 1e-12 * last.abs(), "{per_label_trees} {max_bins:?}: {mean} vs {last}");
     }
+}
+
+#[test]
+fn without_l2_a_leaf_of_next_to_no_curvature_takes_no_step_rather_than_an_overflowing_one() {
+    // A row the model ranks surely has H near 0 and a G of rounding noise: -G/H overflowed the
+    // scores (glass with l2 0 and min_samples_leaf 0: scores 7e287, losses NaN; an audit).
+    let gh = [1e-17, 1e-300, -0.3, 0.2];
+    let record = LeafValues::new(2);
+    let leaves = |min_curvature| NewtonLeaves {
+        grads: Gradients { gh: &gh, m: 1 },
+        l2: 0.0,
+        learning_rate: 0.1,
+        min_curvature,
+        record: &record,
+        offset: 0,
+    };
+    let sure = leaves(newton::min_curvature(1.0)).fit_leaf(&[0], &[1.0]);
+    assert_eq!(sure.scores, vec![0.0]);
+    assert!(leaves(0.0).fit_leaf(&[0], &[1.0]).scores[0].abs() > 1e200, "the guard is what keeps it finite");
+    let usual = leaves(newton::min_curvature(1.0)).fit_leaf(&[1], &[1.0]);
+    assert!((usual.scores[0] - 0.1 * 0.3 / 0.2).abs() < 1e-12);
+    // The split gain gives such a side no credit either.
+    let criterion = NewtonCriterion { grads: Gradients { gh: &gh, m: 1 }, l2: 0.0, min_leaf: 0.0, min_curvature: 1e-3 };
+    let node = criterion.node_stats(&[0, 1], &[1.0, 1.0]);
+    let sorted = [SortedSample { value: 0.0, sample: 0, weight: 1.0 }, SortedSample { value: 1.0, sample: 1, weight: 1.0 }];
+    let gain = criterion.best_boundary(&node, &sorted, Boundaries::All, f64::NEG_INFINITY).map(|(_, g)| g);
+    assert!(gain.is_none_or(|g| g.is_finite() && g < 1.0), "{gain:?}");
 }
