@@ -207,3 +207,43 @@ def test_common_missing_value_spellings_are_missing(tmp_path):
     ds = read_kebi_csv(p)
     assert np.isnan(ds.feature_matrix()[:, 0]).all() and np.isnan(ds.feature_matrix()[1:, 1]).all()
     assert ds.rankings.tolist() == [[1, 2, 3], [0, 1, 2], [2, 0, 1]]
+
+
+@pytest.mark.parametrize(
+    ("names", "problem"),
+    [
+        (["A1", "L4"], "'L4' is named like a label column"),  # read back as a fourth label
+        (["A1", "new\nline"], "line break"),  # split the header line
+        (["A1", " padded "], "blanks"),  # read back as 'padded'
+    ],
+)
+def test_the_writer_refuses_names_that_would_read_back_otherwise(tmp_path, names, problem):
+    """convert wrote them without a word (an interop audit): the feature L4 came back as a
+    label, changing every ranking; the line break made a file lrank could not read."""
+    from lrank.data import dataset_from_arrays, write_kebi_csv
+
+    data = dataset_from_arrays(np.eye(3, 2), np.array([[1, 2, 3]] * 3), feature_names=names)
+    with pytest.raises(DataFormatError, match=problem):
+        write_kebi_csv(data, tmp_path / "out.csv")
+    assert not (tmp_path / "out.csv").exists()
+    ok = dataset_from_arrays(np.eye(3, 2), np.array([[1, 2, 3]] * 3), feature_names=["L4", "A1"])
+    write_kebi_csv(ok, tmp_path / "ok.csv")
+    assert read_kebi_csv(tmp_path / "ok.csv").labels == ("L1", "L2", "L3")
+
+
+def test_a_file_name_that_is_not_utf8_names_the_data_in_valid_utf8(tmp_path):
+    """An old archive's Latin-1 name: the relation came from the name with a lone surrogate, so
+    convert to XARFF gave a traceback and saving a model failed blaming the data (an audit)."""
+    import os
+
+    from click.testing import CliRunner
+    from lrank.cli import main
+
+    name = os.fsdecode(b"caf\xe9.csv")
+    path = write(tmp_path, "A1,L1,L2\n0.1,1,2\n0.2,2,1\n0.3,1,2\n0.4,2,1\n", name=name)
+    assert read_kebi_csv(path).relation == "caf\ufffd"
+    runner = CliRunner()
+    out = runner.invoke(main, ["convert", str(path), str(tmp_path / "out.xarff")])
+    assert out.exit_code == 0, out.output
+    trained = runner.invoke(main, ["train", "-t", str(path), "--no-cv", "-W", "LRT", "-d", str(tmp_path / "m.lrm")])
+    assert trained.exit_code == 0, trained.output

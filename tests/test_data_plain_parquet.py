@@ -64,8 +64,11 @@ def test_pandas_and_pyarrow_files_read_like_the_csv_they_came_from(tmp_path):
     import pyarrow.parquet as pq
 
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp_path / "arrow.parquet")
+    # A named index is written as the last column, after the labels: it hid them (an audit).
+    frame.rename_axis("sample").to_parquet(tmp_path / "named.parquet")
+    assert pl.read_parquet(tmp_path / "named.parquet").columns[-1] == "sample"
     expected = read_kebi_csv(csv)
-    for name in ("pandas.parquet", "arrow.parquet"):
+    for name in ("pandas.parquet", "arrow.parquet", "named.parquet"):
         ds = read_dataset(tmp_path / name)
         assert ds.feature_names() == expected.feature_names()
         np.testing.assert_array_equal(ds.rankings, expected.rankings)

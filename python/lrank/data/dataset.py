@@ -47,8 +47,10 @@ String attributes
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -105,6 +107,13 @@ class Attribute:
         if self.kind == "nominal":
             return pl.Enum(list(self.values or ()))
         return pl.Utf8()
+
+
+def relation_of(path: str | os.PathLike[str]) -> str:
+    """A data set's name from its file name (formats without one of their own): the stem, with
+    bytes that are not UTF-8 (an old archive's Latin-1 name) as U+FFFD, since the name is
+    written into model files and XARFF headers, which must be valid UTF-8."""
+    return Path(path).stem.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def free_name(base: str, taken: set[str]) -> str:

@@ -24,7 +24,6 @@ import os
 import re
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -36,6 +35,7 @@ from lrank.data.dataset import (
     check_writable,
     free_name,
     numeric_columns,
+    relation_of,
 )
 from lrank.data.textfile import read_text_lines
 from lrank.errors import DataFormatError
@@ -141,7 +141,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     unknown = not require_rankings and all(cell in ("", "?") for column in cols[d:] for cell in column)
     if n_lab == 0 or unknown:
         return LabelRankingDataset(
-            relation=Path(spath).stem,
+            relation=relation_of(spath),
             attributes=[Attribute(name, "numeric") for name in feat_names],
             features=pl.DataFrame({s.name: s for s in series}),
             labels=labels if unknown else (),
@@ -200,7 +200,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
         warnings.warn(f"{spath}: every ranking {suspicion}", UserWarning, stacklevel=2)
 
     return LabelRankingDataset(
-        relation=Path(spath).stem,
+        relation=relation_of(spath),
         attributes=[Attribute(name, "numeric") for name in feat_names],
         features=pl.DataFrame({s.name: s for s in series}),
         labels=labels,
@@ -257,6 +257,15 @@ def write_kebi_csv(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -
     names = [a.name for a in dataset.attributes]
     if any("," in n or '"' in n for n in names):
         raise refuse("an attribute name holds a comma or a quote")
+    # Names the reader would read otherwise: blanks around a name are stripped, a line break
+    # splits the header, and features named like label columns just before the labels would
+    # join them (a feature L4 read back as a fourth label, without a word).
+    if any(n != n.strip() or "\n" in n or "\r" in n for n in names):
+        raise refuse("an attribute name holds a line break or begins or ends with blanks")
+    if names and LABEL_COLUMN.fullmatch(names[-1]):
+        raise refuse(
+            f"the last attribute {names[-1]!r} is named like a label column (L<number>) and would read back as a label"
+        )
     x = dataset.feature_matrix()
     with open(target, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(",".join(names + list(dataset.labels)) + "\n")

@@ -40,7 +40,7 @@ from lrank.data.dataset import (
     free_name,
     rank_row_from_chains,
 )
-from lrank.data.plain_parquet import read_plain_parquet
+from lrank.data.plain_parquet import pandas_index_columns, read_plain_parquet
 from lrank.errors import DataFormatError, InvalidInputError
 from lrank.parquet_io import read_verified, read_verified_rows, write_checksummed
 from lrank.quoting import MalformedTextError
@@ -183,7 +183,8 @@ def read_parquet(
         frame, raw_meta = read_verified_rows(spath, fail, rows)
     text = raw_meta.get(METADATA_KEY)
     if text is None:  # another tool's file: read by the KEBI column layout
-        return read_plain_parquet(frame, spath, fail, require_rankings=require_rankings)
+        index = pandas_index_columns(raw_meta.get("pandas"))
+        return read_plain_parquet(frame, spath, fail, require_rankings=require_rankings, index_columns=index)
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as exc:

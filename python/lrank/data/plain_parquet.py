@@ -8,20 +8,20 @@ and null missing) and nominal when it holds text or categories (the values of an
 their order, else the distinct values sorted). Dates and times are numeric, milliseconds since
 1970-01-01 UTC (a time without a zone read as UTC), as lrank reads an ARFF ``DATE``. Columns of
 another type (lists, binary, durations) are refused by name; pandas' saved index columns
-(``__index_level_0__``) are left out.
+(``__index_level_0__``, and a named index, which pandas writes last) are left out.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, free_name
+from lrank.data.dataset import Attribute, LabelRankingDataset, first_invalid_rank_row, free_name, relation_of
 from lrank.data.kebi_csv import LABEL_COLUMN
 from lrank.errors import DataFormatError, InvalidInputError
 from lrank.rankings import zero_based_suspicion
@@ -34,11 +34,29 @@ _PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 Fail = Callable[[str], DataFormatError]
 
 
+def pandas_index_columns(pandas_metadata: str | None) -> frozenset[str]:
+    """The columns that hold a pandas frame's index (its metadata's ``index_columns``): pandas
+    writes a named index as the last column, after the labels (it hid them: 0 labels read)."""
+    if pandas_metadata is None:
+        return frozenset()
+    try:
+        listed = json.loads(pandas_metadata).get("index_columns", [])
+    except (ValueError, AttributeError, RecursionError):
+        return frozenset()
+    return frozenset(c for c in listed if isinstance(c, str)) if isinstance(listed, list) else frozenset()
+
+
 def read_plain_parquet(
-    frame: pl.DataFrame, path: str, fail: Fail, *, require_rankings: bool = True
+    frame: pl.DataFrame,
+    path: str,
+    fail: Fail,
+    *,
+    require_rankings: bool = True,
+    index_columns: frozenset[str] = frozenset(),
 ) -> LabelRankingDataset:
-    """The data set in ``frame``, read from the Parquet file ``path`` that has no lrank metadata."""
-    frame = frame.select(c for c in frame.columns if not _PANDAS_INDEX.fullmatch(c))
+    """The data set in ``frame``, read from the Parquet file ``path`` that has no lrank metadata;
+    ``index_columns`` (a pandas index) are left out."""
+    frame = frame.select(c for c in frame.columns if not _PANDAS_INDEX.fullmatch(c) and c not in index_columns)
     names = frame.columns
     n_labels = 0
     while n_labels < len(names) and LABEL_COLUMN.fullmatch(names[len(names) - 1 - n_labels]):
@@ -64,7 +82,7 @@ def read_plain_parquet(
         warnings.warn(f"{path}: every ranking {suspicion}", UserWarning, stacklevel=2)
     try:
         return LabelRankingDataset(
-            relation=Path(path).stem,
+            relation=relation_of(path),
             attributes=attributes,
             features=pl.DataFrame({s.name: s for s in series}),
             labels=labels,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lrank.data import DATA_SUFFIXES
+from lrank.data.dataset import relation_of
 from lrank.errors import ExperimentError, LrankError
 from lrank.evaluation.cross_validation import MAX_REPEATS
 from lrank.file_bytes import read_file_bytes
@@ -155,7 +156,7 @@ def expand_datasets(specs: Sequence[str], base_dir: str | os.PathLike[str] | Non
         found = _files_of(rest if named else spec, base_dir)
         if named and (len(found) != 1 or os.path.isdir(rest) or any(ch in rest for ch in "*?[")):
             raise ExperimentError(f"{spec}: NAME= names one data file, not a directory or a pattern")
-        files += [(given if named else f.stem, f) for f in found]
+        files += [(given if named else relation_of(f), f) for f in found]
     out: list[DatasetSource] = []
     seen: dict[str, str] = {}
     for name, f in files:
