@@ -423,3 +423,63 @@ def test_a_huge_bad_cell_is_quoted_in_part(tmp_path):
     message = str(err.value)
     assert message.startswith(f"{path}:2: non-numeric value '777") and message.endswith("7x' in feature column 'A1'")
     assert len(message) < 500 and "characters ...]" in message
+
+
+@pytest.mark.parametrize("suffix", [".xarff", ".csv"])
+@pytest.mark.parametrize(
+    ("encode", "line", "problem"),
+    [
+        (lambda t: t.encode("utf-16"), 1, "file is UTF-16 text: save it as UTF-8"),  # with its BOM
+        (lambda t: t.encode("utf-16-le"), 1, "file is UTF-16 text"),  # without: NULs reached the terminal
+        (lambda t: t.replace("\n", "\r").encode(), 1, "a carriage return (CR) inside a line"),  # classic Mac
+        (lambda t: t.encode() + b"\x00", None, "a NUL byte"),  # on the line after the text's
+    ],
+)
+def test_utf16_nul_bytes_and_cr_line_ends_are_named_as_such(tmp_path, suffix, encode, line, problem):
+    """An interop audit: UTF-16 files read as 'unknown header keyword' with NUL bytes printed, or
+    as a CR problem; CR-only XARFF as 'unexpected text after the relation name'."""
+    text = {
+        ".xarff": "@relation r\n@attribute A1 numeric\n@attribute L RANKING {a,b}\n@data\n",
+        ".csv": "A1,L1,L2\n0.5,1,2\n0.25,2,1\n",
+    }[suffix]
+    path = tmp_path / f"data{suffix}"
+    path.write_bytes(encode(text))
+    with pytest.raises(DataFormatError) as info:
+        read_dataset(path)
+    assert info.value.line == (text.count("\n") + 1 if line is None else line)
+    assert problem in str(info.value) and "\x00" not in str(info.value)
+
+
+def test_attributes_that_do_not_match_the_training_data_are_told_by_the_first_difference():
+    """The message listed both attribute lists, cut to 300 characters, and on segment the one
+    difference (a1 for A1) fell in the cut (an interop audit)."""
+    from lrank.data.alignment import aligned_features
+
+    x = np.zeros((2, 18))
+    train = dataset_from_arrays(x, np.array([[1, 2]] * 2)).attributes
+    renamed = dataset_from_arrays(x, None, feature_names=["a1"] + [f"A{i}" for i in range(2, 19)])
+    fewer = dataset_from_arrays(x[:, :17], None)
+    more = dataset_from_arrays(np.zeros((2, 19)), None)
+    cases = [
+        (renamed, "attribute 1 is a1 (numeric), the training data's is A1 (numeric)"),
+        (
+            fewer,
+            "the training data's attribute 18, A18 (numeric), is missing"
+            " (17 attributes against the training data's 18)",
+        ),
+        (
+            more,
+            "attribute 19, A19 (numeric), is not in the training data (19 attributes against the training data's 18)",
+        ),
+    ]
+    for data, problem in cases:
+        with pytest.raises(DataFormatError) as info:
+            aligned_features(train, data)
+        assert str(info.value).endswith(f"attributes do not match the training data: {problem}")
+
+
+@pytest.mark.parametrize(("length", "cut"), [(300, False), (320, False), (400, True)])
+def test_a_long_problem_is_cut_only_where_that_shortens_it(length, cut):
+    problem = "x" * length
+    message = DataFormatError("f.csv", 1, problem).problem
+    assert ("characters ...]" in message) == cut and len(message) <= length

@@ -221,3 +221,15 @@ def test_nan_is_no_number_in_a_range(args):
     result = run(*args)
     assert result.exit_code == 2, result.output
     assert "'nan' is not a number" in result.output
+
+
+@pytest.mark.parametrize(
+    "args", [["info", "-"], ["train", "-t", "-"], ["convert", "-", "out.csv"], ["train", "-t", "iris", "-T", "-"]]
+)
+def test_standard_input_is_refused_as_such(args):
+    """'-' read as a file of that name: 'file not found', 'unknown data file suffix' (an audit)."""
+    result = CliRunner().invoke(main, args, input="A1,L1,L2\n1,1,2\n")
+    assert result.exit_code == 1, result.output
+    assert result.output.strip().splitlines() == [
+        "Error: -: data are read from files only: standard input ('-') is not supported, save the data to a file"
+    ]

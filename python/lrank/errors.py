@@ -41,9 +41,10 @@ class DataFormatError(LrankError, ValueError):
     def __init__(self, path: str | None, line: int | None, problem: str) -> None:
         self.path = path
         self.line = line
-        if len(problem) > self.MAX_PROBLEM_CHARS:
-            half = self.MAX_PROBLEM_CHARS // 2
-            problem = f"{problem[:half]} [... {len(problem) - 2 * half} characters ...] {problem[-half:]}"
+        half = self.MAX_PROBLEM_CHARS // 2
+        cut = f"{problem[:half]} [... {len(problem) - 2 * half} characters ...] {problem[-half:]}"
+        if len(cut) < len(problem):  # only where cutting shortens it
+            problem = cut
         self.problem = problem
         where = path if path is not None else "<input>"
         if line is not None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from lrank.cli.common import kebi_label_names, replaced_when_written, user_errors
-from lrank.data import DATA_SUFFIXES, read_dataset, write_dataset
+from lrank.data import DATA_SUFFIXES, STDIN_REFUSED, read_dataset, write_dataset
 from lrank.data.summary import summarize
 from lrank.datasets import resolve
 from lrank.model_file import load_model
@@ -37,6 +37,8 @@ def info_command(file: str, fmt: str, tree: int | None, depth: int | None) -> No
         raise click.UsageError("--depth goes with --tree")
     if tree is not None and fmt == "json":
         raise click.UsageError("--tree prints text: leave out --format json")
+    if file == "-":
+        raise click.ClickException(f"-: {STDIN_REFUSED}")
     suffix = Path(file).suffix.lower()
     if suffix not in DATA_SUFFIXES and not Path(file).exists() and not resolve(file).exists():
         # Neither a data file (by suffix) nor a bundled data set: "unknown suffix" hid the typo.

@@ -39,6 +39,11 @@ __all__ = [
 DATA_SUFFIXES = (".xarff", ".arff", ".csv", ".parquet")
 
 
+# '-' was taken for a file of that name ("file not found", "unknown suffix"): the readers take
+# files only (their size and format known before they are read).
+STDIN_REFUSED = "data are read from files only: standard input ('-') is not supported, save the data to a file"
+
+
 def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True) -> LabelRankingDataset:
     """Read a data file, choosing the reader by suffix.
 
@@ -46,6 +51,8 @@ def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True)
     (always with rankings); ``.parquet`` -> :func:`read_parquet`.  Any other suffix raises
     ``DataFormatError``.
     """
+    if os.fspath(path) == "-":
+        raise DataFormatError("-", None, STDIN_REFUSED)
     suffix = Path(os.fspath(path)).suffix.lower()
     if suffix in (".xarff", ".arff"):
         return read_arff(path, require_rankings=require_rankings)
@@ -63,6 +70,8 @@ def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True)
 def write_dataset(dataset: LabelRankingDataset, path: str | os.PathLike[str]) -> None:
     """Write a data set, choosing the format by suffix: ``.xarff``/``.arff``, ``.csv`` (KEBI) or
     ``.parquet``."""
+    if os.fspath(path) == "-":
+        raise DataFormatError("-", None, STDIN_REFUSED)
     suffix = Path(os.fspath(path)).suffix.lower()
     if suffix in (".xarff", ".arff"):
         write_xarff(dataset, path)

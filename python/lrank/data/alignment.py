@@ -16,6 +16,22 @@ def _shown(name: str) -> str:
     return name if name.isprintable() else repr(name)
 
 
+def _first_difference(train: Sequence[Attribute], used: Sequence[Attribute]) -> str:
+    """Where two attribute lists first differ (the whole lists, cut to fit a message, hid a
+    difference in the middle of a long one)."""
+    counts = f" ({len(used)} attributes against the training data's {len(train)})" if len(used) != len(train) else ""
+
+    def shown(a: Attribute) -> str:
+        return f"{_shown(a.name)} ({a.kind})"
+
+    for i, (want, have) in enumerate(zip(train, used)):
+        if (want.name, want.kind) != (have.name, have.kind):
+            return f"attribute {i + 1} is {shown(have)}, the training data's is {shown(want)}{counts}"
+    if len(used) > len(train):
+        return f"attribute {len(train) + 1}, {shown(used[len(train)])}, is not in the training data{counts}"
+    return f"the training data's attribute {len(used) + 1}, {shown(train[len(used)])}, is missing{counts}"
+
+
 def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDataset) -> np.ndarray:
     """``data``'s feature matrix in the training encoding.
 
@@ -26,10 +42,8 @@ def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDa
     used_train = [a for a in train_attributes if a.kind != "string"]
     used = [a for a in data.attributes if a.kind != "string"]
     if [(a.name, a.kind) for a in used] != [(a.name, a.kind) for a in used_train]:
-        want = ", ".join(f"{_shown(a.name)} ({a.kind})" for a in used_train)
-        have = ", ".join(f"{_shown(a.name)} ({a.kind})" for a in used)
         raise DataFormatError(
-            data.source, None, f"attributes do not match the training data: expected [{want}], found [{have}]"
+            data.source, None, f"attributes do not match the training data: {_first_difference(used_train, used)}"
         )
     out = np.empty((data.n_rows, len(used)), dtype=np.float64)
     for j, (a_train, a) in enumerate(zip(used_train, used)):
