@@ -137,6 +137,8 @@ def _converted(tmp_path: Path) -> Path:
         ('"A1",L1\r,L2\n1,1,2\n', 1, "a carriage return (CR) inside a line"),
         ("A1,L1,L2\n1\r,1,2\n", 2, "a carriage return (CR) inside a line"),
         ('A1,L1,L2\n"' + "x" * 200_000 + '",1,2\n', 2, "malformed CSV quoting"),
+        # An unclosed quote read as one value: "wrong number of values" (an interop audit).
+        ('A1,L1,L2\n0.5,1,2\n"1,2,1\n', 3, "malformed CSV quoting (a quoted value is not closed on its line)"),
     ],
 )
 def test_csv_quoting_and_carriage_returns_give_the_line(tmp_path, text, line, problem):

@@ -52,7 +52,9 @@ MISSING = ("", "?", "NA", "N/A", "n/a", "<NA>", "NULL", "null", "None", "nan", "
 def _split(line: str) -> list[str]:
     """The cells of one line (CSV quoting where there are quotes); raises csv.Error."""
     if '"' in line:
-        return [c.strip() for c in next(csv.reader([line], skipinitialspace=True))]
+        # strict: an unclosed quote took the rest of the line as one value ("wrong number of
+        # values"), hiding the quoting problem.
+        return [c.strip() for c in next(csv.reader([line], skipinitialspace=True, strict=True))]
     return [c.strip() for c in line.split(",")]
 
 
@@ -61,7 +63,8 @@ def _cells(line: str, lineno: int, fail: Callable[[int | None, str], DataFormatE
     try:
         return _split(line)
     except csv.Error as exc:
-        raise fail(lineno, f"malformed CSV quoting ({exc})") from None
+        why = "a quoted value is not closed on its line" if "unexpected end of data" in str(exc) else exc
+        raise fail(lineno, f"malformed CSV quoting ({why})") from None
 
 
 def _first_repeated(values: list[str]) -> str | None:
