@@ -87,7 +87,8 @@ class LabelwiseDecisionTree(_Labelwise):
         is that share of the training weight.
     tune_depth : choose max_depth by inner cross-validation (see above).
     max_bins : None (default): exact split search; N (2 to 255): histogram search with N bins.
-    random_state : order in which features are scored (ties go to the first); None: random.
+    random_state : order in which features are scored (ties go to the first, but
+        equal gains summed in other orders can differ in the last digit, and that decides); None: random.
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
     """

@@ -27,9 +27,11 @@ _TIE_LAYERS = ("rounding", "interval", "epsilon")
 
 class LabelwisePartialLabelRanker(CoreLearnerRanker):
     """MORE-PLR (Thies, Alfaro & Bengs 2024): one multi-output regression forest predicts each
-    label's position (its dense position in the training ranking, tied labels sharing one; a
-    label missing from a ranking has no target there), and a tie layer turns the predicted
-    positions into a bucket order:
+    label's position (its dense position in the training ranking, tied labels sharing one,
+    times m / k in a ranking that holds k of the m labels, so that short rankings do not pull
+    every prediction towards the top: beyond the paper; a label missing from a ranking has no
+    target there, and a label no ranking holds still counts in m), and a tie layer turns the
+    predicted positions into a bucket order:
 
     - ``"rounding"``: labels whose mean predicted position rounds to the same integer are tied;
     - ``"interval"``: labels whose intervals ``mean +- q * sd / sqrt(n_estimators)`` (sd over the

@@ -98,7 +98,8 @@ class PartialLabelRankingTree(_PlrTrees):
     min_samples_leaf : least total weight on each side of a split (default 0: none; a value in
         (0, 1) is that share of the training weight).
     max_bins : None (default): exact split search; N (2 to 255): histogram search, N bins.
-    random_state : order in which features are scored (ties go to the first), and the features
+    random_state : order in which features are scored (ties go to the first, but equal gains
+        summed in other orders can differ in the last digit, and that decides), and the features
         drawn per node with ``max_features``; None: random.
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.

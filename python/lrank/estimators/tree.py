@@ -49,7 +49,8 @@ class LabelRankingTree(CoreLearnerRanker):
         that share of the training weight (scikit-learn's fraction of the samples).
     max_iter : iteration cap of the EM median in each node.
     splitter : "best" (LRT), "equal_width" (W-LRT) or "equal_frequency" (F-LRT).
-    random_state : order in which attributes are scored (ties go to the first), and the features
+    random_state : order in which attributes are scored (ties go to the first, but equal gains
+        summed in other orders can differ in the last digit, and that decides), and the features
         drawn per node with ``max_features``. None: random.
     n_jobs : threads (None: all cores, or OMP_NUM_THREADS if set; -1: all cores); the tree does not depend on it.
     categorical_features : None, a boolean mask or column indices of nominal features.
