@@ -247,3 +247,12 @@ def test_a_file_name_that_is_not_utf8_names_the_data_in_valid_utf8(tmp_path):
     assert out.exit_code == 0, out.output
     trained = runner.invoke(main, ["train", "-t", str(path), "--no-cv", "-W", "LRT", "-d", str(tmp_path / "m.lrm")])
     assert trained.exit_code == 0, trained.output
+
+
+@pytest.mark.parametrize("first", ["@relation iris", "% made by WEKA"])
+def test_an_arff_file_saved_as_csv_is_told_as_such(tmp_path, first):
+    """lrank info read it as a feature table: 'wrong number of values' on line 2 (an audit)."""
+    path = write(tmp_path, f"{first}\n@attribute A1 numeric\n@attribute L RANKING {{a,b}}\n@data\n1,a>b\n")
+    for require_rankings in (True, False):
+        with pytest.raises(DataFormatError, match=r"toy\.csv:1: this is an ARFF/XARFF file"):
+            read_kebi_csv(path, require_rankings=require_rankings)

@@ -90,6 +90,12 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     if k == len(lines):
         raise fail(None, "empty file (no header line)")
     header_line = k + 1
+    if lines[k].lstrip().lower().startswith(("@relation", "%")):
+        # An ARFF file saved as .csv: "wrong number of values" on its first attribute line.
+        raise fail(
+            header_line,
+            "this is an ARFF/XARFF file (it begins with @relation or %), not the CSV layout: give it the suffix .xarff",
+        )
     header = _cells(lines[k].strip(), header_line, fail)
     k += 1
     if any(not h for h in header):
