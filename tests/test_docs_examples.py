@@ -20,6 +20,7 @@ def test_every_example_is_run_here():
         "aggregation.py",
         "boosting.py",
         "dataframes.py",
+        "experiment.py",
         "feature_importance.py",
         "grid_search.py",
         "quickstart.py",
@@ -81,3 +82,9 @@ def test_boosting():
     first, best, last = (float(part.split()[-1]) for part in out.splitlines()[0].split(":", 1)[1].split(","))
     assert first < best and last <= best and best > 0.9
     assert out.splitlines()[1].startswith("gain shares: ")
+
+
+def test_experiment():
+    """Two worker processes from a script without a main guard; the report and the figure."""
+    out = run("experiment.py")
+    assert "computed 40 cells" in out and "Iman-Davenport" in out and "average ranks: {'LRT': " in out

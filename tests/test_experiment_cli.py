@@ -176,6 +176,23 @@ def test_plots(store, tmp_path):
         assert result.exit_code == 1 and problem in result.output and not unused.exists(), result.output
 
 
+def test_plots_in_python_return_the_figure_and_save_only_when_given_a_path(store, tmp_path):
+    """A notebook shows the figure: the functions only wrote files (a path was required, a
+    TypeError for None) and returned the CD or None (a teaching-notebook audit)."""
+    from lrank.experiment import plots
+    from lrank.experiment.report import build_tables
+    from lrank.experiment.store import read_stores
+    from matplotlib.figure import Figure
+
+    frame = read_stores([store])
+    (table,) = build_tables(frame, missing=[0.0])
+    fig = plots.cd_diagram(list(table.learners), list(table.average_ranks), table.n_ranked)
+    assert isinstance(fig, Figure) and fig.axes and not list(tmp_path.iterdir())
+    assert isinstance(plots.missing_curve(frame, mean=True), Figure) and not list(tmp_path.iterdir())
+    saved = plots.missing_curve(frame, tmp_path / "p.png")
+    assert isinstance(saved, Figure) and (tmp_path / "p.png").stat().st_size > 1000
+
+
 def test_report_and_plot_of_several_stores(store, tmp_path):
     """A learner run later into a store of its own joins the table of the first store's learners."""
     later = str(tmp_path / "later.parquet")

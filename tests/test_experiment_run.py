@@ -527,3 +527,24 @@ def test_a_skipped_plugin_is_told_once_not_once_per_worker(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert out.stderr.count("learner plug-in 'BROKEN'") == 1, out.stderr
+
+
+def test_a_script_without_a_main_guard_runs_an_experiment_on_workers_once(tmp_path):
+    """ "spawn" re-ran the caller's script in every worker: without `if __name__ == "__main__":`
+    each worker started the experiment again, failed on the store's lock and was replaced,
+    forever (a teaching-notebook audit). The workers no longer run it."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "print('script body', flush=True)\n"
+        "from lrank.experiment import ExperimentConfig, ResultStore, expand_datasets, parse_learner\n"
+        "from lrank.experiment import plan_experiment, run_experiment\n"
+        f"store = ResultStore({str(tmp_path / 'store.parquet')!r})\n"
+        "config = ExperimentConfig(datasets=tuple(expand_datasets([" + repr(IRIS) + "])),\n"
+        "    learners=(parse_learner('LRT'), parse_learner('IBLR')), folds=2, repeats=1,\n"
+        f"    output={str(tmp_path / 'store.parquet')!r}, workers=2)\n"
+        "with store.locked():\n"
+        "    print(run_experiment(plan_experiment(config, store), store).computed, flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["script body", "4"]

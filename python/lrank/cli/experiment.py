@@ -504,6 +504,7 @@ def plot_command(
       lrank experiment plot parameter trees.parquet --option -I --mean -o trees.png
     """
     from lrank.experiment import plots
+    from lrank.stats import critical_difference
 
     with user_errors():
         plots.check_plot_path(output)
@@ -524,7 +525,7 @@ def plot_command(
                     f"a critical-difference diagram needs at least two data sets with complete results "
                     f"for every learner at p = {table.missing:g} (have {table.n_ranked})"
                 )
-            cd = plots.cd_diagram(
+            plots.cd_diagram(
                 list(table.learners),
                 list(table.average_ranks),
                 table.n_ranked,
@@ -534,6 +535,7 @@ def plot_command(
                 control=control,
                 title=title,
             )
+            cd = critical_difference(len(table.learners), table.n_ranked, alpha, method=method)
             click.echo(f"wrote {output} ({method} CD = {cd:.2f} over {table.n_ranked} data sets)", err=True)
         elif kind == "missing":
             plots.missing_curve(

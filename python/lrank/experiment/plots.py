@@ -48,7 +48,9 @@ def _figure(width: float, height: float) -> Any:
     return Figure(figsize=(width, height))
 
 
-def _save(fig: Any, path: str) -> None:
+def _save(fig: Any, path: str | None) -> None:
+    if path is None:
+        return
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     # no creation date in SVG and PDF files: the same results give the same file
     metadata = {"Date": None} if path.lower().endswith((".svg", ".pdf")) else None
@@ -59,20 +61,21 @@ def cd_diagram(
     labels: Sequence[str],
     average_ranks: Sequence[float],
     n_datasets: int,
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None = None,
     *,
     alpha: float = 0.05,
     method: str = "nemenyi",
     control: str | None = None,
     title: str | None = None,
-) -> float:
-    """Draw the critical-difference diagram and return the CD it shows.
+) -> Any:
+    """Draw the critical-difference diagram (of the CD :func:`lrank.stats.critical_difference`
+    gives), save it to ``path`` when one is given, and return the matplotlib ``Figure``.
 
     ``method`` ``"nemenyi"`` joins groups whose average ranks differ by less than the CD;
     ``"bonferroni-dunn"`` draws the interval of one CD either side of ``control`` (default: the
     best average rank): learners outside it differ significantly from the control.
     """
-    spath = check_plot_path(path)
+    spath = None if path is None else check_plot_path(path)
     k = len(labels)
     ranks = np.asarray(average_ranks, dtype=np.float64)
     if k < 2 or ranks.shape != (k,):
@@ -147,7 +150,7 @@ def cd_diagram(
     )
     ax.set_title(heading, fontsize=10, pad=4)
     _save(fig, spath)
-    return cd
+    return fig
 
 
 _MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
@@ -178,17 +181,18 @@ def _complete_means(table: ResultTable) -> np.ndarray:
 
 def missing_curve(
     frame: pl.DataFrame,
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None = None,
     *,
     measure: str | None = None,
     learners: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
     mean: bool = False,
     title: str | None = None,
-) -> None:
+) -> Any:
     """The measure against the missing-label probability: a panel per data set, or with ``mean``
-    one panel of the mean over the data sets complete for every learner at every p."""
-    spath = check_plot_path(path)
+    one panel of the mean over the data sets complete for every learner at every p. Saved to
+    ``path`` when one is given; returns the ``Figure``."""
+    spath = None if path is None else check_plot_path(path)
     tables = build_tables(frame, measure=measure, learners=learners, datasets=datasets)
     if len(tables) < 2:
         raise ExperimentError("the store holds a single missing-label probability; run with --missing 0,0.3,0.6 first")
@@ -226,6 +230,7 @@ def missing_curve(
             fig.suptitle(title, y=1.08)
         fig.tight_layout()
     _save(fig, spath)
+    return fig
 
 
 def _option_value(options: Sequence[str], flag: str) -> str | None:
@@ -276,7 +281,7 @@ def sweep_groups(frame: pl.DataFrame, flag: str) -> dict[str, list[tuple[str, st
 
 def parameter_curve(
     frame: pl.DataFrame,
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | None = None,
     *,
     option: str,
     measure: str | None = None,
@@ -284,11 +289,12 @@ def parameter_curve(
     datasets: Sequence[str] | None = None,
     mean: bool = False,
     title: str | None = None,
-) -> None:
+) -> Any:
     """The measure against the value of learner option ``option`` (e.g. ``-I``), one line per
     group of learners that differ only in that value; a panel per data set or, with ``mean``, the
-    mean over the data sets complete for all of them."""
-    spath = check_plot_path(path)
+    mean over the data sets complete for all of them. Saved to ``path`` when one is given;
+    returns the ``Figure``."""
+    spath = None if path is None else check_plot_path(path)
     groups = sweep_groups(frame, option)
     if not groups:
         raise ExperimentError(
@@ -361,3 +367,4 @@ def parameter_curve(
             fig.suptitle(title, y=1.08)
         fig.tight_layout()
     _save(fig, spath)
+    return fig

@@ -10,9 +10,11 @@ on how many threads a learner uses.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import signal
+import sys
 import time
 import traceback
 import uuid
@@ -350,6 +352,30 @@ def _ignore_sigint() -> None:
     warnings.filterwarnings("ignore", category=LearnerPluginWarning)
 
 
+@contextlib.contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """Workers started without re-running the caller's script: "spawn" runs the main module
+    again in each worker, so a script calling run_experiment without an ``if __name__ ==
+    "__main__":`` guard started it again in every worker, which failed on the store's lock and
+    was replaced, forever. The workers need nothing from it: cells name lrank's own functions and
+    learners by their registry names."""
+    main = sys.modules.get("__main__")
+    if main is None:
+        yield
+        return
+    hidden = {k: getattr(main, k) for k in ("__file__", "__spec__") if hasattr(main, k)}
+    try:
+        for k in hidden:
+            if k == "__spec__":
+                main.__spec__ = None  # a module run with -m is re-imported by its name
+            else:
+                delattr(main, k)
+        yield
+    finally:
+        for k, v in hidden.items():
+            setattr(main, k, v)
+
+
 def _results(
     tasks: tuple[CellTask, ...],
     workers: int,
@@ -371,7 +397,8 @@ def _results(
         return
     # "spawn": a fresh interpreter per worker, safe whatever threads this process already runs.
     ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
+    with _main_script_hidden():
+        pool = ctx.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
     try:
         results = pool.imap_unordered(execute_cell, tasks, chunksize=1)
         for _ in tasks:
