@@ -56,3 +56,13 @@ def test_regeneration_is_byte_identical(tmp_path):
     module.main(["make_datasets.py", str(tmp_path)])
     for name in ("iris", "wine"):
         assert (tmp_path / f"{name}.xarff").read_bytes() == (DATASETS / f"{name}.xarff").read_bytes(), name
+
+
+def test_a_data_sets_repr_is_one_short_line():
+    """It printed every attribute and the whole feature table: 6,941 characters for wine, in a
+    notebook and inside scikit-learn's error messages (a teaching-notebook audit)."""
+    from lrank.datasets import load_wine
+
+    text = repr(load_wine())
+    assert text.startswith("LabelRankingDataset('wine': 178 rows, 13 attributes, 3 labels (class_0, class_1, class_2)")
+    assert len(text) < 200 and "\n" not in text

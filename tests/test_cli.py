@@ -424,3 +424,13 @@ def test_a_mismatch_naming_a_line_break_stays_one_line():
     with pytest.raises(DataFormatError) as caught:
         aligned_features([Attribute("a\nb", "numeric")], data)
     assert "\n" not in str(caught.value) and "'a\\nb' (numeric)" in str(caught.value)
+
+
+def test_info_of_a_model_saved_from_python_without_a_relation_says_so(tmp_path):
+    from lrank import LabelRankingTree
+    from lrank.datasets import load_iris
+    from lrank.model_file import save_model
+
+    path = tmp_path / "m.lrm"
+    save_model(path, LabelRankingTree(max_depth=1).fit(load_iris()))
+    assert "Trained on:          (not recorded)\n" in run("info", str(path)).output

@@ -217,3 +217,22 @@ def test_bad_toml_files_name_the_file_and_the_problem(tmp_path, text, message):
     assert str(config) in str(info.value)
     with pytest.raises(ExperimentError, match="config file not found"):
         load_config_file(tmp_path / "absent.toml")
+
+
+def test_learners_given_in_the_wrong_form_are_told_how_to_write_them():
+    """An estimator, estimator parameters and a class name gave an AttributeError, "unknown
+    learner '3'" and the list of names (a teaching-notebook audit)."""
+    import lrank
+    from lrank.experiment import ExperimentConfig, expand_datasets, parse_learner
+
+    with pytest.raises(ExperimentError, match=r"a learner is given as text, as -W takes it \('LRT -depth 3'\)"):
+        parse_learner(lrank.LabelRankingTree())
+    with pytest.raises(ExperimentError, match=r"unknown learner '3'.*options are written as -W takes them"):
+        parse_learner("LRT max_depth=3")
+    with pytest.raises(LrankError, match="unknown learner 'LabelRankingTree': the learner of that estimator is LRT"):
+        parse_learner("LabelRankingTree")
+    with pytest.raises(ExperimentError, match="learners are parse_learner's LearnerSettings, not LabelRankingTree"):
+        ExperimentConfig(
+            datasets=tuple(expand_datasets(["iris"])), learners=(lrank.LabelRankingTree(),), output="x.parquet"
+        )
+    assert parse_learner("My tree=LRT -depth 1").label == "My tree"

@@ -30,3 +30,24 @@ def test_a_truth_of_one_label_is_left_out_of_the_raw_footrule_as_of_every_measur
     assert footrule(y_true, y_pred, normalized=False) == 2.0
     assert footrule(y_true, y_pred) == 1.0
     assert measure_predictions(y_true, y_pred)[0]["footrule"] == 2.0
+
+
+def test_predictions_as_text_are_measured_as_the_rank_matrix_they_write():
+    """predict_strings' output was refused as 'not a 2-D rank matrix' though the truth may be
+    text (a teaching-notebook audit)."""
+    import lrank
+    from lrank.datasets import load_iris
+    from lrank.errors import InvalidInputError
+    from lrank.metrics import kendall_tau, tau_x
+
+    data = load_iris()
+    model = lrank.LabelRankingTree(max_depth=2).fit(data)
+    x = data.feature_matrix()
+    expected = kendall_tau(data.rankings, model.predict(x))
+    assert kendall_tau(data.rankings, model.predict_strings(x), labels=model.labels_) == expected
+    assert kendall_tau(data.ranking_strings(), model.predict_strings(x), labels=model.labels_) == expected
+    assert tau_x(data.rankings, model.predict_strings(x), labels=model.labels_) == tau_x(
+        data.rankings, model.predict(x)
+    )
+    with pytest.raises(InvalidInputError, match="y_pred holds rankings as text: pass labels="):
+        kendall_tau(data.rankings, model.predict_strings(x))

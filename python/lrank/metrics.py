@@ -59,15 +59,19 @@ def _matrices(y_true: Any, y_pred: Any, labels: Sequence[str] | None) -> tuple[N
     if labels is None:
         labels = pred_names
 
-    if labels is None and _ranking_texts(y_true) is not None:
+    # y_pred as text: what predict_strings returns (it was refused as "not a 2-D rank matrix").
+    pred_text = _ranking_texts(y_pred) is not None
+    text = [name for name, y in (("y_true", y_true), ("y_pred", y_pred)) if _ranking_texts(y) is not None]
+    if labels is None and text:
         # Sorted names need not be y_pred's columns (an estimator fitted with labels= in another
         # order): a silently wrong score. The scorers pass the estimator's labels_.
         raise InvalidInputError(
-            "y_true holds rankings as text: pass labels= (the label of each column of y_pred, e.g. the "
-            "estimator's labels_)"
+            f"{' and '.join(text)} {'holds' if len(text) == 1 else 'hold'} rankings as text: pass labels= "
+            "(the label of each column of the rank matrices, e.g. the estimator's labels_)"
         )
     truth = rank_targets(y_true, labels, by_name=True)[0]
-    pred = as_predictions(rank_targets(y_pred, labels, by_name=True)[0] if pred_names is not None else y_pred)
+    by_name = pred_names is not None or pred_text
+    pred = as_predictions(rank_targets(y_pred, labels, by_name=True)[0] if by_name else y_pred)
     return truth, pred
 
 

@@ -120,7 +120,8 @@ def _model_info(file: str, fmt: str, tree: int | None = None, depth: int = 10) -
     click.echo(f"Parameters:          {info['options_in_effect'] or '(none)'}")
     if info["chosen_when_fitting"]:
         click.echo(f"Chosen when fitting: {info['chosen_when_fitting']}")
-    click.echo(f"Trained on:          {info['relation']}")
+    # save_model from Python records no relation unless given one: say so, not a blank.
+    click.echo(f"Trained on:          {info['relation'] or '(not recorded)'}")
     click.echo(f"Labels:              {len(loaded.labels)} ({', '.join(map(_shown, loaded.labels))})")
     kinds = ", ".join(f"{_shown(a.name)} ({a.kind})" for a in loaded.attributes)
     click.echo(f"Attributes:          {len(loaded.attributes)}: {kinds}")

@@ -223,6 +223,17 @@ class LabelRankingDataset:
             if not 0 <= row < n:
                 raise InvalidInputError(f"partial order given for row {row} of {n}")
 
+    def __repr__(self) -> str:
+        # The generated repr printed every attribute and the feature table (7,000 characters for
+        # wine), in a notebook and inside scikit-learn's messages.
+        shown = ", ".join(self.labels[:6]) + (", ..." if self.n_labels > 6 else "")
+        rankings = "" if self.rankings is not None else ", no rankings"
+        where = f", from {self.source!r}" if self.source is not None else ""
+        return (
+            f"LabelRankingDataset({self.relation!r}: {self.n_rows} rows, {self.n_features} attributes, "
+            f"{self.n_labels} labels ({shown}){rankings}{where})"
+        )
+
     # -- sizes ---------------------------------------------------------------
     @property
     def n_rows(self) -> int:

@@ -101,8 +101,22 @@ def _setting(label: str | None, tokens: list[str]) -> LearnerSetting:
 
 def parse_learner(text: str) -> LearnerSetting:
     """A learner string, ``[LABEL=]NAME [OPTIONS]``, checked against the registry."""
+    if not isinstance(text, str):
+        raise ExperimentError(
+            f"a learner is given as text, as -W takes it ('LRT -depth 3'), not as {type(text).__name__}; "
+            "`lrank learners` lists the names and options"
+        )
     label, rest = _split_label(text)
-    return _setting(label, _tokens(rest, text))
+    try:
+        return _setting(label, _tokens(rest, text))
+    except LrankError as exc:
+        if label is None or " " not in label:
+            raise
+        # "LRT max_depth=3" read as the label "LRT max_depth" of a learner named "3".
+        raise ExperimentError(
+            f"{exc} (in {text!r}: options are written as -W takes them, 'LRT -depth 3', and LABEL=NAME "
+            "labels a learner, 'Deep=LRT -depth 0')"
+        ) from None
 
 
 def expand_sweep(text: str) -> list[LearnerSetting]:
@@ -248,6 +262,9 @@ class ExperimentConfig:
             raise ExperimentError("no data sets: give files, globs or directories (or `datasets` in --config)")
         if not self.learners:
             raise ExperimentError("no learners: give -W NAME (or `learners` in --config); see `lrank learners`")
+        for learner in self.learners:
+            if not isinstance(learner, LearnerSetting):
+                raise ExperimentError(f"learners are parse_learner's LearnerSettings, not {type(learner).__name__}")
         if not self.output.lower().endswith(".parquet"):
             # A store is a Parquet file whatever its name; another suffix would mislead.
             raise ExperimentError(

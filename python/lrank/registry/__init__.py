@@ -237,6 +237,11 @@ def get_learner(name: str) -> LearnerSpec:
             raise LearnerOptionError(
                 f"unknown learner {name!r}: a learner's options go after --, as in lrank train ... -W {first} -- {rest}"
             )
+        by_class = sorted(k for k, v in learners.items() if getattr(v.factory, "__name__", None) == name.strip())
+        if by_class:  # an estimator's class name, where the registry's learner name is asked for
+            raise LearnerOptionError(
+                f"unknown learner {name!r}: the learner of that estimator is {' or '.join(by_class)}"
+            )
         raise LearnerOptionError(f"unknown learner {name!r}; available: {', '.join(sorted(learners))}")
     return found
 
