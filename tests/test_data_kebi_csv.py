@@ -256,3 +256,7 @@ def test_an_arff_file_saved_as_csv_is_told_as_such(tmp_path, first):
     for require_rankings in (True, False):
         with pytest.raises(DataFormatError, match=r"toy\.csv:1: this is an ARFF/XARFF file"):
             read_kebi_csv(path, require_rankings=require_rankings)
+    # A first column named with % or @relation... is a CSV header (the diff review).
+    for name in ("%GC", "@relationship"):
+        csv_path = write(tmp_path, f"{name},L1,L2\n0.5,1,2\n", name="named.csv")
+        assert read_kebi_csv(csv_path).feature_names() == [name]

@@ -227,7 +227,7 @@ def test_learners_given_in_the_wrong_form_are_told_how_to_write_them():
 
     with pytest.raises(ExperimentError, match=r"a learner is given as text, as -W takes it \('LRT -depth 3'\)"):
         parse_learner(lrank.LabelRankingTree())
-    with pytest.raises(ExperimentError, match=r"unknown learner '3'.*options are written as -W takes them"):
+    with pytest.raises(LrankError, match=r"unknown learner '3'.*options are written as -W takes them"):
         parse_learner("LRT max_depth=3")
     with pytest.raises(LrankError, match="unknown learner 'LabelRankingTree': the learner of that estimator is LRT"):
         parse_learner("LabelRankingTree")
@@ -236,3 +236,6 @@ def test_learners_given_in_the_wrong_form_are_told_how_to_write_them():
             datasets=tuple(expand_datasets(["iris"])), learners=(lrank.LabelRankingTree(),), output="x.parquet"
         )
     assert parse_learner("My tree=LRT -depth 1").label == "My tree"
+    with pytest.raises(LrankError) as bad_option:  # a labelled learner's own error, no hint
+        parse_learner("My tree=LRT -depth x")
+    assert "options are written" not in str(bad_option.value)

@@ -146,3 +146,41 @@ def test_ctrl_c_stops_an_experiment_run_with_worker_processes(tmp_path):
     finally:
         process.kill()  # a run that did not stop leaves no processes behind
     assert process.returncode == 130 and "interrupted: 0 cells are stored" in err
+
+
+# A prediction of 2M rows takes 15 s or more; SIGINT comes after half a second. IBLR heard it
+# only after its last row, LWRF (one block of every row on one thread) and AdaBoost (member
+# after member) likewise (a concurrency audit): they look between chunks, trees and members.
+INTERRUPTED_PREDICT = """
+import os, signal, threading, time
+import numpy as np
+import lrank
+
+rng = np.random.default_rng(0)
+x = rng.random((2000, 3))
+y = np.where(x[:, :1] < x[:, 1:2], [1, 2, 3], [3, 1, 2]).astype(np.int32)
+estimator = {make}.fit(x, y)
+many = rng.random((2_000_000, 3))
+threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+start = time.monotonic()
+try:
+    estimator.predict(many)
+    print("predicted")
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - start < 4.0)
+print(estimator.predict(x[:3]).tolist())
+"""
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        "lrank.InstanceBasedLabelRanker(n_neighbors=50, n_jobs=1)",
+        "lrank.LabelwiseRandomForest(n_estimators=300, random_state=0, n_jobs=1)",
+        "lrank.AdaBoostLabelRanker(lrank.LabelRankingTree(), n_estimators=100, random_state=0, n_jobs=1)",
+    ],
+)
+def test_ctrl_c_stops_a_long_prediction(make):
+    lines = run(INTERRUPTED_PREDICT.format(make=make))
+    assert lines[0] == "interrupted True", lines
+    assert len(lines) == 2  # and the estimator predicts again

@@ -42,6 +42,7 @@ DATA_SUFFIXES = (".xarff", ".arff", ".csv", ".parquet")
 # '-' was taken for a file of that name ("file not found", "unknown suffix"): the readers take
 # files only (their size and format known before they are read).
 STDIN_REFUSED = "data are read from files only: standard input ('-') is not supported, save the data to a file"
+STDOUT_REFUSED = "data are written to files only: standard output ('-') is not supported, name a file"
 
 
 def read_dataset(path: str | os.PathLike[str], *, require_rankings: bool = True) -> LabelRankingDataset:
@@ -71,7 +72,7 @@ def write_dataset(dataset: LabelRankingDataset, path: str | os.PathLike[str]) ->
     """Write a data set, choosing the format by suffix: ``.xarff``/``.arff``, ``.csv`` (KEBI) or
     ``.parquet``."""
     if os.fspath(path) == "-":
-        raise DataFormatError("-", None, STDIN_REFUSED)
+        raise DataFormatError("-", None, STDOUT_REFUSED)
     suffix = Path(os.fspath(path)).suffix.lower()
     if suffix in (".xarff", ".arff"):
         write_xarff(dataset, path)

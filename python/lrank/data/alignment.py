@@ -24,12 +24,13 @@ def _first_difference(train: Sequence[Attribute], used: Sequence[Attribute]) -> 
     def shown(a: Attribute) -> str:
         return f"{_shown(a.name)} ({a.kind})"
 
-    for i, (want, have) in enumerate(zip(train, used)):
+    # By name, not number: string attributes are not counted, so a number could mislead.
+    for want, have in zip(train, used):
         if (want.name, want.kind) != (have.name, have.kind):
-            return f"attribute {i + 1} is {shown(have)}, the training data's is {shown(want)}{counts}"
+            return f"the file has {shown(have)} where the training data has {shown(want)}{counts}"
     if len(used) > len(train):
-        return f"attribute {len(train) + 1}, {shown(used[len(train)])}, is not in the training data{counts}"
-    return f"the training data's attribute {len(used) + 1}, {shown(train[len(used)])}, is missing{counts}"
+        return f"the file's {shown(used[len(train)])} is not in the training data{counts}"
+    return f"the training data's {shown(train[len(used)])} is missing{counts}"
 
 
 def aligned_features(train_attributes: Sequence[Attribute], data: LabelRankingDataset) -> np.ndarray:

@@ -52,19 +52,23 @@ MISSING = ("", "?", "NA", "N/A", "n/a", "<NA>", "NULL", "null", "None", "nan", "
 def _split(line: str) -> list[str]:
     """The cells of one line (CSV quoting where there are quotes); raises csv.Error."""
     if '"' in line:
-        # strict: an unclosed quote took the rest of the line as one value ("wrong number of
-        # values"), hiding the quoting problem.
-        return [c.strip() for c in next(csv.reader([line], skipinitialspace=True, strict=True))]
+        if line.count('"') % 2:
+            # Not strict (blanks after a closing quote are fine): an unclosed quote took the
+            # rest of the line as one value, "wrong number of values", hiding the problem.
+            raise csv.Error("a quoted value is not closed on its line")
+        return [c.strip() for c in next(csv.reader([line], skipinitialspace=True))]
     return [c.strip() for c in line.split(",")]
 
 
 def _cells(line: str, lineno: int, fail: Callable[[int | None, str], DataFormatError]) -> list[str]:
     """:func:`_split`, its problems reported as ``fail(lineno, problem)``."""
+    if "\r" in line:
+        # Lines end in LF or CRLF; a CR elsewhere is a line end of another system, or damage.
+        raise fail(lineno, "a carriage return (CR) inside a line: lines must end in LF or CRLF")
     try:
         return _split(line)
     except csv.Error as exc:
-        why = "a quoted value is not closed on its line" if "unexpected end of data" in str(exc) else exc
-        raise fail(lineno, f"malformed CSV quoting ({why})") from None
+        raise fail(lineno, f"malformed CSV quoting ({exc})") from None
 
 
 def _first_repeated(values: list[str]) -> str | None:
@@ -90,12 +94,11 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
     if k == len(lines):
         raise fail(None, "empty file (no header line)")
     header_line = k + 1
-    if lines[k].lstrip().lower().startswith(("@relation", "%")):
+    first = lines[k].lstrip().lower()
+    if re.match(r"@relation(\s|$)", first) or (first.startswith("%") and "," not in first):
         # An ARFF file saved as .csv: "wrong number of values" on its first attribute line.
-        raise fail(
-            header_line,
-            "this is an ARFF/XARFF file (it begins with @relation or %), not the CSV layout: give it the suffix .xarff",
-        )
+        arff = "this is an ARFF/XARFF file (it begins with @relation or a % comment), not the CSV layout"
+        raise fail(header_line, f"{arff}: give it the suffix .xarff")
     header = _cells(lines[k].strip(), header_line, fail)
     k += 1
     if any(not h for h in header):
@@ -124,7 +127,7 @@ def read_kebi_csv(path: str | os.PathLike[str], *, require_rankings: bool = True
         s = lines[idx].strip()
         if not s:
             continue
-        cells = _cells(s, idx + 1, fail) if '"' in s or " " in s or "\t" in s else s.split(",")
+        cells = _cells(s, idx + 1, fail) if '"' in s or " " in s or "\t" in s or "\r" in s else s.split(",")
         if len(cells) != ncol:
             raise fail(idx + 1, f"wrong number of values: expected {ncol}, got {len(cells)}")
         rows.append(cells)

@@ -14,8 +14,8 @@ __all__ = ["read_text_lines"]
 def read_text_lines(path: str | os.PathLike[str]) -> tuple[str, list[str]]:
     """Read a UTF-8 text file; return (path string, lines without line ends).
 
-    LF and CRLF line ends and a UTF-8 byte-order mark are accepted; UTF-16, NUL bytes and a CR
-    inside a line (classic Mac line ends) are refused naming the line.
+    LF and CRLF line ends and a UTF-8 byte-order mark are accepted; UTF-16 and line ends of a
+    CR alone (classic Mac) are refused as such.
     """
     spath = os.fspath(path)
     try:
@@ -29,9 +29,6 @@ def read_text_lines(path: str | os.PathLike[str]) -> tuple[str, list[str]]:
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff") or (raw[:2].count(0) == 1 and raw[:400].count(0) * 3 > len(raw[:400])):
         # What Windows tools (PowerShell, Notepad's "Unicode") write: every other byte 0.
         raise DataFormatError(spath, 1, "file is UTF-16 text: save it as UTF-8")
-    nul = raw.find(0)
-    if nul >= 0:
-        raise DataFormatError(spath, raw.count(b"\n", 0, nul) + 1, "a NUL byte (0x00): not a text file, or damaged")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -41,8 +38,10 @@ def read_text_lines(path: str | os.PathLike[str]) -> tuple[str, list[str]]:
     if lines and lines[-1] == "":
         lines.pop()
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-    for i, ln in enumerate(lines):
-        if "\r" in ln:
-            # Lines end in LF or CRLF; a CR elsewhere is a line end of another system, or damage.
-            raise DataFormatError(spath, i + 1, "a carriage return (CR) inside a line: lines must end in LF or CRLF")
+    if len(lines) == 1 and "\r" in lines[0].rstrip("\r"):
+        # The whole file on its first line: classic Mac line ends (CR alone). A CR further on is
+        # left to the reader (ARFF keeps one inside a quoted value, CSV refuses it).
+        raise DataFormatError(
+            spath, 1, "lines end in a carriage return (CR) alone: save the file with LF or CRLF line ends"
+        )
     return spath, lines

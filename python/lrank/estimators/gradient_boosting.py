@@ -61,7 +61,7 @@ class GradientBoostingLabelRanker(CoreLearnerRanker):
     learning_rate : shrinkage of each tree's values (default 0.1).
     max_depth : maximum splits from root to leaf (default 6); None: unlimited.
     min_samples_leaf : least total weight on each side of a split (default 20).
-    l2_regularization : L2 penalty on leaf values (default 1). With 0, a leaf whose H + λ for a
+    l2_regularization : L2 penalty on leaf values (default 1). With 0, a leaf whose H for a
         label is below a thousandth of an average row's weight (rows the model already ranks
         surely) takes no step for that label: -G/H of rounding noise overflowed the scores.
     subsample : share of the training rows each round's tree sees, drawn without replacement

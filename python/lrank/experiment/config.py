@@ -110,10 +110,10 @@ def parse_learner(text: str) -> LearnerSetting:
     try:
         return _setting(label, _tokens(rest, text))
     except LrankError as exc:
-        if label is None or " " not in label:
+        if label is None or " " not in label or not str(exc).startswith("unknown learner"):
             raise
         # "LRT max_depth=3" read as the label "LRT max_depth" of a learner named "3".
-        raise ExperimentError(
+        raise type(exc)(
             f"{exc} (in {text!r}: options are written as -W takes them, 'LRT -depth 3', and LABEL=NAME "
             "labels a learner, 'Deep=LRT -depth 0')"
         ) from None

@@ -397,8 +397,10 @@ def _results(
         return
     # "spawn": a fresh interpreter per worker, safe whatever threads this process already runs.
     ctx = multiprocessing.get_context("spawn")
-    with _main_script_hidden():
-        pool = ctx.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
+    # Hidden for the pool's life: a worker that dies (killed) is replaced by a new one.
+    hidden = _main_script_hidden()
+    hidden.__enter__()
+    pool = ctx.Pool(processes=min(workers, len(tasks)), initializer=_ignore_sigint)
     try:
         results = pool.imap_unordered(execute_cell, tasks, chunksize=1)
         for _ in tasks:
@@ -415,6 +417,7 @@ def _results(
     finally:
         pool.terminate()  # on errors and interrupts: running cells are abandoned, not stored
         pool.join()
+        hidden.__exit__(None, None, None)
 
 
 def run_experiment(

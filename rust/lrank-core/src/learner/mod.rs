@@ -319,6 +319,10 @@ pub fn fill_rows<T: Send + Default + Clone, S>(
     out
 }
 
+/// The members' rankings an ensemble's prediction holds at once, at most (about 16 MB): rows go
+/// in blocks of this over members x labels.
+pub const MEMBER_BLOCK_VALUES: usize = 1 << 22;
+
 /// The fewest rows per block of [`fill_row_blocks`].
 pub const PREDICT_BLOCK_ROWS: usize = 128;
 

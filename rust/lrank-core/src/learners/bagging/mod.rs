@@ -13,7 +13,9 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, LrankError, Result};
-use crate::learner::{bad_param, ensemble_split_importances, trees_to_add, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{
+    bad_param, ensemble_split_importances, trees_to_add, Header, Learner, Outputs, Params, Prediction, MEMBER_BLOCK_VALUES,
+};
 use crate::limits::check_models;
 use crate::rng::{child_seed, Rng};
 use crate::tree::SplitTree;
@@ -236,9 +238,6 @@ fn bootstrap_counts<P>(params: &BaggingParams<P>, b: usize, weights: &[f64]) -> 
 /// is refused (one such row among 150: a sample misses it with probability about 0.37).
 const MAX_REDRAWS: usize = 1000;
 
-/// The members' rankings a prediction holds at once, at most (about 16 MB).
-const MEMBER_BLOCK_VALUES: usize = 1 << 22;
-
 impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
     /// Members `first..n_estimators`, in parallel, in order.
     fn fit_members(params: &BaggingParams<P>, data: &TrainingSet<'_>, first: usize) -> Result<Vec<M>> {
@@ -308,6 +307,8 @@ impl<P: Params, M: Learner<Params = P>> BaggingModel<P, M> {
         let len = crate::memory::check::<i32>("each member's rankings", &[self.members.len(), x.n_rows(), self.n_labels])?;
         let mut out = Vec::with_capacity(len);
         for member in &self.members {
+            // Ctrl-C between members (a member's own predict may not look).
+            crate::interrupt::check()?;
             out.extend(member.predict(x, Outputs::RANKS)?.ranks);
         }
         Ok(out)

@@ -21,7 +21,7 @@ use crate::data::features::FeatureMatrixView;
 use crate::data::ranking::RankMatrixView;
 use crate::data::training::TrainingSet;
 use crate::error::{invalid, Result};
-use crate::learner::{bad_param, ensemble_split_importances, Header, Learner, Outputs, Params, Prediction};
+use crate::learner::{bad_param, ensemble_split_importances, Header, Learner, Outputs, Params, Prediction, MEMBER_BLOCK_VALUES};
 use crate::limits::check_models;
 use crate::metrics::distance::kendall_distance;
 use crate::rng::{child_seed, Rng};
@@ -257,23 +257,18 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
 
     /// The consensus of the members' rankings, weighted by their say, for every row.
     fn predict(&self, x: &FeatureMatrixView<'_>, _outputs: Outputs) -> Result<Prediction> {
-        let per_member = self.member_rankings(x)?;
         let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
         let mut out = vec![0i32; n * m];
         if m == 0 {
             return Ok(Prediction::ranks(out));
         }
-        out.par_chunks_mut(m).enumerate().try_for_each_init(
-            || vec![0i32; b * m],
-            |rows, (i, dst)| -> Result<()> {
-                for k in 0..b {
-                    rows[k * m..(k + 1) * m].copy_from_slice(&per_member[(k * n + i) * m..(k * n + i + 1) * m]);
-                }
-                let view = RankMatrixView::from_valid(rows, b, m);
-                dst.copy_from_slice(&self.params.aggregator.aggregate(&view, Some(&self.member_weights))?);
-                Ok(())
-            },
-        )?;
+        // Rows in blocks, as bagging predicts: every member's rankings of all rows at once took
+        // members x rows x labels numbers (4 GB for 100 members, a million rows, 10 labels).
+        let block = (MEMBER_BLOCK_VALUES / (b * m).max(1)).max(1);
+        for (k, dst) in out.chunks_mut(block * m).enumerate() {
+            let rows = k * block..(k * block + dst.len() / m);
+            self.consensus_of_block(&x.rows(rows), dst)?;
+        }
         Ok(Prediction::ranks(out))
     }
 
@@ -344,6 +339,23 @@ impl<P: Params, M: Learner<Params = P>> Learner for BoostingModel<P, M> {
 }
 
 impl<P: Params, M: Learner<Params = P>> BoostingModel<P, M> {
+    /// The consensus rankings of the rows of `x` into `out` (n x m), by the members' votes.
+    fn consensus_of_block(&self, x: &FeatureMatrixView<'_>, out: &mut [i32]) -> Result<()> {
+        let per_member = self.member_rankings(x)?;
+        let (n, m, b) = (x.n_rows(), self.n_labels, self.members.len());
+        out.par_chunks_mut(m).enumerate().try_for_each_init(
+            || vec![0i32; b * m],
+            |rows, (i, dst)| -> Result<()> {
+                for k in 0..b {
+                    rows[k * m..(k + 1) * m].copy_from_slice(&per_member[(k * n + i) * m..(k * n + i + 1) * m]);
+                }
+                let view = RankMatrixView::from_valid(rows, b, m);
+                dst.copy_from_slice(&self.params.aggregator.aggregate(&view, Some(&self.member_weights))?);
+                Ok(())
+            },
+        )
+    }
+
     /// Each member's rank matrix (members x n x m, row-major).
     /// The prediction after each round (rows x rounds x labels): round k's is the consensus of
     /// the first k members by their votes, which a fit stopped after k rounds predicts.
@@ -374,8 +386,11 @@ impl<P: Params, M: Learner<Params = P>> BoostingModel<P, M> {
         if self.members.is_empty() {
             return Err(invalid("the ensemble has no members"));
         }
-        let mut out = Vec::with_capacity(self.members.len() * x.n_rows() * self.n_labels);
+        let len = crate::memory::check::<i32>("each member's rankings", &[self.members.len(), x.n_rows(), self.n_labels])?;
+        let mut out = Vec::with_capacity(len);
         for member in &self.members {
+            // Ctrl-C between members (a member's own predict may not look).
+            crate::interrupt::check()?;
             out.extend(member.predict(x, Outputs::RANKS)?.ranks);
         }
         Ok(out)

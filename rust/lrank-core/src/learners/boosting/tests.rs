@@ -259,3 +259,22 @@ fn bad_parameters_and_inconsistent_models_are_refused() {
     broken.round_losses.clear();
     assert!(broken.check().is_err());
 }
+
+#[test]
+fn rows_beyond_a_block_are_predicted_as_the_first_block_is() {
+    // Rows go in blocks of MEMBER_BLOCK_VALUES / (members x labels): every member's rankings of
+    // all rows at once took members x rows x labels numbers.
+    let (x, y) = problem(150, 2, 0.2);
+    let model = fit(&x, &y, None, BoostingParams { n_estimators: 7, ..BoostingParams::new(lrt(Some(1))) });
+    let (b, m) = (model.members.len(), 4);
+    let block = MEMBER_BLOCK_VALUES / (b * m);
+    let n = block + 100;
+    let (xt, _) = problem(n, 3, 0.2);
+    let xv = FeatureMatrixView::new(&xt, n, 2).unwrap();
+    let (pred, per) = (model.predict_ranks(&xv).unwrap(), model.member_ranks(&xv).unwrap().unwrap());
+    for i in (0..40).chain(block - 20..block + 20).chain(n - 20..n) {
+        let rows: Vec<i32> = (0..b).flat_map(|k| per[(k * n + i) * m..(k * n + i + 1) * m].to_vec()).collect();
+        let expect = model.params.aggregator.aggregate(&RankMatrixView::new(&rows, b, m).unwrap(), Some(&model.member_weights));
+        assert_eq!(&pred[i * m..(i + 1) * m], &expect.unwrap()[..], "row {i}");
+    }
+}

@@ -266,7 +266,7 @@ impl Learner for GradientBoostingModel {
             rows.iter().for_each(|&i| grown_on[i as usize] = true);
             let seed = child_seed(params.seed, round as u64);
             let grow_tree = |grads: Gradients<'_>, seed: u64, offset: usize| {
-                let min_curvature = newton::min_curvature(data.row_weight);
+                let min_curvature = newton::min_curvature(data.row_weight, params.l2_regularization);
                 let criterion = NewtonCriterion { grads, l2: params.l2_regularization, min_leaf, min_curvature };
                 let leaves = NewtonLeaves {
                     grads,

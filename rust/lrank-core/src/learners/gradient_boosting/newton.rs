@@ -77,12 +77,17 @@ pub(super) struct NewtonCriterion<'a> {
     pub min_curvature: f64,
 }
 
-/// A label's H + λ at or below this (a thousandth of an average training row's weight) gives no
-/// step and no gain: without L2, a leaf whose rows the model already ranks surely has H near 0,
-/// and its Newton step -G/H overflowed the scores (a leaf of one row: scores 7e287, losses NaN).
-/// With the default λ = 1 and unit weights it never applies.
-pub(super) fn min_curvature(row_weight: f64) -> f64 {
-    1e-3 * row_weight
+/// Without L2 (λ = 0), a label's H at or below this (a thousandth of an average training row's
+/// weight) gives no step and no gain: a leaf whose rows the model already ranks surely has H
+/// near 0, and its Newton step -G/H overflowed the scores (a leaf of one row: scores 7e287,
+/// losses NaN). With λ > 0 it is 0, so that no model with a penalty changes, whatever the
+/// weights' scale.
+pub(super) fn min_curvature(row_weight: f64, l2: f64) -> f64 {
+    if l2 == 0.0 {
+        1e-3 * row_weight
+    } else {
+        0.0
+    }
 }
 
 /// A node's G (m), then H (m); its total weight and Σ_j G_j²/(H_j + λ).

@@ -359,10 +359,11 @@ fn without_l2_a_leaf_of_next_to_no_curvature_takes_no_step_rather_than_an_overfl
         record: &record,
         offset: 0,
     };
-    let sure = leaves(newton::min_curvature(1.0)).fit_leaf(&[0], &[1.0]);
+    let sure = leaves(newton::min_curvature(1.0, 0.0)).fit_leaf(&[0], &[1.0]);
     assert_eq!(sure.scores, vec![0.0]);
     assert!(leaves(0.0).fit_leaf(&[0], &[1.0]).scores[0].abs() > 1e200, "the guard is what keeps it finite");
-    let usual = leaves(newton::min_curvature(1.0)).fit_leaf(&[1], &[1.0]);
+    let usual = leaves(newton::min_curvature(1.0, 0.0)).fit_leaf(&[1], &[1.0]);
+    assert_eq!(newton::min_curvature(5000.0, 1.0), 0.0, "with a penalty no model changes");
     assert!((usual.scores[0] - 0.1 * 0.3 / 0.2).abs() < 1e-12);
     // The split gain gives such a side no credit either.
     let criterion = NewtonCriterion { grads: Gradients { gh: &gh, m: 1 }, l2: 0.0, min_leaf: 0.0, min_curvature: 1e-3 };

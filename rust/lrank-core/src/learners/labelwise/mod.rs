@@ -312,6 +312,10 @@ impl LabelwiseModel {
         fill_row_blocks_upto(x, m, usize::MAX, BlockRows::default, |block, rows, dst: &mut [f64]| {
             block.load(x, rows, &self.fill_values);
             for ((tree, walk), &start) in self.trees.iter().zip(flat.iter()).zip(starts) {
+                // One block may hold every row (one thread): Ctrl-C is heard between trees.
+                if crate::interrupt::requested() {
+                    return;
+                }
                 for (&leaf, d) in block.leaves_in(tree, walk.as_ref()).iter().zip(dst.chunks_exact_mut(m)) {
                     let at = start + leaf as usize * m;
                     for (d, s) in d.iter_mut().zip(&table[at..at + m]) {

@@ -482,6 +482,7 @@ impl InstanceBasedModel {
         // their cache misses overlap instead of stalling every row in turn.
         let chunks = ranks.par_chunks_mut(PREDICT_CHUNK * m.max(1)).zip(theta.par_chunks_mut(PREDICT_CHUNK));
         chunks.enumerate().try_for_each_init(PredictScratch::default, |scratch, (c, (ranks, theta))| -> Result<()> {
+            crate::interrupt::check()?; // Ctrl-C between chunks of rows
             let PredictScratch { query, search, aggregate, neighbours, ends, weights, complete } = scratch;
             neighbours.clear();
             ends.clear();
